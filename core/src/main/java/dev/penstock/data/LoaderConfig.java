@@ -1,0 +1,104 @@
+package dev.penstock.data;
+
+import java.time.Duration;
+
+/// Per-loader settings, validated at construction: every error names the option and value.
+///
+/// @param batchSize      samples per batch (≥ 1)
+/// @param dropLast       drop a short last batch (⌊n/B⌋ batches) or keep it (⌈n/B⌉)
+/// @param workers        I/O threads running `loadHost` (≥ 1); they are cheap, use many
+/// @param prefetchDepth  samples loading or loaded ahead of the consumer (≥ 1); default two
+///                       batches, so that batch N+1 is ready when batch N is handed out
+/// @param budgetBytes    stop dispatching loads while loaded samples hold this many bytes
+/// @param seed           root of every random draw (shuffle, samples, transforms)
+/// @param sampler        `sequential` or `shuffled`
+/// @param rank           this process's rank for sharding, in `[0, worldSize)`
+/// @param worldSize      number of ranks sharing the dataset (≥ 1)
+/// @param loadTimeout    a sample that takes longer to load fails with its index
+/// @param closeTimeout   bound on `close()`
+public record LoaderConfig(int batchSize, boolean dropLast, int workers, int prefetchDepth, long budgetBytes,
+                           long seed, String sampler, int rank, int worldSize,
+                           Duration loadTimeout, Duration closeTimeout) {
+
+    public LoaderConfig {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("option 'batchSize' must be at least 1, got " + batchSize);
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("option 'workers' must be at least 1, got " + workers);
+        }
+        if (prefetchDepth < 1) {
+            throw new IllegalArgumentException("option 'prefetchDepth' must be at least 1, got " + prefetchDepth);
+        }
+        if (budgetBytes < 1) {
+            throw new IllegalArgumentException("option 'budgetBytes' must be positive, got " + budgetBytes);
+        }
+        if (worldSize < 1) {
+            throw new IllegalArgumentException("option 'worldSize' must be at least 1, got " + worldSize);
+        }
+        if (rank < 0 || rank >= worldSize) {
+            throw new IllegalArgumentException("option 'rank' must be in [0, " + worldSize + ") for worldSize "
+                    + worldSize + ", got " + rank);
+        }
+        if (!sampler.equalsIgnoreCase("sequential") && !sampler.equalsIgnoreCase("shuffled")
+                && !sampler.equalsIgnoreCase("shuffle")) {
+            throw new IllegalArgumentException("option 'sampler': unknown sampler '" + sampler
+                    + "'; expected 'sequential' or 'shuffled'");
+        }
+        if (loadTimeout == null || loadTimeout.isNegative() || loadTimeout.isZero()) {
+            throw new IllegalArgumentException("option 'loadTimeout' must be a positive duration, got " + loadTimeout);
+        }
+        if (closeTimeout == null || closeTimeout.isNegative() || closeTimeout.isZero()) {
+            throw new IllegalArgumentException("option 'closeTimeout' must be a positive duration, got " + closeTimeout);
+        }
+    }
+
+    /// Batch size `batchSize`, 4 workers, two batches of prefetch, sequential, seed 0.
+    public static LoaderConfig of(int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("option 'batchSize' must be at least 1, got " + batchSize);
+        }
+        return new LoaderConfig(batchSize, false, 4, 2 * batchSize, Long.MAX_VALUE, 0L, "sequential", 0, 1,
+                Duration.ofMinutes(5), Duration.ofSeconds(1));
+    }
+
+    public LoaderConfig withBatchSize(int v) {
+        return new LoaderConfig(v, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withDropLast(boolean v) {
+        return new LoaderConfig(batchSize, v, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withWorkers(int v) {
+        return new LoaderConfig(batchSize, dropLast, v, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withPrefetchDepth(int v) {
+        return new LoaderConfig(batchSize, dropLast, workers, v, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withBudgetBytes(long v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, v, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withSeed(long v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, v, sampler, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withSampler(String v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, v, rank, worldSize, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withShard(int r, int world) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, r, world, loadTimeout, closeTimeout);
+    }
+
+    public LoaderConfig withLoadTimeout(Duration v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, v, closeTimeout);
+    }
+
+    public LoaderConfig withCloseTimeout(Duration v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, v);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.penstock.data;
+
+import dev.penstock.device.Device;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.BlockArena;
+
+/// What `consume`, transforms and collation may use while preparing one batch, on the
+/// loader's thread.
+///
+/// - `stream()`: the preprocessing stream; enqueue all device work here.
+/// - `arena()`: device memory that lives as long as the batch: freed once the compute work
+///   enqueued while the batch was current has finished.
+public final class PrepContext {
+    private final Device device;
+    private final Stream stream;
+    private final BlockArena arena;
+    private final int epoch;
+    private final long batch;
+
+    PrepContext(Device device, Stream stream, BlockArena arena, int epoch, long batch) {
+        this.device = device;
+        this.stream = stream;
+        this.arena = arena;
+        this.epoch = epoch;
+        this.batch = batch;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    public Stream stream() {
+        return stream;
+    }
+
+    public BlockArena arena() {
+        return arena;
+    }
+
+    public int epoch() {
+        return epoch;
+    }
+
+    /// Index of the batch being prepared, within its epoch.
+    public long batch() {
+        return batch;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.penstock.observe;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+/// Per-batch account of where a loader's time went, and its totals.
+///
+/// Threading: the loader thread appends; prep times arrive from the prep stream thread, so
+/// the report is synchronised. Read it after the epoch (or at any time, as a snapshot).
+public final class StallReport {
+    private final List<BatchStall> batches = new ArrayList<>();
+    private long startNs = System.nanoTime();
+    private long endNs;
+
+    /// Restarts the wall clock (called when an epoch starts).
+    public synchronized void start() {
+        startNs = System.nanoTime();
+        endNs = 0;
+    }
+
+    /// Stops the wall clock (called when an epoch ends or the loader closes).
+    public synchronized void stop() {
+        if (endNs == 0) {
+            endNs = System.nanoTime();
+        }
+    }
+
+    public synchronized void add(BatchStall stall) {
+        batches.add(stall);
+    }
+
+    /// A snapshot of the per-batch records.
+    public synchronized List<BatchStall> batches() {
+        return Collections.unmodifiableList(new ArrayList<>(batches));
+    }
+
+    /// Wall time from `start()` to `stop()` (or to now), in nanoseconds.
+    public synchronized long wallNs() {
+        return (endNs == 0 ? System.nanoTime() : endNs) - startNs;
+    }
+
+    public synchronized long totalWaitNs() {
+        return batches.stream().mapToLong(BatchStall::waitNs).sum();
+    }
+
+    public synchronized long totalLoadBusyNs() {
+        return batches.stream().mapToLong(BatchStall::loadBusyNs).sum();
+    }
+
+    public synchronized long totalPrepNs() {
+        return batches.stream().mapToLong(BatchStall::prepNs).sum();
+    }
+
+    /// Share of wall time the consumer spent waiting for data: 0 means I/O and prep were
+    /// fully hidden behind the consumer's own work.
+    public synchronized double exposedWaitFraction() {
+        long wall = wallNs();
+        return wall <= 0 ? 0 : (double) totalWaitNs() / wall;
+    }
+
+    /// A short human summary, e.g. for logs and the CLI.
+    public synchronized String summary() {
+        return String.format(Locale.ROOT, "%d batches in %.1f ms: consumer waited %.1f ms (%.1f%%), load busy %.1f ms, prep %.1f ms",
+                batches.size(), wallNs() / 1e6, totalWaitNs() / 1e6, 100 * exposedWaitFraction(),
+                totalLoadBusyNs() / 1e6, totalPrepNs() / 1e6);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.penstock.pump;
+
+import java.time.Duration;
+
+/// Settings of a `Pump`, validated at construction (each error names the option and value).
+///
+/// @param depth        items dispatched and not yet handed to the consumer, at most (≥ 1)
+/// @param budgetBytes  no new item is dispatched while the loaded, unconsumed items hold this
+///                     many bytes or more (as measured by the pump's sizer); `Long.MAX_VALUE`
+///                     for no budget
+/// @param workers      I/O threads running loads (≥ 1)
+/// @param loadTimeout  how long `next()` waits for one item before failing with its index
+/// @param closeTimeout how long `close()` waits for the I/O threads to stop
+/// @param name         used in thread names (`penstock-io-NAME-k`) and messages
+public record PumpConfig(int depth, long budgetBytes, int workers, Duration loadTimeout, Duration closeTimeout, String name) {
+
+    public PumpConfig {
+        if (depth < 1) {
+            throw new IllegalArgumentException("pump option 'depth' must be at least 1, got " + depth);
+        }
+        if (budgetBytes < 1) {
+            throw new IllegalArgumentException("pump option 'budgetBytes' must be positive, got " + budgetBytes);
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("pump option 'workers' must be at least 1, got " + workers);
+        }
+        requirePositive("loadTimeout", loadTimeout);
+        requirePositive("closeTimeout", closeTimeout);
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("pump option 'name' must not be blank");
+        }
+    }
+
+    /// Depth `depth`, `workers` threads, no byte budget, 5-minute load timeout, 1 s close bound.
+    public static PumpConfig of(int depth, int workers) {
+        return new PumpConfig(depth, Long.MAX_VALUE, workers, Duration.ofMinutes(5), Duration.ofSeconds(1), "pump");
+    }
+
+    public PumpConfig withBudgetBytes(long v) {
+        return new PumpConfig(depth, v, workers, loadTimeout, closeTimeout, name);
+    }
+
+    public PumpConfig withLoadTimeout(Duration v) {
+        return new PumpConfig(depth, budgetBytes, workers, v, closeTimeout, name);
+    }
+
+    public PumpConfig withCloseTimeout(Duration v) {
+        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, v, name);
+    }
+
+    public PumpConfig withName(String v) {
+        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, closeTimeout, v);
+    }
+
+    private static void requirePositive(String option, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("pump option '" + option + "' must be a positive duration, got " + d);
+        }
+    }
+}

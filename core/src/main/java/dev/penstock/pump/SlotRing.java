@@ -1,0 +1,154 @@
+package dev.penstock.pump;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/// The bounded FIFO at the heart of the `Pump`: one consumer dispatches keys and polls
+/// results in dispatch order; any number of completers fill results in any order.
+///
+/// ```
+///   sequence:  head ............ claimed ........ tail
+///              |  dispatched, results filled in any order  |
+///   slot of sequence s = s % capacity;  tail - head <= capacity
+///
+///   state[slot] = s << 2 | PENDING     dispatched, waiting for its result
+///               = s << 2 | COMPLETING  one completer won the slot and is writing
+///               = s << 2 | DONE        result published; the consumer may take it
+/// ```
+///
+/// Stamping the state with the sequence makes a late or duplicate `complete(s)` for a
+/// recycled slot fail instead of overwriting a newer item. Pre-allocated arrays circulate:
+/// nothing is allocated per item.
+///
+/// Threading: `dispatch`, `poll`, `isHeadDone` and `claim`'s bookkeeping of `tail` belong to
+/// the single consumer thread; `claim` and `complete` may be called from any thread.
+final class SlotRing {
+    private static final int PENDING = 1;
+    private static final int COMPLETING = 2;
+    private static final int DONE = 3;
+    private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle CLAIMED;
+    private static final VarHandle TAIL;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CLAIMED = lookup.findVarHandle(SlotRing.class, "claimed", long.class);
+            TAIL = lookup.findVarHandle(SlotRing.class, "tail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int capacity;
+    private final long[] state;
+    private final long[] keys;
+    private final Object[] results;
+    private long head;              // consumer only
+    private volatile long tail;     // written by the consumer, read by completers
+    private volatile long claimed;  // CAS by completers
+
+    SlotRing(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        }
+        this.capacity = capacity;
+        this.state = new long[capacity];
+        this.keys = new long[capacity];
+        this.results = new Object[capacity];
+        for (int i = 0; i < capacity; i++) {
+            state[i] = -1L; // no sequence yet
+        }
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    /// Items dispatched and not yet polled (consumer thread).
+    int inFlight() {
+        return (int) (tail - head);
+    }
+
+    /// Sequence number of the next item `poll` returns (consumer thread).
+    long head() {
+        return head;
+    }
+
+    long tail() {
+        return tail;
+    }
+
+    /// Consumer: appends `key`; false when `capacity` items are already in flight.
+    boolean dispatch(long key) {
+        long t = tail;
+        if (t - head >= capacity) {
+            return false;
+        }
+        int slot = (int) (t % capacity);
+        keys[slot] = key;
+        STATE.setRelease(state, slot, t << 2 | PENDING);
+        TAIL.setVolatile(this, t + 1);
+        return true;
+    }
+
+    /// Any thread: takes the oldest unclaimed item; returns its sequence, or -1 if none.
+    long claim() {
+        while (true) {
+            long c = claimed;
+            if (c >= tail) {
+                return -1;
+            }
+            if (CLAIMED.compareAndSet(this, c, c + 1)) {
+                return c;
+            }
+        }
+    }
+
+    /// Any thread: drops every item not yet claimed (they will never be completed).
+    void cancelUnclaimed() {
+        while (true) {
+            long c = claimed;
+            long t = tail;
+            if (c >= t || CLAIMED.compareAndSet(this, c, t)) {
+                return;
+            }
+        }
+    }
+
+    /// The key dispatched as `sequence`; valid while the item is in flight.
+    long key(long sequence) {
+        return keys[(int) (sequence % capacity)];
+    }
+
+    /// Any thread: publishes the result of item `sequence`. Returns false if the item is not
+    /// pending (already completed, or not dispatched, or recycled).
+    boolean complete(long sequence, Object result) {
+        int slot = (int) (sequence % capacity);
+        if (!STATE.compareAndSet(state, slot, sequence << 2 | PENDING, sequence << 2 | COMPLETING)) {
+            return false;
+        }
+        results[slot] = result;
+        STATE.setRelease(state, slot, sequence << 2 | DONE);
+        return true;
+    }
+
+    /// Consumer: whether the head item's result is published.
+    boolean isHeadDone() {
+        long h = head;
+        return h < tail && (long) STATE.getAcquire(state, (int) (h % capacity)) == (h << 2 | DONE);
+    }
+
+    /// Consumer: removes and returns the head result, or `null` if it is not published yet.
+    /// (A completer never publishes `null`; the pump wraps null results.)
+    Object poll() {
+        if (!isHeadDone()) {
+            return null;
+        }
+        int slot = (int) (head % capacity);
+        Object r = results[slot];
+        results[slot] = null;
+        head++;
+        return r;
+    }
+}

@@ -1,0 +1,2 @@
+/// Reproducible, order-independent randomness: keyed seed derivation and per-sample generators.
+package dev.penstock.random;
