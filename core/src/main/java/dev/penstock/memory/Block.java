@@ -126,7 +126,7 @@ public final class Block {
         long[] s = shape.clone();
         s[0] = to - from;
         long offset = from * strides[0] * dtype.byteSize();
-        long span = spanBytes(s, strides);
+        long span = spanElements(s, strides) * dtype.byteSize();
         return new Block(segment.asSlice(offset, span), dtype, s, strides.clone(), owner);
     }
 
@@ -140,7 +140,7 @@ public final class Block {
         return new Block(segment, dtype, s, contiguousStrides(s), owner);
     }
 
-    private static long spanBytes(long[] shape, long[] strides) {
+    private static long spanElements(long[] shape, long[] strides) {
         long last = 0;
         for (int d = 0; d < shape.length; d++) {
             if (shape[d] == 0) {

@@ -1,0 +1,2 @@
+/// Fixtures shared by the tests of every module: thread census, statistics helpers.
+package dev.penstock.testing;
