@@ -37,6 +37,8 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
     final Stream prep;
     final Stream compute;
     final Sampler sampler;
+    final String name;
+    private static final java.util.concurrent.atomic.AtomicInteger IDS = new java.util.concurrent.atomic.AtomicInteger();
     private final boolean ownsDevice;
     private int epoch;
     private long delivered;
@@ -49,8 +51,9 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         this.config = b.config;
         this.collate = b.collate;
         this.transforms = List.copyOf(b.transforms);
+        this.name = "loader" + IDS.incrementAndGet();
         this.ownsDevice = b.device == null;
-        this.device = ownsDevice ? new CpuDevice() : b.device;
+        this.device = ownsDevice ? new CpuDevice(name, java.time.Duration.ofSeconds(1)) : b.device;
         this.prep = device.newStream("prep");
         this.compute = b.compute != null ? b.compute : device.newStream("compute");
         this.sampler = resolveSampler(b);
@@ -106,6 +109,12 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         lastReport = new StallReport();
         active = new LoaderIterator<>(this, epoch, delivered, lastReport);
         return active;
+    }
+
+    /// The loader's name, `loaderN`: its I/O threads are `penstock-io-loaderN-eE-k` and, when it
+    /// owns its device, its stream threads `penstock-loaderN-…`.
+    public String name() {
+        return name;
     }
 
     /// The stream batches are gated on: enqueue model work here.

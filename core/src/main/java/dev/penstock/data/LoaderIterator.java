@@ -20,22 +20,22 @@ import java.util.function.LongUnaryOperator;
 /// One epoch's iteration of a `DataLoader`: the pump, the batch prepared ahead, and the
 /// delivered batches whose memory waits for the compute stream to finish with it.
 ///
-/// Thread: the consumer's. The prep stream thread only writes a batch's `PrepTiming`, read
-/// after the batch's ready event (which orders the two).
+/// Thread: the consumer's. The prep stream thread touches only a batch's `PrepTiming` and
+/// reports prep time to the (synchronised) `StallReport`.
 final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable {
 
-    /// Times a batch's prep on the prep stream thread.
+    /// Times a batch's prep; touched only by the prep stream thread.
     private static final class PrepTiming {
         long beginNs;
-        long prepNs;
         PrepEvent event;
     }
 
     /// A batch enqueued on the prep stream and not yet handed out (or handed out, not retired).
-    private record Prepared<B>(Batch<B> batch, BlockArena arena, PrepTiming timing, long loadBusyNs) {
+    private record Prepared<B>(Batch<B> batch, BlockArena arena, long loadBusyNs) {
     }
 
-    private record Delivered<B>(Prepared<B> prepared, long waitNs, Event computeDone) {
+    /// A handed-out batch whose memory is freed once `computeDone` completes.
+    private record Delivered<B>(Prepared<B> prepared, Event computeDone) {
     }
 
     private final DataLoader<H, D, B> loader;
@@ -49,7 +49,6 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     private long nextToPrepare;
     private Prepared<B> current;
     private Prepared<B> lastDelivered;
-    private long lastDeliveredWaitNs;
     private LoaderException held;
     private boolean closed;
 
@@ -67,7 +66,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         long seed = c.seed();
         SampleSource<H, D> source = loader.source;
         PumpConfig pc = new PumpConfig(c.prefetchDepth(), c.budgetBytes(), c.workers(), c.loadTimeout(),
-                c.closeTimeout(), "e" + epoch);
+                c.closeTimeout(), loader.name + "-e" + epoch);
         report.start();
         this.pump = Pump.<H>builder(index -> source.loadHost(index, Seeds.generator(seed, Seeds.SAMPLE, epoch, index)))
                 .config(pc)
@@ -140,12 +139,12 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         // Deferred gating: the compute stream waits for batch N only now that N+1 is enqueued.
         loader.compute.waitFor(current.batch.ready());
         if (lastDelivered != null) {
-            retiring.add(new Delivered<>(lastDelivered, lastDeliveredWaitNs, loader.compute.record()));
+            retiring.add(new Delivered<>(lastDelivered, loader.compute.record()));
         }
         Prepared<B> out = current;
         current = upcoming;
         lastDelivered = out;
-        lastDeliveredWaitNs = System.nanoTime() - start;
+        report.add(new BatchStall(epoch, out.batch.index(), System.nanoTime() - start, out.loadBusyNs, -1));
         boolean finished = held == null && current == null && !morePrepare();
         loader.delivered(epoch, out.batch.index(), finished);
         if (finished) {
@@ -185,7 +184,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         }
         releaseAfterPrep(hosts, null, batchIndex);
         loader.prep.launch("end batch " + batchIndex, () -> {
-            timing.prepNs = System.nanoTime() - timing.beginNs;
+            report.prepFinished(batchIndex, System.nanoTime() - timing.beginNs);
             PrepEvent ev = timing.event;
             ev.end();
             if (ev.shouldCommit()) {
@@ -196,7 +195,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
             }
         });
         Event ready = loader.prep.record();
-        return new Prepared<>(new Batch<>(data, epoch, batchIndex, indices, ready), arena, timing, loadBusy);
+        return new Prepared<>(new Batch<>(data, epoch, batchIndex, indices, ready), arena, loadBusy);
     }
 
     private H pullSample(long batchIndex) {
@@ -250,15 +249,8 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     /// Frees the memory of delivered batches whose compute work has finished (never blocks).
     private void retireFinished() {
         while (!retiring.isEmpty() && retiring.peekFirst().computeDone().isDone()) {
-            retire(retiring.pollFirst());
+            retiring.pollFirst().prepared().arena().close();
         }
-    }
-
-    private void retire(Delivered<B> d) {
-        Prepared<B> p = d.prepared();
-        p.arena().close();
-        long prepNs = p.batch().ready().isDone() ? p.timing().prepNs : -1;
-        report.add(new BatchStall(epoch, p.batch().index(), d.waitNs(), p.loadBusyNs(), prepNs));
     }
 
     /// Stops the pump, waits (within the close bound) for the streams to finish with this
@@ -272,7 +264,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         report.stop();
         pump.close();
         if (lastDelivered != null) {
-            retiring.add(new Delivered<>(lastDelivered, lastDeliveredWaitNs, loader.compute.record()));
+            retiring.add(new Delivered<>(lastDelivered, loader.compute.record()));
             lastDelivered = null;
         }
         Event prepDone = loader.prep.record();
@@ -282,7 +274,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
             drained &= awaitQuietly(d.computeDone(), bound);
         }
         while (!retiring.isEmpty()) {
-            retire(retiring.pollFirst());
+            retiring.pollFirst().prepared().arena().close();
         }
         if (current != null) {
             current.arena().close();

@@ -11,6 +11,8 @@ import java.util.Locale;
 /// the report is synchronised. Read it after the epoch (or at any time, as a snapshot).
 public final class StallReport {
     private final List<BatchStall> batches = new ArrayList<>();
+    private final java.util.Map<Long, Integer> position = new java.util.HashMap<>();
+    private final java.util.Map<Long, Long> earlyPrepNs = new java.util.HashMap<>();
     private long startNs = System.nanoTime();
     private long endNs;
 
@@ -27,8 +29,26 @@ public final class StallReport {
         }
     }
 
+    /// Records a delivered batch. A `prepNs` of -1 means "not finished yet": `prepFinished`
+    /// fills it in (whichever of the two calls comes first).
     public synchronized void add(BatchStall stall) {
+        Long early = earlyPrepNs.remove(stall.batch());
+        if (early != null && stall.prepNs() < 0) {
+            stall = new BatchStall(stall.epoch(), stall.batch(), stall.waitNs(), stall.loadBusyNs(), early);
+        }
+        position.put(stall.batch(), batches.size());
         batches.add(stall);
+    }
+
+    /// Records that batch `batch`'s preparation took `prepNs` (called from the prep stream).
+    public synchronized void prepFinished(long batch, long prepNs) {
+        Integer at = position.get(batch);
+        if (at == null) {
+            earlyPrepNs.put(batch, prepNs);
+            return;
+        }
+        BatchStall s = batches.get(at);
+        batches.set(at, new BatchStall(s.epoch(), s.batch(), s.waitNs(), s.loadBusyNs(), prepNs));
     }
 
     /// A snapshot of the per-batch records.
@@ -50,7 +70,7 @@ public final class StallReport {
     }
 
     public synchronized long totalPrepNs() {
-        return batches.stream().mapToLong(BatchStall::prepNs).sum();
+        return batches.stream().mapToLong(b -> Math.max(0, b.prepNs())).sum();
     }
 
     /// Share of wall time the consumer spent waiting for data: 0 means I/O and prep were

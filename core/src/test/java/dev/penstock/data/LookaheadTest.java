@@ -1,0 +1,246 @@
+package dev.penstock.data;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.device.CpuDevice;
+import dev.penstock.device.Device;
+import dev.penstock.device.Event;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
+import dev.penstock.memory.DType;
+import dev.penstock.memory.HostArena;
+import dev.penstock.memory.Memory;
+import dev.penstock.observe.BatchStall;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/// One-batch lookahead on the preprocessing stream and deferred gating of the compute stream.
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LookaheadTest {
+
+    /// A device whose streams log every launch and wait, in call order.
+    static final class RecordingDevice implements Device {
+        final CpuDevice inner = new CpuDevice();
+        final List<String> log = new CopyOnWriteArrayList<>();
+
+        @Override
+        public String name() {
+            return "recording";
+        }
+
+        @Override
+        public Stream newStream(String name) {
+            Stream s = inner.newStream(name);
+            return new Stream() {
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public Device device() {
+                    return RecordingDevice.this;
+                }
+
+                @Override
+                public void launch(String opName, Op op) {
+                    log.add(name + ": " + opName);
+                    s.launch(opName, op);
+                }
+
+                @Override
+                public Event record() {
+                    return s.record();
+                }
+
+                @Override
+                public void waitFor(Event event) {
+                    log.add(name + ": waitFor");
+                    s.waitFor(event);
+                }
+
+                @Override
+                public void synchronize() {
+                    s.synchronize();
+                }
+            };
+        }
+
+        @Override
+        public BlockArena newArena(String name) {
+            return inner.newArena(name);
+        }
+
+        @Override
+        public boolean isHostMemory() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    /// Samples whose `consume` enqueues slow work on the prep stream.
+    static final class SlowPrepDataset implements Dataset<Long, Long> {
+        final List<Long> consumed = new CopyOnWriteArrayList<>();
+        final Set<Long> prepared = ConcurrentHashMap.newKeySet();
+        final long prepMs;
+
+        SlowPrepDataset(long prepMs) {
+            this.prepMs = prepMs;
+        }
+
+        @Override
+        public long size() {
+            return 12;
+        }
+
+        @Override
+        public Long loadHost(long index, RandomGenerator rng) {
+            return index;
+        }
+
+        @Override
+        public Long consume(Long host, PrepContext ctx) {
+            consumed.add(host);
+            ctx.stream().launch("prep sample " + host, () -> {
+                Thread.sleep(prepMs);
+                prepared.add(host);
+            });
+            return host;
+        }
+    }
+
+    @Test
+    void batchNPlusOneIsEnqueuedBeforeComputeWaitsForBatchN() {
+        try (RecordingDevice device = new RecordingDevice();
+             var loader = DataLoader.builder(new SlowPrepDataset(0)).batchSize(3).device(device).build()) {
+            Iterator<Batch<List<Long>>> it = loader.iterator();
+            it.next();
+            List<String> log = List.copyOf(device.log);
+            int firstWait = log.indexOf("compute: waitFor");
+            assertThat(firstWait).isPositive();
+            assertThat(log.indexOf("prep: end batch 1")).as("batch 1 fully enqueued before compute waits for batch 0: %s", log)
+                    .isBetween(0, firstWait);
+            assertThat(log.indexOf("prep: begin batch 2")).as("no more than one batch of lookahead").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void theHostIsNotBlockedWhileComputeIsGatedOnTheBatch() {
+        SlowPrepDataset ds = new SlowPrepDataset(300);
+        try (var loader = DataLoader.builder(ds).batchSize(2).build()) {
+            Iterator<Batch<List<Long>>> it = loader.iterator();
+            Batch<List<Long>> b0 = it.next();
+            // next() returned while batch 0's preparation (2 × 300 ms) still runs on the prep stream
+            assertThat(b0.ready().isDone()).isFalse();
+            assertThat(ds.consumed).as("the lookahead consumed batch 1").contains(2L, 3L);
+            AtomicBoolean sawBatchPrepared = new AtomicBoolean();
+            loader.computeStream().launch("model step", () -> sawBatchPrepared.set(ds.prepared.containsAll(b0.data())));
+            loader.computeStream().synchronize();
+            assertThat(sawBatchPrepared).as("compute work ran after batch 0's prep").isTrue();
+        }
+    }
+
+    /// Host samples are 1-d f32 blocks from a small pool; batches are stacked on the prep stream.
+    static final class BlockDataset implements Dataset<Block, Block> {
+        final HostArena arena = Memory.newSharedArena("samples");
+        final java.util.concurrent.ConcurrentLinkedQueue<Block> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @Override
+        public long size() {
+            return 37;
+        }
+
+        @Override
+        public Block loadHost(long index, RandomGenerator rng) {
+            Block b = free.poll();
+            if (b == null) {
+                synchronized (arena) {
+                    b = arena.allocate(DType.F32, 16);
+                }
+            }
+            for (int j = 0; j < 16; j++) {
+                b.setFloat(j, index * 100 + j);
+            }
+            return b;
+        }
+
+        @Override
+        public Block consume(Block host, PrepContext ctx) {
+            return host; // device memory is host memory on the CPU device; collate copies it
+        }
+
+        @Override
+        public void releaseHost(Block host) {
+            free.add(host);
+        }
+    }
+
+    @Test
+    void stackedBatchesHoldTheRightDataAndAllBatchMemoryIsFreed() {
+        long before = Memory.liveBytes();
+        BlockDataset ds = new BlockDataset();
+        List<float[]> firstRows = new ArrayList<>();
+        try (var loader = DataLoader.builder(ds).batchSize(5).workers(3).collate(Collate.stack()).build()) {
+            for (Batch<Block> b : loader) {
+                b.ready().await();
+                assertThat(b.data().shape()).containsExactly(b.size(), 16);
+                for (int r = 0; r < b.size(); r++) {
+                    assertThat(b.data().getFloat(r * 16L + 7)).isEqualTo(b.samples()[r] * 100 + 7);
+                }
+                firstRows.add(new float[] {b.data().getFloat(0)});
+            }
+            assertThat(loader.stallReport().batches()).hasSize(8);
+            assertThat(loader.stallReport().batches()).allSatisfy(s -> assertThat(s.prepNs()).isPositive());
+        }
+        assertThat(firstRows).hasSize(8);
+        ds.arena.close();
+        assertThat(Memory.liveBytes()).as("batch arenas and sample pool freed").isEqualTo(before);
+    }
+
+    @Test
+    void theStallReportAccountsEveryBatch() {
+        Dataset<Long, Long> slowLoads = new Dataset<>() {
+            @Override
+            public long size() {
+                return 20;
+            }
+
+            @Override
+            public Long loadHost(long index, RandomGenerator rng) throws Exception {
+                Thread.sleep(2);
+                return index;
+            }
+
+            @Override
+            public Long consume(Long host, PrepContext ctx) {
+                return host;
+            }
+        };
+        try (var loader = DataLoader.builder(slowLoads).batchSize(4).workers(1).prefetchDepth(1).build()) {
+            for (Batch<List<Long>> b : loader) {
+                assertThat(b.size()).isEqualTo(4);
+            }
+            List<BatchStall> stalls = loader.stallReport().batches();
+            assertThat(stalls).extracting(BatchStall::batch).containsExactly(0L, 1L, 2L, 3L, 4L);
+            // one worker, depth 1: the consumer waits for every load, each at least 2 ms
+            assertThat(stalls).allSatisfy(s -> assertThat(s.loadBusyNs()).isGreaterThanOrEqualTo(4 * 2_000_000L));
+            assertThat(loader.stallReport().totalWaitNs()).isPositive();
+            assertThat(loader.stallReport().exposedWaitFraction()).isBetween(0.0, 1.0);
+            assertThat(loader.stallReport().summary()).contains("5 batches");
+        }
+    }
+}
