@@ -207,7 +207,13 @@ class PumpTest {
     void theByteBudgetHoldsBackDispatchUntilConsumedBytesDropBelowIt() throws Exception {
         PumpConfig c = config(10, 4).withBudgetBytes(250);
         CountingSource src = new CountingSource(100);
-        try (Pump<Long> pump = Pump.<Long>builder(k -> k).config(c).source(src).sizer(v -> 100).start()) {
+        CountDownLatch gate = new CountDownLatch(1);
+        try (Pump<Long> pump = Pump.<Long>builder(k -> {
+                    gate.await(); // priming dispatches all 10 before any result holds bytes
+                    return k;
+                }).config(c).source(src).sizer(v -> 100).start()) {
+            assertThat(src.pulled.get()).isEqualTo(10);
+            gate.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (pump.heldBytes() < 1000 && System.nanoTime() < deadline) {
                 Thread.sleep(1);
