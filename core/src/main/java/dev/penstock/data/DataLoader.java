@@ -40,6 +40,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
     final String name;
     private static final java.util.concurrent.atomic.AtomicInteger IDS = new java.util.concurrent.atomic.AtomicInteger();
     private final boolean ownsDevice;
+    final BatchMemoryPool batchMemory;
     private int epoch;
     private long delivered;
     private LoaderIterator<H, D, B> active;
@@ -57,6 +58,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         this.prep = device.newStream("prep");
         this.compute = b.compute != null ? b.compute : device.newStream("compute");
         this.sampler = resolveSampler(b);
+        this.batchMemory = new BatchMemoryPool(device, name);
         this.epoch = b.epoch;
     }
 
@@ -198,6 +200,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         }
         closed = true;
         closeActive();
+        batchMemory.close();
         if (ownsDevice) {
             device.close();
         }

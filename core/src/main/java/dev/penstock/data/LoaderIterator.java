@@ -156,7 +156,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     private Prepared<B> prepare(long batchIndex) {
         long first = batchIndex * batchSize;
         int count = (int) Math.min(batchSize, endPosition - first);
-        BlockArena arena = loader.device.newArena("epoch " + epoch + " batch " + batchIndex);
+        BlockArena arena = loader.batchMemory.open("epoch " + epoch + " batch " + batchIndex);
         PrepContext ctx = new PrepContext(loader.device, loader.prep, arena, epoch, batchIndex);
         PrepTiming timing = new PrepTiming();
         loader.prep.launch("begin batch " + batchIndex, () -> {

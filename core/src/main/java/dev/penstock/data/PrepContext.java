@@ -8,8 +8,9 @@ import dev.penstock.memory.BlockArena;
 /// loader's thread.
 ///
 /// - `stream()`: the preprocessing stream; enqueue all device work here.
-/// - `arena()`: device memory that lives as long as the batch: freed once the compute work
-///   enqueued while the batch was current has finished.
+/// - `arena()`: device memory that lives as long as the batch: recycled for a later batch once
+///   the compute work enqueued while the batch was current has finished. Its blocks are not
+///   zeroed (they may hold an earlier batch's data): write every element.
 public final class PrepContext {
     private final Device device;
     private final Stream stream;

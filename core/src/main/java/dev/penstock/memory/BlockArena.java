@@ -6,7 +6,8 @@ package dev.penstock.memory;
 /// for CUDA). Blocks must not be used after their arena is closed.
 public interface BlockArena extends AutoCloseable {
 
-    /// Allocates a zeroed, C-ordered block of the given type and shape.
+    /// Allocates a C-ordered block of the given type and shape. `HostArena` zeroes it; arenas
+    /// that recycle memory (a loader's batch arenas) say so and may hand out stale contents.
     Block allocate(DType dtype, long... shape);
 
     /// Bytes currently allocated by this arena.

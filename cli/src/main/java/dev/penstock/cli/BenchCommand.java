@@ -1,0 +1,15 @@
+package dev.penstock.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/// `penstock bench NAME`: the standard workloads of BENCHMARKS.md.
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Run a standard benchmark; figures are printed last as 'name: value' lines.",
+        subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class})
+public final class BenchCommand implements Runnable {
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.penstock.cli;
+
+import dev.penstock.benchmarks.LoaderBench;
+import dev.penstock.benchmarks.Peers;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/// `penstock bench loader`: the `loader` workload through the DataLoader, optionally against
+/// PyTorch's DataLoader.
+@Command(name = "loader", mixinStandardHelpOptions = true,
+        description = "Map dataset of N samples (2 ms latency + 65,536 float32 each), batch 32, 5 ms model step.")
+public final class BenchLoaderCommand implements Callable<Integer> {
+    @Option(names = "--workers", split = ",", description = "I/O thread counts to run (default: ${DEFAULT-VALUE})",
+            defaultValue = "1,2,4,8,16,32")
+    int[] workers;
+
+    @Option(names = "--samples", description = "dataset size (default: ${DEFAULT-VALUE})", defaultValue = "2000")
+    int samples;
+
+    @Option(names = "--batch-size", description = "batch size (default: ${DEFAULT-VALUE})", defaultValue = "32")
+    int batchSize;
+
+    @Option(names = "--step-ms", description = "consumer's model step per batch (default: ${DEFAULT-VALUE})", defaultValue = "5")
+    double stepMs;
+
+    @Option(names = "--repeat", description = "runs per worker count; the median is reported (default: ${DEFAULT-VALUE})",
+            defaultValue = "3")
+    int repeat;
+
+    @Option(names = "--peer", description = "also run PyTorch's DataLoader on the same workload")
+    boolean peer;
+
+    @Option(names = "--peer-workers", split = ",", description = "PyTorch num_workers values (default: ${DEFAULT-VALUE})",
+            defaultValue = "0,1,2,4")
+    int[] peerWorkers;
+
+    @Override
+    public Integer call() throws Exception {
+        for (int w : workers) {
+            if (w < 1) {
+                throw new IllegalArgumentException("option '--workers' values must be at least 1, got " + w);
+            }
+        }
+        LoaderBench bench = new LoaderBench(new LoaderBench.Options(samples, batchSize, Math.round(stepMs * 1e6), workers, repeat),
+                System.out);
+        bench.measureStages();
+        var results = bench.run();
+        Map<String, Double> peerFigures = null;
+        if (peer) {
+            peerFigures = Peers.run(Peers.script("loader_torch.py"), List.of("--samples", Integer.toString(samples),
+                    "--batch-size", Integer.toString(batchSize), "--step-ms", Double.toString(stepMs),
+                    "--repeat", Integer.toString(repeat),
+                    "--workers", String.join(",", Arrays.stream(peerWorkers).mapToObj(Integer::toString).toList())), System.out);
+        }
+        Figures.print(LoaderBench.summary(results, peerFigures), System.out);
+        return 0;
+    }
+}
