@@ -28,8 +28,8 @@ import java.util.function.ToLongFunction;
 /// `close()` cancels queued loads, interrupts running ones, returns within
 /// `closeTimeout` and logs any I/O thread that did not stop.
 ///
-/// Threading: one consumer thread calls `next`, `hasNext` and `close` (close may also come from
-/// another thread). Steady state allocates nothing: slots, keys and results circulate.
+/// Threading: one consumer at a time calls `next` and `hasNext` (it may be a different thread from
+/// call to call, as under JMH); `close` may come from any thread. Steady state allocates nothing: slots, keys and results circulate.
 public final class Pump<R> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pump.class.getName());
     private static final int SPINS = 64;
@@ -55,7 +55,8 @@ public final class Pump<R> implements AutoCloseable {
     private final Thread[] workers;
     private final AtomicIntegerArray parked;
     private final AtomicLong heldBytes = new AtomicLong();
-    private final Thread consumer;
+    private final java.util.concurrent.atomic.AtomicInteger spinning = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Thread consumer; // the thread waiting in next(), for workers to unpark
     private volatile long consumerWaitingFor = -1;
     private volatile boolean closed;
     private PumpException broken;
@@ -74,7 +75,6 @@ public final class Pump<R> implements AutoCloseable {
         this.slotBytes = new long[config.depth()];
         this.slotLoadNs = new long[config.depth()];
         this.slotThread = new Thread[config.depth()];
-        this.consumer = Thread.currentThread();
         this.workers = new Thread[config.workers()];
         this.parked = new AtomicIntegerArray(config.workers());
         for (int i = 0; i < workers.length; i++) {
@@ -123,7 +123,9 @@ public final class Pump<R> implements AutoCloseable {
         if (r == null) {
             r = awaitHeadSlowPath(seq, key);
         }
-        heldBytes.addAndGet(-slotBytes[slot]);
+        if (sizer != null) {
+            heldBytes.addAndGet(-slotBytes[slot]);
+        }
         lastKey = key;
         lastLoadNs = slotLoadNs[slot];
         topUp();
@@ -188,6 +190,7 @@ public final class Pump<R> implements AutoCloseable {
             if (left <= 0) {
                 throw timeout(seq, key);
             }
+            consumer = Thread.currentThread();
             consumerWaitingFor = seq;
             if (!ring.isHeadDone()) {
                 LockSupport.parkNanos(this, left);
@@ -217,13 +220,19 @@ public final class Pump<R> implements AutoCloseable {
 
     /// Dispatches source items while under depth and byte budget (consumer thread).
     private void topUp() {
-        while (!closed && ring.inFlight() < config.depth() && heldBytes.get() < config.budgetBytes() && source.hasNext()) {
+        while (!closed && ring.inFlight() < config.depth() && (sizer == null || heldBytes.get() < config.budgetBytes())
+                && source.hasNext()) {
             ring.dispatch(source.nextLong());
             wakeOneWorker();
         }
     }
 
+    /// Wakes a parked worker unless the spinning ones outnumber the unclaimed items: each
+    /// avoided unpark is a futex call saved on the consumer's thread.
     private void wakeOneWorker() {
+        if (ring.unclaimed() <= spinning.get()) {
+            return;
+        }
         for (int i = 0; i < workers.length; i++) {
             if (parked.get(i) == 1 && parked.compareAndSet(i, 1, 0)) {
                 LockSupport.unpark(workers[i]);
@@ -233,29 +242,37 @@ public final class Pump<R> implements AutoCloseable {
     }
 
     private void work(int id) {
-        int spins = 0;
         while (!closed) {
             long seq = ring.claim();
             if (seq < 0) {
-                if (spins++ < SPINS) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                parked.set(id, 1);
-                long again = ring.claim(); // re-check after announcing: no lost wake-up
-                if (again >= 0) {
-                    parked.set(id, 0);
-                    load(again);
-                } else if (!closed) {
-                    LockSupport.park(this);
-                    parked.set(id, 0);
-                }
-                spins = 0;
-                continue;
+                seq = idleSlowPath(id);
             }
-            spins = 0;
-            load(seq);
+            if (seq >= 0) {
+                load(seq);
+            }
         }
+    }
+
+    /// Spins briefly (counted in `spinning`, so the consumer knows it need not wake anyone),
+    /// then announces itself parked, re-checks, and parks. Returns a claimed sequence or -1.
+    private long idleSlowPath(int id) {
+        spinning.incrementAndGet();
+        long seq = -1;
+        for (int i = 0; i < SPINS && seq < 0 && !closed; i++) {
+            Thread.onSpinWait();
+            seq = ring.claim();
+        }
+        spinning.decrementAndGet();
+        if (seq >= 0 || closed) {
+            return seq;
+        }
+        parked.set(id, 1);
+        seq = ring.claim(); // re-check after announcing: no lost wake-up
+        if (seq < 0 && !closed) {
+            LockSupport.park(this);
+        }
+        parked.set(id, 0);
+        return seq;
     }
 
     private void load(long seq) {
@@ -277,8 +294,10 @@ public final class Pump<R> implements AutoCloseable {
             result = new Failure(e);
         }
         slotLoadNs[slot] = System.nanoTime() - start;
-        slotBytes[slot] = bytes;
-        heldBytes.addAndGet(bytes);
+        if (sizer != null) {
+            slotBytes[slot] = bytes;
+            heldBytes.addAndGet(bytes);
+        }
         slotThread[slot] = null;
         if (closed) {
             discard(result);
@@ -384,7 +403,7 @@ public final class Pump<R> implements AutoCloseable {
             return this;
         }
 
-        /// Starts the I/O threads and primes the pump. The calling thread becomes the consumer.
+        /// Starts the I/O threads and primes the pump.
         public Pump<R> start() {
             Objects.requireNonNull(source, "source");
             return new Pump<>(this);

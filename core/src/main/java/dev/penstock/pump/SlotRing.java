@@ -22,7 +22,7 @@ import java.lang.invoke.VarHandle;
 ///
 /// Threading: `dispatch`, `poll`, `isHeadDone` and `claim`'s bookkeeping of `tail` belong to
 /// the single consumer thread; `claim` and `complete` may be called from any thread.
-final class SlotRing {
+final class SlotRing extends SlotRingPadClaimed {
     private static final int PENDING = 1;
     private static final int COMPLETING = 2;
     private static final int DONE = 3;
@@ -33,8 +33,8 @@ final class SlotRing {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            CLAIMED = lookup.findVarHandle(SlotRing.class, "claimed", long.class);
-            TAIL = lookup.findVarHandle(SlotRing.class, "tail", long.class);
+            CLAIMED = lookup.findVarHandle(SlotRingClaimed.class, "claimed", long.class);
+            TAIL = lookup.findVarHandle(SlotRingTail.class, "tail", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -45,8 +45,8 @@ final class SlotRing {
     private final long[] keys;
     private final Object[] results;
     private long head;              // consumer only
-    private volatile long tail;     // written by the consumer, read by completers
-    private volatile long claimed;  // CAS by completers
+    // tail (written by the consumer, read by completers) and claimed (CAS by completers) live
+    // in the padded superclasses below, each on its own cache line.
 
     SlotRing(int capacity) {
         if (capacity < 1) {
@@ -105,6 +105,11 @@ final class SlotRing {
         }
     }
 
+    /// Items dispatched and not yet claimed (a snapshot).
+    long unclaimed() {
+        return tail - claimed;
+    }
+
     /// Any thread: drops every item not yet claimed (they will never be completed).
     void cancelUnclaimed() {
         while (true) {
@@ -129,14 +134,16 @@ final class SlotRing {
             return false;
         }
         results[slot] = result;
-        STATE.setRelease(state, slot, sequence << 2 | DONE);
+        // Volatile, not release: the completer reads the consumer's "waiting for" flag next, and
+        // that load must not pass this store (Dekker), or the wake-up of a parking consumer is lost.
+        STATE.setVolatile(state, slot, sequence << 2 | DONE);
         return true;
     }
 
     /// Consumer: whether the head item's result is published.
     boolean isHeadDone() {
         long h = head;
-        return h < tail && (long) STATE.getAcquire(state, (int) (h % capacity)) == (h << 2 | DONE);
+        return h < tail && (long) STATE.getVolatile(state, (int) (h % capacity)) == (h << 2 | DONE);
     }
 
     /// Consumer: removes and returns the head result, or `null` if it is not published yet.
@@ -151,4 +158,27 @@ final class SlotRing {
         head++;
         return r;
     }
+}
+
+// Cache-line padding (JCTools style): the consumer's `tail` and the completers' `claimed` must not
+// share a line, or every dispatch and every claim would bounce it between cores.
+
+abstract class SlotRingPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+}
+
+abstract class SlotRingTail extends SlotRingPad0 {
+    volatile long tail;
+}
+
+abstract class SlotRingPadTail extends SlotRingTail {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+}
+
+abstract class SlotRingClaimed extends SlotRingPadTail {
+    volatile long claimed;
+}
+
+abstract class SlotRingPadClaimed extends SlotRingClaimed {
+    long p20, p21, p22, p23, p24, p25, p26, p27;
 }
