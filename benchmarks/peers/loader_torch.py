@@ -60,8 +60,7 @@ def run_once(n, workers, step, batch_size):
     ds = Workload(n)
     t0 = time.perf_counter()
     wait = 0.0
-    loader = DataLoader(ds, batch_size=batch_size, num_workers=workers,
-                        prefetch_factor=2 if workers > 0 else None)
+    loader = DataLoader(ds, batch_size=batch_size, num_workers=workers)  # default prefetch_factor=2
     it = iter(loader)
     while True:
         w0 = time.perf_counter()

@@ -58,10 +58,12 @@ public final class LoaderBench {
     /// Measures load, collate and step standalone (single thread), as the ideal bound needs.
     public void measureStages() throws Exception {
         try (LoaderWorkload ds = new LoaderWorkload(options.samples())) {
-            for (int i = 0; i < 20; i++) {
-                ds.releaseHost(ds.loadHost(i, null)); // warm up
+            Block scratch = ds.loadHost(0, null);
+            for (int i = 0; i < 3000; i++) {
+                LoaderWorkload.fill(i, scratch); // warm up: the vector code runs slowly until C2 compiles it
             }
-            int n = 60;
+            ds.releaseHost(scratch);
+            int n = 100;
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 ds.releaseHost(ds.loadHost(i, null));
@@ -173,7 +175,8 @@ public final class LoaderBench {
         m.put("ideal_ratio", fmt3(best.idealRatio));
         m.put("ideal_ratio_max", fmt3(results.stream().mapToDouble(Result::idealRatio).max().orElseThrow()));
         if (peer != null) {
-            peer.forEach((k, v) -> m.put(k, k.contains("fraction") || k.contains("ratio") ? fmt3(v) : fmt(v)));
+            peer.forEach((k, v) -> m.put(k, k.endsWith("workers") ? Long.toString(Math.round(v))
+                    : k.contains("fraction") || k.contains("ratio") ? fmt3(v) : fmt(v)));
             Double torchBest = peer.get("torch_samples_per_s");
             if (torchBest != null && torchBest > 0) {
                 m.put("ratio_vs_torch", fmt3(best.samplesPerS / torchBest));

@@ -7,13 +7,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /// `penstock bench loader`: the `loader` workload through the DataLoader, optionally against
 /// PyTorch's DataLoader.
 @Command(name = "loader", mixinStandardHelpOptions = true,
         description = "Map dataset of N samples (2 ms latency + 65,536 float32 each), batch 32, 5 ms model step.")
 public final class BenchLoaderCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--workers", split = ",", description = "I/O thread counts to run (default: ${DEFAULT-VALUE})",
             defaultValue = "1,2,4,8,16,32")
     int[] workers;
@@ -40,9 +46,13 @@ public final class BenchLoaderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (samples < 1 || batchSize < 1 || repeat < 1) {
+            throw new ParameterException(spec.commandLine(), "options '--samples', '--batch-size' and '--repeat' must be at least 1, got "
+                    + samples + ", " + batchSize + ", " + repeat);
+        }
         for (int w : workers) {
             if (w < 1) {
-                throw new IllegalArgumentException("option '--workers' values must be at least 1, got " + w);
+                throw new ParameterException(spec.commandLine(), "option '--workers' values must be at least 1, got " + w);
             }
         }
         LoaderBench bench = new LoaderBench(new LoaderBench.Options(samples, batchSize, Math.round(stepMs * 1e6), workers, repeat),

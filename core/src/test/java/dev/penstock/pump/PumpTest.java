@@ -231,6 +231,32 @@ class PumpTest {
     }
 
     @Test
+    void aConsumerThatOutrunsItsWorkersIsAlwaysWokenAndMayChangeThreads() throws Exception {
+        // The consumer parks on almost every item; a lost wake-up would stall until the timeout.
+        PumpConfig c = config(2, 1).withLoadTimeout(Duration.ofSeconds(20));
+        long n = 100_000;
+        try (Pump<Long> pump = Pump.<Long>builder(k -> {
+                    if (k % 1000 == 0) {
+                        Thread.sleep(1);
+                    }
+                    return k;
+                }).config(c).source(LongStream.range(0, n).iterator()).start()) {
+            long sum = 0;
+            for (long i = 0; i < n / 2; i++) {
+                sum += pump.next();
+            }
+            long[] rest = new long[1];
+            Thread other = Thread.ofPlatform().start(() -> {
+                while (pump.hasNext()) {
+                    rest[0] += pump.next();
+                }
+            });
+            other.join();
+            assertThat(sum + rest[0]).isEqualTo(n * (n - 1) / 2);
+        }
+    }
+
+    @Test
     void invalidOptionsFailNamingTheOption() {
         assertThatThrownBy(() -> PumpConfig.of(0, 1)).hasMessageContaining("'depth'").hasMessageContaining("0");
         assertThatThrownBy(() -> PumpConfig.of(-3, 1)).hasMessageContaining("'depth'").hasMessageContaining("-3");

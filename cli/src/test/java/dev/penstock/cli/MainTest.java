@@ -1,0 +1,48 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+
+    private static String run(int expectedCode, String... args) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream capture = new PrintStream(buf, true, StandardCharsets.UTF_8);
+        System.setOut(capture);
+        System.setErr(capture);
+        try {
+            assertThat(Main.execute(args)).isEqualTo(expectedCode);
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aSmallLoaderBenchmarkEndsWithItsFigures() {
+        String out = run(0, "bench", "loader", "--workers", "2,4", "--samples", "96", "--repeat", "1", "--step-ms", "1");
+        assertThat(out).contains("samples_per_s_w2: ", "samples_per_s_w4: ", "best_workers: ", "ideal_ratio: ",
+                "exposed_wait_fraction: ");
+        String last = out.strip().lines().reduce((a, b) -> b).orElseThrow();
+        assertThat(last).matches("ideal_ratio_max: [0-9.]+");
+    }
+
+    @Test
+    void anInvalidWorkerCountIsRejectedNamingTheOption() {
+        String out = run(2, "bench", "loader", "--workers", "0", "--samples", "32", "--repeat", "1");
+        assertThat(out).contains("--workers").contains("0");
+    }
+
+    @Test
+    void helpListsTheBenchmarks() {
+        String out = run(0, "bench", "--help");
+        assertThat(out).contains("loader").contains("pump");
+    }
+}
