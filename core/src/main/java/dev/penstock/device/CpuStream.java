@@ -1,5 +1,6 @@
 package dev.penstock.device;
 
+import dev.penstock.internal.Threads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -9,8 +10,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 /// The stream thread owns `failure` (the sticky error); `synchronize()` reads and clears it
 /// under the monitor after the thread has passed a recorded event.
 final class CpuStream implements Stream {
-    private static final System.Logger LOG = System.getLogger(CpuStream.class.getName());
-
     private enum Kind { OP, RECORD, WAIT }
 
     private record Task(Kind kind, String name, Op op, CpuEvent event) {
@@ -158,19 +157,6 @@ final class CpuStream implements Stream {
 
     /// Waits until `deadlineNs` for the thread to end; logs it with its stack if it does not.
     boolean awaitStop(long deadlineNs) {
-        long left = deadlineNs - System.nanoTime();
-        try {
-            if (left > 0) {
-                thread.join(java.time.Duration.ofNanos(left));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.log(System.Logger.Level.WARNING, "stream thread {0} did not stop within the close bound; it is at {1}",
-                    thread.getName(), java.util.Arrays.toString(thread.getStackTrace()));
-            return false;
-        }
-        return true;
+        return Threads.joinUntil(List.of(thread), deadlineNs, "device " + device.name() + ", stream " + name);
     }
 }

@@ -1,5 +1,6 @@
 package dev.penstock.pump;
 
+import dev.penstock.internal.Threads;
 import dev.penstock.observe.PumpWaitEvent;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
@@ -334,24 +335,8 @@ public final class Pump<R> implements AutoCloseable {
             w.interrupt();
             LockSupport.unpark(w);
         }
-        long deadline = System.nanoTime() + config.closeTimeout().toNanos();
-        for (Thread w : workers) {
-            long left = deadline - System.nanoTime();
-            try {
-                if (left > 0) {
-                    w.join(java.time.Duration.ofNanos(left));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        for (Thread w : workers) {
-            if (w.isAlive()) {
-                LOG.log(System.Logger.Level.WARNING, "pump {0}: I/O thread {1} did not stop within {2}; it is at {3}",
-                        config.name(), w.getName(), config.closeTimeout(), Arrays.toString(w.getStackTrace()));
-            }
-        }
+        Threads.joinUntil(Arrays.asList(workers), System.nanoTime() + config.closeTimeout().toNanos(),
+                "pump " + config.name());
         Object r;
         while (ring.inFlight() > 0 && (r = ring.poll()) != null) {
             discard(r);

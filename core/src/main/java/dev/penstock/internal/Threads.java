@@ -1,0 +1,40 @@
+package dev.penstock.internal;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/// Bounded stopping of threads: every component's `close()` joins its threads against one
+/// deadline and reports, with its stack, any thread still running then, instead of hanging.
+public final class Threads {
+    private static final System.Logger LOG = System.getLogger(Threads.class.getName());
+
+    private Threads() {
+    }
+
+    /// Joins `threads` until `deadlineNs` (a `System.nanoTime()` value); logs each one still
+    /// alive with `owner` and its stack. Returns whether all ended.
+    public static boolean joinUntil(List<Thread> threads, long deadlineNs, String owner) {
+        for (Thread t : threads) {
+            long left = deadlineNs - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                t.join(Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        boolean allEnded = true;
+        for (Thread t : threads) {
+            if (t.isAlive()) {
+                allEnded = false;
+                LOG.log(System.Logger.Level.WARNING, "{0}: thread {1} did not stop within the close bound; it is at {2}",
+                        owner, t.getName(), Arrays.toString(t.getStackTrace()));
+            }
+        }
+        return allEnded;
+    }
+}
