@@ -27,6 +27,7 @@ public final class LoaderBench {
 
     /// Options of one benchmark run.
     public record Options(int samples, int batchSize, long stepNs, int[] workers, int repeat) {
+        /// Validates the options.
         public Options {
             if (samples < 1 || batchSize < 1 || repeat < 1 || workers.length == 0) {
                 throw new IllegalArgumentException("samples, batch size, repeat and workers must be positive");
@@ -49,6 +50,7 @@ public final class LoaderBench {
     private double collateS;
     private double stepS;
 
+    /// A benchmark that prints progress lines to `out`; calibrates the model step now.
     public LoaderBench(Options options, PrintStream out) {
         this.options = options;
         this.out = out;

@@ -23,7 +23,9 @@ import java.util.random.RandomGenerator;
 /// Host samples come from a recycling pool of off-heap blocks (allocated on first use, given
 /// back by `releaseHost`), so steady state allocates no sample memory.
 public final class LoaderWorkload implements Dataset<Block, Block>, AutoCloseable {
+    /// Features per sample (float32).
     public static final int FEATURES = 65_536;
+    /// Simulated storage latency per sample.
     public static final long LATENCY_NS = 2_000_000;
     /// Exact `sin`/`cos` re-seed interval of the rotation recurrence (bounds rounding drift).
     private static final int RESEED = 4096;
@@ -35,6 +37,7 @@ public final class LoaderWorkload implements Dataset<Block, Block>, AutoCloseabl
     private final HostArena arena = Memory.newSharedArena("loader-workload");
     private final ArrayBlockingQueue<Block> free = new ArrayBlockingQueue<>(8192);
 
+    /// A dataset of `samples` samples.
     public LoaderWorkload(long samples) {
         this.samples = samples;
     }

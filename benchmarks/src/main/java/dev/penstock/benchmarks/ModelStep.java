@@ -13,6 +13,7 @@ public final class ModelStep {
     private int reps = 1;
     private double sink;
 
+    /// A step with fixed input matrices; call `calibrate` before use.
     public ModelStep() {
         for (int i = 0; i < a.length; i++) {
             a[i] = (i % 7) * 0.25;
@@ -37,6 +38,7 @@ public final class ModelStep {
         return this;
     }
 
+    /// Matrix products per step, as calibrated.
     public int reps() {
         return reps;
     }

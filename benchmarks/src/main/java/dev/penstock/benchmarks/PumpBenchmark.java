@@ -54,12 +54,14 @@ public class PumpBenchmark {
         int depth;
         Pump<Object> pump;
 
+        /// Starts the state for one trial.
         @Setup(Level.Trial)
         public void start() {
             // The thread running @Setup is the benchmark thread: it becomes the pump's consumer.
             pump = Pump.<Object>builder(k -> ITEM).config(PumpConfig.of(depth, 1).withName("jmh")).source(new Counter()).start();
         }
 
+        /// Stops the state after the trial.
         @TearDown(Level.Trial)
         public void stop() {
             pump.close();
@@ -74,6 +76,7 @@ public class PumpBenchmark {
         ArrayBlockingQueue<Object> queue;
         Thread producer;
 
+        /// Starts the state for one trial.
         @Setup(Level.Trial)
         public void start() {
             queue = new ArrayBlockingQueue<>(depth);
@@ -88,6 +91,7 @@ public class PumpBenchmark {
             });
         }
 
+        /// Stops the producer after the trial.
         @TearDown(Level.Trial)
         public void stop() throws InterruptedException {
             producer.interrupt();
@@ -95,11 +99,13 @@ public class PumpBenchmark {
         }
     }
 
+    /// One item through the pump.
     @Benchmark
     public Object pump(PumpState s) {
         return s.pump.next();
     }
 
+    /// One item through the queue.
     @Benchmark
     public Object arrayBlockingQueue(QueueState s) throws InterruptedException {
         return s.queue.take();

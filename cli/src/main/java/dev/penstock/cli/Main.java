@@ -7,8 +7,10 @@ import picocli.CommandLine.Command;
 @Command(name = "penstock", mixinStandardHelpOptions = true, version = "penstock 0.1.0-SNAPSHOT",
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
         subcommands = {BenchCommand.class})
+/// The `penstock` command.
 public final class Main implements Runnable {
 
+    /// Runs the command line and exits with its code.
     public static void main(String[] args) {
         System.exit(execute(args));
     }

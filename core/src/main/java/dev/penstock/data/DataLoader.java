@@ -129,10 +129,12 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         return prep;
     }
 
+    /// The device batches are prepared on.
     public Device device() {
         return device;
     }
 
+    /// The validated settings.
     public LoaderConfig config() {
         return config;
     }
@@ -240,6 +242,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return withCollate(Objects.requireNonNull(c, "collate"));
         }
 
+        /// Replaces every setting at once.
         public Builder<H, D, B> config(LoaderConfig c) {
             this.config = Objects.requireNonNull(c, "config");
             return this;
@@ -251,11 +254,13 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// Drop a short last batch (⌊n/B⌋ batches) instead of keeping it.
         public Builder<H, D, B> dropLast(boolean v) {
             config = config.withDropLast(v);
             return this;
         }
 
+        /// I/O threads running `loadHost`.
         public Builder<H, D, B> workers(int n) {
             config = config.withWorkers(n);
             return this;
@@ -268,6 +273,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// Root of every random draw: shuffles, sample and transform generators.
         public Builder<H, D, B> seed(long s) {
             config = config.withSeed(s);
             return this;
@@ -285,11 +291,13 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// This process's share of the dataset: rank `rank` of `worldSize`, equal batch counts.
         public Builder<H, D, B> shard(int rank, int worldSize) {
             config = config.withShard(rank, worldSize);
             return this;
         }
 
+        /// Appends a per-sample transform (applied in the order added).
         public Builder<H, D, B> transform(Transform<D> t) {
             transforms.add(Objects.requireNonNull(t, "transform"));
             return this;
@@ -307,6 +315,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// The epoch the first iteration runs.
         public Builder<H, D, B> epoch(int e) {
             if (e < 0) {
                 throw new IllegalArgumentException("option 'epoch' must be non-negative, got " + e);
@@ -315,6 +324,7 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// The loader; it starts no thread until the first `iterator()`, except its device's streams.
         public DataLoader<H, D, B> build() {
             if (!explicitDepth) {
                 config = config.withPrefetchDepth((int) Math.min(Integer.MAX_VALUE, 2L * config.batchSize()));

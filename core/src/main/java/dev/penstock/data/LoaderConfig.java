@@ -20,6 +20,7 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
                            long seed, String sampler, int rank, int worldSize,
                            Duration loadTimeout, Duration closeTimeout) {
 
+    /// Validates every option, naming the option and value on error.
     public LoaderConfig {
         if (batchSize < 1) {
             throw new IllegalArgumentException("option 'batchSize' must be at least 1, got " + batchSize);
@@ -62,42 +63,52 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
                 Duration.ofMinutes(5), Duration.ofSeconds(1));
     }
 
+    /// A copy with `batchSize` set (validated).
     public LoaderConfig withBatchSize(int v) {
         return new LoaderConfig(v, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `dropLast` set (validated).
     public LoaderConfig withDropLast(boolean v) {
         return new LoaderConfig(batchSize, v, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `workers` set (validated).
     public LoaderConfig withWorkers(int v) {
         return new LoaderConfig(batchSize, dropLast, v, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `prefetchDepth` set (validated).
     public LoaderConfig withPrefetchDepth(int v) {
         return new LoaderConfig(batchSize, dropLast, workers, v, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `budgetBytes` set (validated).
     public LoaderConfig withBudgetBytes(long v) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, v, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `seed` set (validated).
     public LoaderConfig withSeed(long v) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, v, sampler, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `sampler` set (validated).
     public LoaderConfig withSampler(String v) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, v, rank, worldSize, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `shard` set (validated).
     public LoaderConfig withShard(int r, int world) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, r, world, loadTimeout, closeTimeout);
     }
 
+    /// A copy with `loadTimeout` set (validated).
     public LoaderConfig withLoadTimeout(Duration v) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, v, closeTimeout);
     }
 
+    /// A copy with `closeTimeout` set (validated).
     public LoaderConfig withCloseTimeout(Duration v) {
         return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, v);
     }

@@ -7,6 +7,7 @@ public final class LoaderException extends RuntimeException {
     private final long batch;
     private final long sampleIndex;
 
+    /// A failure of sample `sampleIndex` in batch `batch` of epoch `epoch`.
     public LoaderException(int epoch, long batch, long sampleIndex, String message, Throwable cause) {
         super(message, cause);
         this.epoch = epoch;
@@ -14,6 +15,7 @@ public final class LoaderException extends RuntimeException {
         this.sampleIndex = sampleIndex;
     }
 
+    /// The epoch.
     public int epoch() {
         return epoch;
     }

@@ -7,6 +7,7 @@ package dev.penstock.data;
 /// @param epoch             the epoch in progress (or next to start)
 /// @param batchesDelivered  batches of that epoch already handed to the consumer
 public record LoaderState(long seed, int epoch, long batchesDelivered) {
+    /// Rejects negative positions.
     public LoaderState {
         if (epoch < 0 || batchesDelivered < 0) {
             throw new IllegalArgumentException("invalid loader state: epoch " + epoch + ", batchesDelivered " + batchesDelivered);

@@ -21,11 +21,13 @@ public final class MultiDataset<H, D> implements Dataset<Tagged<H>, Tagged<D>> {
         }
     }
 
+    /// Concatenates `parts` in order.
     @SafeVarargs
     public static <H, D> MultiDataset<H, D> of(Dataset<H, D>... parts) {
         return new MultiDataset<>(Arrays.asList(parts));
     }
 
+    /// Concatenates `parts` in order.
     public static <H, D> MultiDataset<H, D> of(List<Dataset<H, D>> parts) {
         return new MultiDataset<>(parts);
     }

@@ -26,18 +26,22 @@ public final class PrepContext {
         this.batch = batch;
     }
 
+    /// The device batches are prepared on.
     public Device device() {
         return device;
     }
 
+    /// The preprocessing stream: enqueue device work here.
     public Stream stream() {
         return stream;
     }
 
+    /// Memory that lives as long as the batch (recycled, not zeroed).
     public BlockArena arena() {
         return arena;
     }
 
+    /// The epoch.
     public int epoch() {
         return epoch;
     }

@@ -17,10 +17,12 @@ public final class CpuDevice implements Device {
     private final List<CpuStream> streams = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
+    /// A device named `cpu` with a 1 s close bound.
     public CpuDevice() {
         this("cpu", Duration.ofSeconds(1));
     }
 
+    /// A device whose stream threads are named `penstock-NAME-STREAM`.
     public CpuDevice(String name, Duration closeTimeout) {
         if (closeTimeout.isNegative() || closeTimeout.isZero()) {
             throw new IllegalArgumentException("closeTimeout must be positive, got " + closeTimeout);

@@ -4,6 +4,7 @@ package dev.penstock.device;
 public final class DeviceException extends RuntimeException {
     private final String operation;
 
+    /// A failure of `operation`.
     public DeviceException(String operation, String message, Throwable cause) {
         super(message, cause);
         this.operation = operation;

@@ -73,10 +73,12 @@ public final class Block {
         return strides;
     }
 
+    /// The element type.
     public DType dtype() {
         return dtype;
     }
 
+    /// Number of dimensions.
     public int rank() {
         return shape.length;
     }
@@ -86,6 +88,7 @@ public final class Block {
         return shape.clone();
     }
 
+    /// Extent of dimension `dim`.
     public long shape(int dim) {
         return shape[dim];
     }
@@ -95,6 +98,7 @@ public final class Block {
         return strides.clone();
     }
 
+    /// Number of elements.
     public long elementCount() {
         return count;
     }
@@ -104,6 +108,7 @@ public final class Block {
         return count * dtype.byteSize();
     }
 
+    /// Whether the elements are dense in C order (strides of a fresh block).
     public boolean isContiguous() {
         return contiguous;
     }
@@ -183,51 +188,61 @@ public final class Block {
         return offset * dtype.byteSize();
     }
 
+    /// Element `i` (C-order flat index) of a f32 block.
     public float getFloat(long i) {
         check(DType.F32);
         return segment.get(F32, offsetOf(i));
     }
 
+    /// Sets element `i` (C-order flat index) of a f32 block.
     public void setFloat(long i, float v) {
         check(DType.F32);
         segment.set(F32, offsetOf(i), v);
     }
 
+    /// Element `i` (C-order flat index) of a f64 block.
     public double getDouble(long i) {
         check(DType.F64);
         return segment.get(F64, offsetOf(i));
     }
 
+    /// Sets element `i` (C-order flat index) of a f64 block.
     public void setDouble(long i, double v) {
         check(DType.F64);
         segment.set(F64, offsetOf(i), v);
     }
 
+    /// Element `i` (C-order flat index) of a i32 block.
     public int getInt(long i) {
         check(DType.I32);
         return segment.get(I32, offsetOf(i));
     }
 
+    /// Sets element `i` (C-order flat index) of a i32 block.
     public void setInt(long i, int v) {
         check(DType.I32);
         segment.set(I32, offsetOf(i), v);
     }
 
+    /// Element `i` (C-order flat index) of a i64 block.
     public long getLong(long i) {
         check(DType.I64);
         return segment.get(I64, offsetOf(i));
     }
 
+    /// Sets element `i` (C-order flat index) of a i64 block.
     public void setLong(long i, long v) {
         check(DType.I64);
         segment.set(I64, offsetOf(i), v);
     }
 
+    /// Element `i` (C-order flat index) of a u8 block.
     public int getUnsignedByte(long i) {
         check(DType.U8);
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offsetOf(i)));
     }
 
+    /// Sets element `i` (C-order flat index) of a u8 block.
     public void setUnsignedByte(long i, int v) {
         check(DType.U8);
         segment.set(ValueLayout.JAVA_BYTE, offsetOf(i), (byte) v);

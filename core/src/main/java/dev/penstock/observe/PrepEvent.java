@@ -12,10 +12,13 @@ import jdk.jfr.Name;
 @Category({"Penstock", "Loading"})
 @Description("Copy, transforms and collation of one batch on the preprocessing stream")
 public final class PrepEvent extends Event {
+    /// Epoch of the batch.
     @Label("Epoch")
     public int epoch;
+    /// Batch index within the epoch.
     @Label("Batch")
     public long batch;
+    /// Samples in the batch.
     @Label("Samples")
     public int samples;
 }

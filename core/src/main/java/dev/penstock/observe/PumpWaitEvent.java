@@ -12,10 +12,13 @@ import jdk.jfr.Name;
 @Category({"Penstock", "Loading"})
 @Description("The consumer waited for the next item of a prefetch pump")
 public final class PumpWaitEvent extends Event {
+    /// Name of the pump.
     @Label("Pump")
     public String pump;
+    /// Position of the item in pull order.
     @Label("Sequence")
     public long sequence;
+    /// Key (sample index) of the item.
     @Label("Key")
     public long key;
 }

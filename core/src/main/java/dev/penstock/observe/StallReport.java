@@ -61,14 +61,17 @@ public final class StallReport {
         return (endNs == 0 ? System.nanoTime() : endNs) - startNs;
     }
 
+    /// Sum of the consumer's waits, in nanoseconds.
     public synchronized long totalWaitNs() {
         return batches.stream().mapToLong(BatchStall::waitNs).sum();
     }
 
+    /// Sum of host-load busy times, in nanoseconds.
     public synchronized long totalLoadBusyNs() {
         return batches.stream().mapToLong(BatchStall::loadBusyNs).sum();
     }
 
+    /// Sum of finished prep times, in nanoseconds.
     public synchronized long totalPrepNs() {
         return batches.stream().mapToLong(b -> Math.max(0, b.prepNs())).sum();
     }

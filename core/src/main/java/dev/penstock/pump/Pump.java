@@ -167,6 +167,7 @@ public final class Pump<R> implements AutoCloseable {
         return heldBytes.get();
     }
 
+    /// The validated settings.
     public PumpConfig config() {
         return config;
     }
@@ -365,6 +366,7 @@ public final class Pump<R> implements AutoCloseable {
             this.loader = Objects.requireNonNull(loader, "loader");
         }
 
+        /// Depth, workers, budget and timeouts.
         public Builder<R> config(PumpConfig c) {
             this.config = Objects.requireNonNull(c, "config");
             return this;

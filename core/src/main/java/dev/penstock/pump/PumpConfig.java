@@ -14,6 +14,7 @@ import java.time.Duration;
 /// @param name         used in thread names (`penstock-io-NAME-k`) and messages
 public record PumpConfig(int depth, long budgetBytes, int workers, Duration loadTimeout, Duration closeTimeout, String name) {
 
+    /// Validates every option, naming the option and value on error.
     public PumpConfig {
         if (depth < 1) {
             throw new IllegalArgumentException("pump option 'depth' must be at least 1, got " + depth);
@@ -36,18 +37,22 @@ public record PumpConfig(int depth, long budgetBytes, int workers, Duration load
         return new PumpConfig(depth, Long.MAX_VALUE, workers, Duration.ofMinutes(5), Duration.ofSeconds(1), "pump");
     }
 
+    /// A copy with `budgetBytes` set (validated).
     public PumpConfig withBudgetBytes(long v) {
         return new PumpConfig(depth, v, workers, loadTimeout, closeTimeout, name);
     }
 
+    /// A copy with `loadTimeout` set (validated).
     public PumpConfig withLoadTimeout(Duration v) {
         return new PumpConfig(depth, budgetBytes, workers, v, closeTimeout, name);
     }
 
+    /// A copy with `closeTimeout` set (validated).
     public PumpConfig withCloseTimeout(Duration v) {
         return new PumpConfig(depth, budgetBytes, workers, loadTimeout, v, name);
     }
 
+    /// A copy with `name` set (validated).
     public PumpConfig withName(String v) {
         return new PumpConfig(depth, budgetBytes, workers, loadTimeout, closeTimeout, v);
     }

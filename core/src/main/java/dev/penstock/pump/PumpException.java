@@ -6,6 +6,7 @@ public final class PumpException extends RuntimeException {
     private final long sequence;
     private final long key;
 
+    /// A failure of item `sequence`, loaded for `key`.
     public PumpException(long sequence, long key, String message, Throwable cause) {
         super(message, cause);
         this.sequence = sequence;

@@ -32,7 +32,9 @@ public final class Seeds {
 
     /// Domains used by Penstock itself.
     public static final String SHUFFLE = "penstock.shuffle";
+    /// Domain of per-sample generators `(epoch, index)`.
     public static final String SAMPLE = "penstock.sample";
+    /// Domain of per-transform generators `(epoch, index, position)`.
     public static final String TRANSFORM = "penstock.transform";
 
     private Seeds() {
