@@ -1,5 +1,6 @@
 package dev.penstock.data;
 
+import dev.penstock.device.DeviceException;
 import dev.penstock.device.Event;
 import dev.penstock.memory.BlockArena;
 import dev.penstock.observe.BatchStall;
@@ -38,6 +39,11 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     private record Delivered<B>(Prepared<B> prepared, Event computeDone) {
     }
 
+    /// Host samples to give back once the prep work enqueued for them (up to `prepDone`) has run,
+    /// successfully or not; and the arena of a batch that failed on the loader thread.
+    private record PendingRelease<H>(Event prepDone, List<H> hosts, BlockArena failedArena) {
+    }
+
     private final DataLoader<H, D, B> loader;
     private final int epoch;
     private final long totalBatches;     // -1: unbounded
@@ -46,6 +52,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     private final Pump<H> pump;
     private final StallReport report;
     private final ArrayDeque<Delivered<B>> retiring = new ArrayDeque<>();
+    private final ArrayDeque<PendingRelease<H>> releasing = new ArrayDeque<>();
     private long nextToPrepare;
     private Prepared<B> current;
     private Prepared<B> lastDelivered;
@@ -111,6 +118,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         }
         long start = System.nanoTime();
         retireFinished();
+        releasePrepared();
         if (held != null) {
             LoaderException e = held;
             held = null;
@@ -135,6 +143,13 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
             } catch (LoaderException e) {
                 held = e; // batch N is still delivered; the error waits for the next call
             }
+        }
+        DeviceException prepFailure = failureOf(current.batch.ready());
+        if (prepFailure != null) {
+            long failed = current.batch.index();
+            close();
+            throw new LoaderException(epoch, failed, -1, "epoch " + epoch + ", batch " + failed
+                    + ": preparation failed in operation '" + prepFailure.operation() + "': " + prepFailure.getCause(), prepFailure);
         }
         // Deferred gating: the compute stream waits for batch N only now that N+1 is enqueued.
         loader.compute.waitFor(current.batch.ready());
@@ -179,10 +194,9 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
             }
             data = collate(samples, ctx);
         } catch (LoaderException e) {
-            releaseAfterPrep(hosts, arena, batchIndex);
+            releasing.add(new PendingRelease<>(loader.prep.record(), List.copyOf(hosts), arena));
             throw e;
         }
-        releaseAfterPrep(hosts, null, batchIndex);
         loader.prep.launch("end batch " + batchIndex, () -> {
             report.prepFinished(batchIndex, System.nanoTime() - timing.beginNs);
             PrepEvent ev = timing.event;
@@ -195,6 +209,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
             }
         });
         Event ready = loader.prep.record();
+        releasing.add(new PendingRelease<>(ready, List.copyOf(hosts), null));
         return new Prepared<>(new Batch<>(data, epoch, batchIndex, indices, ready), arena, loadBusy);
     }
 
@@ -232,18 +247,35 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         }
     }
 
-    /// Gives host samples back (and frees the arena of a failed batch) once the prep stream has
-    /// run everything enqueued for them.
-    private void releaseAfterPrep(List<H> hosts, BlockArena arenaToFree, long batchIndex) {
-        List<H> copy = List.copyOf(hosts);
-        loader.prep.launch("release host samples of batch " + batchIndex, () -> {
-            for (H h : copy) {
-                loader.source.releaseHost(h);
-            }
-            if (arenaToFree != null) {
-                arenaToFree.close();
-            }
-        });
+    /// Gives host samples back (and frees the arena of a batch that failed on this thread) once
+    /// the prep work enqueued for them has run — on this thread, never blocking, so that a failed
+    /// prep stream (which skips its queued work) cannot strand them.
+    private void releasePrepared() {
+        while (!releasing.isEmpty() && releasing.peekFirst().prepDone().isDone()) {
+            release(releasing.pollFirst());
+        }
+    }
+
+    private void release(PendingRelease<H> r) {
+        for (H h : r.hosts()) {
+            loader.source.releaseHost(h);
+        }
+        if (r.failedArena() != null) {
+            r.failedArena().close();
+        }
+    }
+
+    /// The failure of `e` if it has completed with one; null if it succeeded or is not done.
+    private static DeviceException failureOf(Event e) {
+        if (!e.isDone()) {
+            return null;
+        }
+        try {
+            e.await();
+            return null;
+        } catch (DeviceException failed) {
+            return failed;
+        }
     }
 
     /// Frees the memory of delivered batches whose compute work has finished (never blocks).
@@ -276,6 +308,12 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         while (!retiring.isEmpty()) {
             retiring.pollFirst().prepared().arena().close();
         }
+        while (!releasing.isEmpty()) {
+            release(releasing.pollFirst());
+        }
+        if (drained) {
+            clearPrepFailure();
+        }
         if (current != null) {
             current.arena().close();
             current = null;
@@ -283,6 +321,16 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         if (!drained) {
             System.getLogger(LoaderIterator.class.getName()).log(System.Logger.Level.WARNING,
                     "loader epoch {0}: streams did not finish within {1}; batch memory was freed anyway", epoch, bound);
+        }
+    }
+
+    /// The loader owns the prep stream: a failure already reported (or abandoned with this
+    /// iteration) must not poison the next iteration's work.
+    private void clearPrepFailure() {
+        try {
+            loader.prep.synchronize();
+        } catch (DeviceException reported) {
+            // raised to the consumer already, at its batch or at its own synchronisation point
         }
     }
 

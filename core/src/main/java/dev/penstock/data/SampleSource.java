@@ -10,9 +10,9 @@ import java.util.random.RandomGenerator;
 ///   any device-side work on the preprocessing stream (`ctx.stream()`) and returns at once.
 ///
 /// Ownership: the host sample belongs to the loader from `loadHost`'s return until
-/// `releaseHost`, which the loader calls on the preprocessing stream after all work enqueued
-/// by `consume`, the transforms and collation for its batch has run (or at once, if the
-/// sample is dropped on close).
+/// `releaseHost`, which the loader calls on its own thread once all work enqueued by
+/// `consume`, the transforms and collation for its batch has run on the preprocessing stream
+/// (successfully or not), or when the sample is dropped on close.
 public interface SampleSource<H, D> {
 
     /// Loads sample `index` into host memory (I/O thread). `rng` is this sample's own
