@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.PrimitiveIterator;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -34,6 +35,10 @@ import java.util.function.ToLongFunction;
 public final class Pump<R> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pump.class.getName());
     private static final int SPINS = 64;
+    private static final int RUNNING = 0;
+    private static final int PARKED = 1;
+    private static final int SIGNALLED = 2;
+    private static final int MAX_WAKING = 4;
 
     /// Loads the item for `key`. Runs on an I/O thread; must not return null.
     @FunctionalInterface
@@ -56,7 +61,8 @@ public final class Pump<R> implements AutoCloseable {
     private final Thread[] workers;
     private final AtomicIntegerArray parked;
     private final AtomicLong heldBytes = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger spinning = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger spinning = new AtomicInteger();
+    private final AtomicInteger waking = new AtomicInteger();
     private volatile Thread consumer; // the thread waiting in next(), for workers to unpark
     private volatile long consumerWaitingFor = -1;
     private volatile boolean closed;
@@ -222,25 +228,36 @@ public final class Pump<R> implements AutoCloseable {
 
     /// Dispatches source items while under depth and byte budget (consumer thread).
     private void topUp() {
+        boolean dispatched = false;
         while (!closed && ring.inFlight() < config.depth() && (sizer == null || heldBytes.get() < config.budgetBytes())
                 && source.hasNext()) {
             ring.dispatch(source.nextLong());
-            wakeOneWorker();
+            dispatched = true;
+        }
+        if (dispatched) {
+            signalWork();
         }
     }
 
-    /// Wakes a parked worker unless the spinning ones outnumber the unclaimed items: each
-    /// avoided unpark is a futex call saved on the consumer's thread.
-    private void wakeOneWorker() {
-        if (ring.unclaimed() <= spinning.get()) {
+    /// Wakes one parked worker when unclaimed items outnumber the spinning workers and fewer
+    /// than `MAX_WAKING` wake-ups are under way. Each woken worker calls this again once it has
+    /// claimed an item, so wake-ups fan out through the workers (a few chains in parallel): the
+    /// consumer makes a few unpark (futex) calls per burst of dispatches instead of one per
+    /// item, and sixteen workers are all running after about four hops.
+    private void signalWork() {
+        int w = waking.get();
+        if (w >= MAX_WAKING || ring.unclaimed() <= spinning.get() || !waking.compareAndSet(w, w + 1)) {
             return;
         }
         for (int i = 0; i < workers.length; i++) {
-            if (parked.get(i) == 1 && parked.compareAndSet(i, 1, 0)) {
+            if (parked.get(i) == PARKED && parked.compareAndSet(i, PARKED, SIGNALLED)) {
                 LockSupport.unpark(workers[i]);
                 return;
             }
         }
+        // Nobody is parked: every worker is loading or spinning and will claim on its own. A
+        // worker that parks after this scan re-checks for work after announcing itself.
+        waking.decrementAndGet();
     }
 
     private void work(int id) {
@@ -250,12 +267,15 @@ public final class Pump<R> implements AutoCloseable {
                 seq = idleSlowPath(id);
             }
             if (seq >= 0) {
+                if (workers.length > 1) {
+                    signalWork(); // pass the wake-up on before the (long) load
+                }
                 load(seq);
             }
         }
     }
 
-    /// Spins briefly (counted in `spinning`, so the consumer knows it need not wake anyone),
+    /// Spins briefly (counted in `spinning`, so nobody wakes a worker for work it will take),
     /// then announces itself parked, re-checks, and parks. Returns a claimed sequence or -1.
     private long idleSlowPath(int id) {
         spinning.incrementAndGet();
@@ -268,12 +288,17 @@ public final class Pump<R> implements AutoCloseable {
         if (seq >= 0 || closed) {
             return seq;
         }
-        parked.set(id, 1);
+        parked.set(id, PARKED);
         seq = ring.claim(); // re-check after announcing: no lost wake-up
         if (seq < 0 && !closed) {
             LockSupport.park(this);
         }
-        parked.set(id, 0);
+        if (!parked.compareAndSet(id, PARKED, RUNNING)) {
+            // signalled: the wake-up under way is this one; end it before looking for work, so a
+            // dispatcher that saw it under way knows this worker will see its items
+            parked.set(id, RUNNING);
+            waking.decrementAndGet();
+        }
         return seq;
     }
 

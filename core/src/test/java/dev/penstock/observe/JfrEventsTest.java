@@ -55,7 +55,8 @@ class JfrEventsTest {
         List<RecordedEvent> preps = events.stream().filter(e -> e.getEventType().getName().equals("dev.penstock.Prep")).toList();
         assertThat(waits).isNotEmpty();
         assertThat(waits).allSatisfy(e -> assertThat(e.getDuration().toNanos()).isPositive());
-        assertThat(waits.stream().map(e -> e.getLong("key")).toList()).contains(0L);
+        assertThat(waits).hasSizeGreaterThanOrEqualTo(6); // one worker, depth 1: most samples are waited for
+        assertThat(waits).allSatisfy(e -> assertThat(e.getLong("key")).isBetween(0L, 11L));
         assertThat(preps).extracting(e -> e.getLong("batch")).containsExactlyInAnyOrder(0L, 1L, 2L);
         assertThat(preps).allSatisfy(e -> assertThat(e.getInt("samples")).isEqualTo(4));
     }
