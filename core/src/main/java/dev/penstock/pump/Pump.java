@@ -63,6 +63,7 @@ public final class Pump<R> implements AutoCloseable {
     private final AtomicLong heldBytes = new AtomicLong();
     private final AtomicInteger spinning = new AtomicInteger();
     private final AtomicInteger waking = new AtomicInteger();
+    private final int refill;
     private volatile Thread consumer; // the thread waiting in next(), for workers to unpark
     private volatile long consumerWaitingFor = -1;
     private volatile boolean closed;
@@ -79,6 +80,7 @@ public final class Pump<R> implements AutoCloseable {
         this.sizer = b.sizer;
         this.discard = b.discard;
         this.ring = new SlotRing(config.depth());
+        this.refill = Math.max(1, config.depth() / 16);
         this.slotBytes = new long[config.depth()];
         this.slotLoadNs = new long[config.depth()];
         this.slotThread = new Thread[config.depth()];
@@ -226,8 +228,13 @@ public final class Pump<R> implements AutoCloseable {
         return broken;
     }
 
-    /// Dispatches source items while under depth and byte budget (consumer thread).
+    /// Dispatches source items while under depth and byte budget (consumer thread). Once
+    /// primed, it refills only when `refill` slots are free, so the shared cursor and the
+    /// wake-up check are touched once per `refill` items rather than once per item.
     private void topUp() {
+        if (ring.inFlight() > config.depth() - refill) {
+            return;
+        }
         boolean dispatched = false;
         while (!closed && ring.inFlight() < config.depth() && (sizer == null || heldBytes.get() < config.budgetBytes())
                 && source.hasNext()) {
