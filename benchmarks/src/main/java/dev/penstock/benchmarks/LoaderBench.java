@@ -22,21 +22,29 @@ import java.util.Map;
 /// measured standalone in the same run. With a peer, PyTorch's `DataLoader` runs the same
 /// workload from `benchmarks/peers/loader_torch.py` and the ratio of the bests is reported.
 ///
-/// Run: `./penstock bench loader [--workers 1,2,4,8,16,32] [--repeat 3] [--peer]`.
+/// Run: `./penstock bench loader [--workers 1,2,4,8,16,32,64] [--threads platform,virtual] [--repeat 3] [--peer]`.
 public final class LoaderBench {
 
     /// Options of one benchmark run.
-    public record Options(int samples, int batchSize, long stepNs, int[] workers, int repeat) {
+    ///
+    /// @param threads I/O thread kinds to run: `platform`, `virtual` or both
+    public record Options(int samples, int batchSize, long stepNs, int[] workers, int repeat, List<String> threads) {
         /// Validates the options.
         public Options {
             if (samples < 1 || batchSize < 1 || repeat < 1 || workers.length == 0) {
                 throw new IllegalArgumentException("samples, batch size, repeat and workers must be positive");
             }
+            for (String t : threads) {
+                if (!t.equals("platform") && !t.equals("virtual")) {
+                    throw new IllegalArgumentException("option '--threads': unknown thread kind '" + t
+                            + "'; expected 'platform' or 'virtual'");
+                }
+            }
         }
     }
 
     /// The median and spread of one worker count's runs.
-    public record Result(int workers, double samplesPerS, double minSamplesPerS, double maxSamplesPerS,
+    public record Result(String threads, int workers, double samplesPerS, double minSamplesPerS, double maxSamplesPerS,
                          double exposedWaitFraction, double idealRatio) {
     }
 
@@ -96,8 +104,8 @@ public final class LoaderBench {
             }
             stepS = (System.nanoTime() - s0) / 1e9 / 20;
         }
-        out.printf(Locale.ROOT, "stage load_ms: %.3f  collate_ms: %.3f  step_ms: %.3f (step = %d products)%n",
-                loadS * 1e3, collateS * 1e3, stepS * 1e3, step.reps());
+        out.printf(Locale.ROOT, "stage load_ms: %.3f  collate_ms: %.3f  step_ms: %.3f (step = %d FMA chunks)%n",
+                loadS * 1e3, collateS * 1e3, stepS * 1e3, step.chunks());
     }
 
     /// Wall time of the ideal pipelined bound for `workers` I/O threads, in seconds.
@@ -108,7 +116,7 @@ public final class LoaderBench {
     }
 
     /// One full epoch with `workers` I/O threads; the consumer runs the model step per batch.
-    private Run runOnce(int workers, int samples) throws Exception {
+    private Run runOnce(String threads, int workers, int samples) throws Exception {
         try (LoaderWorkload ds = new LoaderWorkload(samples)) {
             long t0 = System.nanoTime();
             long waitNs = 0;
@@ -116,6 +124,7 @@ public final class LoaderBench {
             try (DataLoader<Block, Block, Block> loader = DataLoader.builder(ds)
                     .batchSize(options.batchSize())
                     .workers(workers)
+                    .virtualThreads(threads.equals("virtual"))
                     .prefetchDepth(2 * options.batchSize() + workers)
                     .collate(Collate.stack())
                     .build()) {
@@ -143,23 +152,33 @@ public final class LoaderBench {
 
     /// Runs every worker count `repeat` times; prints one line per count and returns the results.
     public List<Result> run() throws Exception {
-        runOnce(8, Math.min(options.samples(), 640)); // JIT warm-up
+        for (String t : options.threads()) {
+            runOnce(t, 8, Math.min(options.samples(), 640)); // JIT warm-up
+        }
         List<Result> results = new ArrayList<>();
-        for (int w : options.workers()) {
+        for (String t : options.threads()) {
+            for (int w : options.workers()) {
+                results.add(measure(t, w));
+            }
+        }
+        return results;
+    }
+
+    private Result measure(String threads, int w) throws Exception {
+        {
             Run[] runs = new Run[options.repeat()];
             for (int r = 0; r < runs.length; r++) {
-                runs[r] = runOnce(w, options.samples());
+                runs[r] = runOnce(threads, w, options.samples());
             }
             double[] walls = Arrays.stream(runs).mapToDouble(Run::wallS).sorted().toArray();
             double median = walls[walls.length / 2];
             Run med = Arrays.stream(runs).filter(r -> r.wallS == median).findFirst().orElseThrow();
-            Result res = new Result(w, options.samples() / median, options.samples() / walls[walls.length - 1],
+            Result res = new Result(threads, w, options.samples() / median, options.samples() / walls[walls.length - 1],
                     options.samples() / walls[0], med.waitFraction, median / idealS(w));
-            results.add(res);
-            out.printf(Locale.ROOT, "penstock workers=%d samples_per_s=%.0f (min %.0f, max %.0f) exposed_wait=%.3f ideal_ratio=%.3f%n",
-                    w, res.samplesPerS, res.minSamplesPerS, res.maxSamplesPerS, res.exposedWaitFraction, res.idealRatio);
+            out.printf(Locale.ROOT, "penstock threads=%s workers=%d samples_per_s=%.0f (min %.0f, max %.0f) exposed_wait=%.3f ideal_ratio=%.3f%n",
+                    threads, w, res.samplesPerS, res.minSamplesPerS, res.maxSamplesPerS, res.exposedWaitFraction, res.idealRatio);
+            return res;
         }
-        return results;
     }
 
     /// The figures printed last, as `name: value` lines.
@@ -167,10 +186,12 @@ public final class LoaderBench {
         Map<String, String> m = new LinkedHashMap<>();
         Result best = results.stream().max((a, b) -> Double.compare(a.samplesPerS, b.samplesPerS)).orElseThrow();
         for (Result r : results) {
-            m.put("samples_per_s_w" + r.workers, fmt(r.samplesPerS));
-            m.put("ideal_ratio_w" + r.workers, fmt3(r.idealRatio));
-            m.put("exposed_wait_fraction_w" + r.workers, fmt3(r.exposedWaitFraction));
+            String k = "_" + r.threads + "_w" + r.workers;
+            m.put("samples_per_s" + k, fmt(r.samplesPerS));
+            m.put("ideal_ratio" + k, fmt3(r.idealRatio));
+            m.put("exposed_wait_fraction" + k, fmt3(r.exposedWaitFraction));
         }
+        m.put("best_threads", best.threads);
         m.put("best_workers", Integer.toString(best.workers));
         m.put("samples_per_s", fmt(best.samplesPerS));
         m.put("exposed_wait_fraction", fmt3(best.exposedWaitFraction));

@@ -2,75 +2,65 @@ package dev.penstock.benchmarks;
 
 import dev.penstock.memory.Block;
 
-/// The consumer's "model step" of the `loader` workload: a float64 matrix product repeated
-/// to take a target time, calibrated once at start, plus a read of the batch so that the data
-/// is really used.
+/// The consumer's "model step" of the `loader` workload: a fixed amount of float64 work,
+/// calibrated once to take a target time, plus a read of the batch so that the data is used.
+///
+/// The work is a chain of dependent fused multiply-adds: its speed is set by FMA latency, so it
+/// cannot be vectorised or reordered by the JIT and a step takes the same time early and late
+/// in a run. (A matrix product, the first choice, ran 5.0, 2.5 or 0.8 ms for the same size
+/// depending on which C2 compilation won, which made the ideal bound meaningless.)
 public final class ModelStep {
-    private static final int N = 64;
-    private final double[] a = new double[N * N];
-    private final double[] b = new double[N * N];
-    private final double[] c = new double[N * N];
-    private int reps = 1;
-    private double sink;
+    private static final int CHUNK = 10_000;
+    private long chunks = 1;
+    private double sink = 1;
 
-    /// A step with fixed input matrices; call `calibrate` before use.
-    public ModelStep() {
-        for (int i = 0; i < a.length; i++) {
-            a[i] = (i % 7) * 0.25;
-            b[i] = (i % 5) * 0.5;
-        }
-    }
-
-    /// Chooses the repetition count so that one step takes `targetNs` on this machine.
+    /// Chooses the number of FMA chunks so that one step takes `targetNs` on this machine.
     public ModelStep calibrate(long targetNs) {
-        for (int i = 0; i < 200; i++) {
-            multiply(); // warm up
+        long deadline = System.nanoTime() + 300_000_000L;
+        while (System.nanoTime() < deadline) {
+            chain(50); // warm up until C2 has compiled the chain
         }
         long best = Long.MAX_VALUE;
-        for (int trial = 0; trial < 15; trial++) {
+        for (int trial = 0; trial < 20; trial++) {
             long t0 = System.nanoTime();
-            for (int i = 0; i < 10; i++) {
-                multiply();
-            }
-            best = Math.min(best, (System.nanoTime() - t0) / 10);
+            chain(100);
+            best = Math.min(best, System.nanoTime() - t0);
         }
-        reps = (int) Math.max(1, Math.round((double) targetNs / best));
+        chunks = Math.max(1, Math.round(targetNs * 100.0 / best));
         return this;
     }
 
-    /// Matrix products per step, as calibrated.
-    public int reps() {
-        return reps;
+    /// FMA chunks of 10,000 per step, as calibrated.
+    public long chunks() {
+        return chunks;
     }
 
     /// One step over `batch` (may be null for calibration runs).
     public void step(Block batch) {
-        for (int r = 0; r < reps; r++) {
-            multiply();
-        }
+        chain(chunks);
         if (batch != null) {
             long rows = batch.shape(0);
             long cols = batch.elementCount() / rows;
+            double s = 0;
             for (long row = 0; row < rows; row++) {
-                sink += batch.getFloat(row * cols + (row % cols));
+                s += batch.getFloat(row * cols + (row % cols));
             }
+            sink += s * 1e-30;
         }
     }
 
-    private void multiply() {
-        for (int i = 0; i < N; i++) {
-            for (int k = 0; k < N; k++) {
-                double aik = a[i * N + k];
-                for (int j = 0; j < N; j++) {
-                    c[i * N + j] += aik * b[k * N + j];
-                }
+    private void chain(long n) {
+        double x = sink;
+        for (long c = 0; c < n; c++) {
+            for (int i = 0; i < CHUNK; i++) {
+                x = Math.fma(x, 0.999999, 1e-9);
             }
         }
-        sink += c[(int) (sink != sink ? 0 : 1)];
+        sink = x;
     }
 
     /// Keeps the JIT from removing the work.
     public double sink() {
-        return sink + c[0];
+        return sink;
     }
 }

@@ -52,15 +52,16 @@ class LoaderWorkloadTest {
     void calibrationScalesTheStepToTheTarget() {
         ModelStep shortStep = new ModelStep().calibrate(200_000);
         ModelStep longStep = new ModelStep().calibrate(4_000_000);
-        assertThat(longStep.reps()).isGreaterThan(shortStep.reps());
+        assertThat(longStep.chunks()).isGreaterThan(shortStep.chunks());
     }
 
     @Test
     void summaryPicksTheBestWorkerCountAndComputesTheRatioToThePeer() {
-        var results = List.of(new LoaderBench.Result(1, 400, 390, 410, 0.9, 1.01),
-                new LoaderBench.Result(8, 3000, 2900, 3100, 0.1, 1.10));
+        var results = List.of(new LoaderBench.Result("platform", 1, 400, 390, 410, 0.9, 1.01),
+                new LoaderBench.Result("virtual", 8, 3000, 2900, 3100, 0.1, 1.10));
         Map<String, String> m = LoaderBench.summary(results, Map.of("torch_samples_per_s", 1200.0));
-        assertThat(m).containsEntry("best_workers", "8").containsEntry("samples_per_s", "3000.0")
+        assertThat(m).containsEntry("best_workers", "8").containsEntry("best_threads", "virtual")
+                .containsEntry("samples_per_s_platform_w1", "400.0").containsEntry("samples_per_s", "3000.0")
                 .containsEntry("ideal_ratio_max", "1.100").containsEntry("ratio_vs_torch", "2.500");
         assertThat(LoaderBench.summary(results, null)).doesNotContainKey("ratio_vs_torch");
     }

@@ -22,8 +22,12 @@ public final class BenchLoaderCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--workers", split = ",", description = "I/O thread counts to run (default: ${DEFAULT-VALUE})",
-            defaultValue = "1,2,4,8,16,32")
+            defaultValue = "1,2,4,8,16,32,64")
     int[] workers;
+
+    @Option(names = "--threads", split = ",", description = "I/O thread kinds: platform, virtual (default: ${DEFAULT-VALUE})",
+            defaultValue = "platform,virtual")
+    List<String> threads;
 
     @Option(names = "--samples", description = "dataset size (default: ${DEFAULT-VALUE})", defaultValue = "2000")
     int samples;
@@ -56,8 +60,13 @@ public final class BenchLoaderCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "option '--workers' values must be at least 1, got " + w);
             }
         }
-        LoaderBench bench = new LoaderBench(new LoaderBench.Options(samples, batchSize, Math.round(stepMs * 1e6), workers, repeat),
-                System.out);
+        LoaderBench.Options options;
+        try {
+            options = new LoaderBench.Options(samples, batchSize, Math.round(stepMs * 1e6), workers, repeat, threads);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        LoaderBench bench = new LoaderBench(options, System.out);
         bench.measureStages();
         var results = bench.run();
         Map<String, Double> peerFigures = null;

@@ -28,7 +28,7 @@ class MainTest {
     @Test
     void aSmallLoaderBenchmarkEndsWithItsFigures() {
         String out = run(0, "bench", "loader", "--workers", "2,4", "--samples", "96", "--repeat", "1", "--step-ms", "1");
-        assertThat(out).contains("samples_per_s_w2: ", "samples_per_s_w4: ", "best_workers: ", "ideal_ratio: ",
+        assertThat(out).contains("samples_per_s_platform_w2: ", "samples_per_s_virtual_w4: ", "best_workers: ", "ideal_ratio: ",
                 "exposed_wait_fraction: ");
         String last = out.strip().lines().reduce((a, b) -> b).orElseThrow();
         assertThat(last).matches("ideal_ratio_max: [0-9.]+");
@@ -38,6 +38,12 @@ class MainTest {
     void anInvalidWorkerCountIsRejectedNamingTheOption() {
         String out = run(2, "bench", "loader", "--workers", "0", "--samples", "32", "--repeat", "1");
         assertThat(out).contains("--workers").contains("0");
+    }
+
+    @Test
+    void anUnknownThreadKindIsRejectedNamingTheOption() {
+        String out = run(2, "bench", "loader", "--threads", "green", "--samples", "32", "--repeat", "1");
+        assertThat(out).contains("--threads").contains("green");
     }
 
     @Test

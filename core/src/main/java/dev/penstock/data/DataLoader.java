@@ -266,6 +266,12 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
+        /// Run `loadHost` on virtual threads instead of platform threads.
+        public Builder<H, D, B> virtualThreads(boolean v) {
+            config = config.withVirtualThreads(v);
+            return this;
+        }
+
         /// Samples loading or loaded ahead of the consumer (default: two batches).
         public Builder<H, D, B> prefetchDepth(int samples) {
             config = config.withPrefetchDepth(samples);

@@ -16,9 +16,10 @@ import java.time.Duration;
 /// @param worldSize      number of ranks sharing the dataset (≥ 1)
 /// @param loadTimeout    a sample that takes longer to load fails with its index
 /// @param closeTimeout   bound on `close()`
+/// @param virtualThreads run `loadHost` on virtual threads (cheap to block, cheap to wake)
 public record LoaderConfig(int batchSize, boolean dropLast, int workers, int prefetchDepth, long budgetBytes,
                            long seed, String sampler, int rank, int worldSize,
-                           Duration loadTimeout, Duration closeTimeout) {
+                           Duration loadTimeout, Duration closeTimeout, boolean virtualThreads) {
 
     /// Validates every option, naming the option and value on error.
     public LoaderConfig {
@@ -60,56 +61,62 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
             throw new IllegalArgumentException("option 'batchSize' must be at least 1, got " + batchSize);
         }
         return new LoaderConfig(batchSize, false, 4, 2 * batchSize, Long.MAX_VALUE, 0L, "sequential", 0, 1,
-                Duration.ofMinutes(5), Duration.ofSeconds(1));
+                Duration.ofMinutes(5), Duration.ofSeconds(1), false);
     }
 
     /// A copy with `batchSize` set (validated).
     public LoaderConfig withBatchSize(int v) {
-        return new LoaderConfig(v, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(v, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `dropLast` set (validated).
     public LoaderConfig withDropLast(boolean v) {
-        return new LoaderConfig(batchSize, v, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, v, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `workers` set (validated).
     public LoaderConfig withWorkers(int v) {
-        return new LoaderConfig(batchSize, dropLast, v, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, v, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `prefetchDepth` set (validated).
     public LoaderConfig withPrefetchDepth(int v) {
-        return new LoaderConfig(batchSize, dropLast, workers, v, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, v, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `budgetBytes` set (validated).
     public LoaderConfig withBudgetBytes(long v) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, v, seed, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, v, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `seed` set (validated).
     public LoaderConfig withSeed(long v) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, v, sampler, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, v, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `sampler` set (validated).
     public LoaderConfig withSampler(String v) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, v, rank, worldSize, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, v, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `shard` set (validated).
     public LoaderConfig withShard(int r, int world) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, r, world, loadTimeout, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, r, world, loadTimeout, closeTimeout, virtualThreads);
     }
 
     /// A copy with `loadTimeout` set (validated).
     public LoaderConfig withLoadTimeout(Duration v) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, v, closeTimeout);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, v, closeTimeout, virtualThreads);
     }
 
     /// A copy with `closeTimeout` set (validated).
     public LoaderConfig withCloseTimeout(Duration v) {
-        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, v);
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, v, virtualThreads);
+    }
+
+    /// A copy with `virtualThreads` set.
+    public LoaderConfig withVirtualThreads(boolean v) {
+        return new LoaderConfig(batchSize, dropLast, workers, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize,
+                loadTimeout, closeTimeout, v);
     }
 }

@@ -73,7 +73,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         long seed = c.seed();
         SampleSource<H, D> source = loader.source;
         PumpConfig pc = new PumpConfig(c.prefetchDepth(), c.budgetBytes(), c.workers(), c.loadTimeout(),
-                c.closeTimeout(), loader.name + "-e" + epoch);
+                c.closeTimeout(), loader.name + "-e" + epoch, c.virtualThreads());
         report.start();
         this.pump = Pump.<H>builder(index -> source.loadHost(index, Seeds.generator(seed, Seeds.SAMPLE, epoch, index)))
                 .config(pc)

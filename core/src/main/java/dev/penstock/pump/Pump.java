@@ -88,7 +88,8 @@ public final class Pump<R> implements AutoCloseable {
         this.parked = new AtomicIntegerArray(config.workers());
         for (int i = 0; i < workers.length; i++) {
             int id = i;
-            workers[i] = Thread.ofPlatform().daemon().name("penstock-io-" + config.name() + "-" + i).unstarted(() -> work(id));
+            Thread.Builder kind = config.virtualThreads() ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+            workers[i] = kind.name("penstock-io-" + config.name() + "-" + i).unstarted(() -> work(id));
         }
         for (Thread w : workers) {
             w.start();

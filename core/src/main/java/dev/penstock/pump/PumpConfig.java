@@ -12,7 +12,11 @@ import java.time.Duration;
 /// @param loadTimeout  how long `next()` waits for one item before failing with its index
 /// @param closeTimeout how long `close()` waits for the I/O threads to stop
 /// @param name         used in thread names (`penstock-io-NAME-k`) and messages
-public record PumpConfig(int depth, long budgetBytes, int workers, Duration loadTimeout, Duration closeTimeout, String name) {
+/// @param virtualThreads run loads on virtual threads instead of platform threads: a blocked
+///                     load then costs no OS thread and wake-ups are cheap, which on few cores
+///                     leaves more CPU to the consumer (see PERFORMANCE.md)
+public record PumpConfig(int depth, long budgetBytes, int workers, Duration loadTimeout, Duration closeTimeout, String name,
+                         boolean virtualThreads) {
 
     /// Validates every option, naming the option and value on error.
     public PumpConfig {
@@ -34,27 +38,32 @@ public record PumpConfig(int depth, long budgetBytes, int workers, Duration load
 
     /// Depth `depth`, `workers` threads, no byte budget, 5-minute load timeout, 1 s close bound.
     public static PumpConfig of(int depth, int workers) {
-        return new PumpConfig(depth, Long.MAX_VALUE, workers, Duration.ofMinutes(5), Duration.ofSeconds(1), "pump");
+        return new PumpConfig(depth, Long.MAX_VALUE, workers, Duration.ofMinutes(5), Duration.ofSeconds(1), "pump", false);
     }
 
     /// A copy with `budgetBytes` set (validated).
     public PumpConfig withBudgetBytes(long v) {
-        return new PumpConfig(depth, v, workers, loadTimeout, closeTimeout, name);
+        return new PumpConfig(depth, v, workers, loadTimeout, closeTimeout, name, virtualThreads);
     }
 
     /// A copy with `loadTimeout` set (validated).
     public PumpConfig withLoadTimeout(Duration v) {
-        return new PumpConfig(depth, budgetBytes, workers, v, closeTimeout, name);
+        return new PumpConfig(depth, budgetBytes, workers, v, closeTimeout, name, virtualThreads);
     }
 
     /// A copy with `closeTimeout` set (validated).
     public PumpConfig withCloseTimeout(Duration v) {
-        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, v, name);
+        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, v, name, virtualThreads);
     }
 
     /// A copy with `name` set (validated).
     public PumpConfig withName(String v) {
-        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, closeTimeout, v);
+        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, closeTimeout, v, virtualThreads);
+    }
+
+    /// A copy with `virtualThreads` set.
+    public PumpConfig withVirtualThreads(boolean v) {
+        return new PumpConfig(depth, budgetBytes, workers, loadTimeout, closeTimeout, name, v);
     }
 
     private static void requirePositive(String option, Duration d) {

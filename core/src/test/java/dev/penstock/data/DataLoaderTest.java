@@ -113,6 +113,10 @@ class DataLoaderTest {
             many = epoch(loader).stream().flatMap(List::stream).toList();
         }
         assertThat(many).isEqualTo(one);
+        try (var loader = DataLoader.builder(slow).batchSize(8).workers(64).virtualThreads(true).seed(11)
+                .sampler("shuffled").build()) {
+            assertThat(epoch(loader).stream().flatMap(List::stream).toList()).as("virtual I/O threads").isEqualTo(one);
+        }
         assertThat(one.stream().map(Sample::draw).distinct().count()).isEqualTo(120);
     }
 

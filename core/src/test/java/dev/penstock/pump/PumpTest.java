@@ -257,6 +257,28 @@ class PumpTest {
     }
 
     @Test
+    void virtualIoThreadsDeliverInOrderAndStopOnClose() throws Exception {
+        PumpConfig c = config(8, 32).withVirtualThreads(true);
+        CountDownLatch blocked = new CountDownLatch(1);
+        Pump<Long> pump = Pump.<Long>builder(k -> {
+            if (k == 150) {
+                blocked.countDown();
+                Thread.sleep(Long.MAX_VALUE); // stuck until close interrupts it
+            }
+            Thread.sleep(k % 3);
+            return k;
+        }).config(c).source(LongStream.range(0, 1000).iterator()).start();
+        for (long i = 0; i < 150; i++) {
+            assertThat(pump.next()).isEqualTo(i);
+        }
+        assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+        long t0 = System.nanoTime();
+        pump.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+        assertThat(pump.isTerminated()).isTrue();
+    }
+
+    @Test
     void invalidOptionsFailNamingTheOption() {
         assertThatThrownBy(() -> PumpConfig.of(0, 1)).hasMessageContaining("'depth'").hasMessageContaining("0");
         assertThatThrownBy(() -> PumpConfig.of(-3, 1)).hasMessageContaining("'depth'").hasMessageContaining("-3");
