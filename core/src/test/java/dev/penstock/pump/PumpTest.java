@@ -192,6 +192,53 @@ class PumpTest {
     }
 
     @Test
+    void aLoadThatIgnoresInterruptsIsLoggedWithItsThreadAndCloseStillReturnsInBound() throws Exception {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger("dev.penstock.internal.Threads");
+        List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(handler);
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(1);
+        PumpConfig c = config(2, 1).withCloseTimeout(Duration.ofMillis(300));
+        try {
+            Pump<Long> pump = Pump.<Long>builder(k -> {
+                started.countDown();
+                while (!release.get()) {
+                    Thread.onSpinWait(); // deaf to interrupts
+                }
+                return k;
+            }).config(c).source(LongStream.range(0, 10).iterator()).start();
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            long t0 = System.nanoTime();
+            pump.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+            assertThat(pump.isTerminated()).isFalse();
+            assertThat(records).anySatisfy(r -> {
+                assertThat(r.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+                assertThat(java.text.MessageFormat.format(r.getMessage(), r.getParameters()))
+                        .contains(prefix(c) + "0").contains("did not stop");
+            });
+        } finally {
+            release.set(true);
+            jul.removeHandler(handler);
+        }
+        assertThat(ThreadCensus.awaitNone(prefix(c), Duration.ofSeconds(5))).isEmpty();
+    }
+
+    @Test
     void resultsNeverConsumedAreDiscardedOnClose() throws Exception {
         List<Long> discarded = java.util.Collections.synchronizedList(new ArrayList<>());
         PumpConfig c = config(4, 2);
