@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """PyTorch DataLoader on the `loader` workload of BENCHMARKS.md (the peer of `penstock bench loader`).
 
-Each sample: sleep 2 ms, fill 65,536 float32 x_j = sin(j * 1e-3 * (i mod 997 + 1) + 2), normalise
+One DataLoader per worker count is kept across epochs (persistent workers), one warm-up epoch,
+then --repeat measured epochs (median reported). Each sample: sleep 2 ms, fill 65,536 float32 x_j = sin(j * 1e-3 * (i mod 997 + 1) + 2), normalise
 to (x - mean) / std. Batch 32, default collate. The consumer's model step is a float64 matrix
 product repeated to take --step-ms, calibrated at start. Prints `name: value` lines last.
 
@@ -56,11 +57,9 @@ class Step:
         self.sink += float(c[0, 0]) + float(batch[:, 0].sum())
 
 
-def run_once(n, workers, step, batch_size):
-    ds = Workload(n)
+def epoch(loader, step):
     t0 = time.perf_counter()
     wait = 0.0
-    loader = DataLoader(ds, batch_size=batch_size, num_workers=workers)  # default prefetch_factor=2
     it = iter(loader)
     while True:
         w0 = time.perf_counter()
@@ -87,7 +86,13 @@ def main():
     best = 0.0
     best_w = None
     for w in [int(x) for x in a.workers.split(",")]:
-        runs = [run_once(a.samples, w, step, a.batch_size) for _ in range(a.repeat)]
+        # As Penstock's side: one loader kept across epochs (persistent workers, so no
+        # re-spawn per epoch), one warm-up epoch, then the measured ones.
+        loader = DataLoader(Workload(a.samples), batch_size=a.batch_size, num_workers=w,
+                            persistent_workers=w > 0)
+        epoch(loader, step)
+        runs = [epoch(loader, step) for _ in range(a.repeat)]
+        del loader
         walls = sorted(r[0] for r in runs)
         med = statistics.median_low(walls)
         wait = [r[1] for r in runs if r[0] == med][0]

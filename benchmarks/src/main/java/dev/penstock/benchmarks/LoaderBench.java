@@ -17,7 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /// Runs the `loader` workload (BENCHMARKS.md) through Penstock's `DataLoader` at several
-/// worker counts and reports samples/s, exposed wait and the ratio to the ideal pipelined bound
+/// worker counts, as epochs of a loader kept across epochs (after one warm-up epoch), and reports samples/s, exposed wait and the ratio to the ideal pipelined bound
 /// `max((N·load + batches·collate) / workers, batches·step)`, with load, collate and step
 /// measured standalone in the same run. With a peer, PyTorch's `DataLoader` runs the same
 /// workload from `benchmarks/peers/loader_torch.py` and the ratio of the bests is reported.
@@ -115,46 +115,40 @@ public final class LoaderBench {
         return Math.max((n * loadS + batches * collateS) / workers, batches * stepS);
     }
 
-    /// One full epoch with `workers` I/O threads; the consumer runs the model step per batch.
-    private Run runOnce(String threads, int workers, int samples) throws Exception {
-        try (LoaderWorkload ds = new LoaderWorkload(samples)) {
-            long t0 = System.nanoTime();
-            long waitNs = 0;
-            long readyNs = 0;
-            try (DataLoader<Block, Block, Block> loader = DataLoader.builder(ds)
-                    .batchSize(options.batchSize())
-                    .workers(workers)
-                    .virtualThreads(threads.equals("virtual"))
-                    .prefetchDepth(2 * options.batchSize() + workers)
-                    .collate(Collate.stack())
-                    .build()) {
-                Iterator<Batch<Block>> it = loader.iterator();
-                while (true) {
-                    long w0 = System.nanoTime();
-                    if (!it.hasNext()) {
-                        break;
-                    }
-                    Batch<Block> b = it.next();
-                    long w1 = System.nanoTime();
-                    b.ready().await();
-                    readyNs += System.nanoTime() - w1;
-                    waitNs += System.nanoTime() - w0;
-                    step.step(b.data());
-                }
-            }
-            long wall = System.nanoTime() - t0;
-            if (System.getenv("PENSTOCK_DEBUG") != null) {
-                System.err.printf("w=%d wall=%.1fms wait=%.1fms ready=%.1fms%n", workers, wall / 1e6, waitNs / 1e6, readyNs / 1e6);
-            }
-            return new Run(wall / 1e9, (double) waitNs / wall);
-        }
+    /// A loader over the workload as a training loop would keep it across epochs.
+    private DataLoader<Block, Block, Block> loader(LoaderWorkload ds, String threads, int workers) {
+        return DataLoader.builder(ds)
+                .batchSize(options.batchSize())
+                .workers(workers)
+                .virtualThreads(threads.equals("virtual"))
+                .prefetchDepth(2 * options.batchSize() + workers)
+                .collate(Collate.stack())
+                .build();
     }
 
-    /// Runs every worker count `repeat` times; prints one line per count and returns the results.
-    public List<Result> run() throws Exception {
-        for (String t : options.threads()) {
-            runOnce(t, 8, Math.min(options.samples(), 640)); // JIT warm-up
+    /// One epoch, timed from `iterator()` (which starts the epoch's I/O threads) to the end of the
+    /// last batch's step; the consumer runs the model step per batch.
+    private Run epoch(DataLoader<Block, Block, Block> loader) {
+        long t0 = System.nanoTime();
+        long waitNs = 0;
+        Iterator<Batch<Block>> it = loader.iterator();
+        while (true) {
+            long w0 = System.nanoTime();
+            if (!it.hasNext()) {
+                break;
+            }
+            Batch<Block> b = it.next();
+            b.ready().await();
+            waitNs += System.nanoTime() - w0;
+            step.step(b.data());
         }
+        long wall = System.nanoTime() - t0;
+        return new Run(wall / 1e9, (double) waitNs / wall);
+    }
+
+    /// Runs every worker count: one warm-up epoch (fills the sample and batch memory pools),
+    /// then `repeat` measured epochs of the same loader. Prints one line per count.
+    public List<Result> run() throws Exception {
         List<Result> results = new ArrayList<>();
         for (String t : options.threads()) {
             for (int w : options.workers()) {
@@ -165,20 +159,22 @@ public final class LoaderBench {
     }
 
     private Result measure(String threads, int w) throws Exception {
-        {
-            Run[] runs = new Run[options.repeat()];
+        Run[] runs = new Run[options.repeat()];
+        try (LoaderWorkload ds = new LoaderWorkload(options.samples());
+             DataLoader<Block, Block, Block> loader = loader(ds, threads, w)) {
+            epoch(loader); // warm-up: JIT, sample pool, batch memory pool
             for (int r = 0; r < runs.length; r++) {
-                runs[r] = runOnce(threads, w, options.samples());
+                runs[r] = epoch(loader);
             }
-            double[] walls = Arrays.stream(runs).mapToDouble(Run::wallS).sorted().toArray();
-            double median = walls[walls.length / 2];
-            Run med = Arrays.stream(runs).filter(r -> r.wallS == median).findFirst().orElseThrow();
-            Result res = new Result(threads, w, options.samples() / median, options.samples() / walls[walls.length - 1],
-                    options.samples() / walls[0], med.waitFraction, median / idealS(w));
-            out.printf(Locale.ROOT, "penstock threads=%s workers=%d samples_per_s=%.0f (min %.0f, max %.0f) exposed_wait=%.3f ideal_ratio=%.3f%n",
-                    threads, w, res.samplesPerS, res.minSamplesPerS, res.maxSamplesPerS, res.exposedWaitFraction, res.idealRatio);
-            return res;
         }
+        double[] walls = Arrays.stream(runs).mapToDouble(Run::wallS).sorted().toArray();
+        double median = walls[walls.length / 2];
+        Run med = Arrays.stream(runs).filter(r -> r.wallS == median).findFirst().orElseThrow();
+        Result res = new Result(threads, w, options.samples() / median, options.samples() / walls[walls.length - 1],
+                options.samples() / walls[0], med.waitFraction, median / idealS(w));
+        out.printf(Locale.ROOT, "penstock threads=%s workers=%d samples_per_s=%.0f (min %.0f, max %.0f) exposed_wait=%.3f ideal_ratio=%.3f%n",
+                threads, w, res.samplesPerS, res.minSamplesPerS, res.maxSamplesPerS, res.exposedWaitFraction, res.idealRatio);
+        return res;
     }
 
     /// The figures printed last, as `name: value` lines.
