@@ -4,7 +4,6 @@ import dev.penstock.internal.Threads;
 import dev.penstock.observe.PumpWaitEvent;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
-import java.util.Objects;
 import java.util.PrimitiveIterator;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -73,7 +72,7 @@ public final class Pump<R> implements AutoCloseable {
     private long lastWaitNs;
     private long totalWaitNs;
 
-    private Pump(Builder<R> b) {
+    Pump(PumpBuilder<R> b) {
         this.config = b.config;
         this.source = b.source;
         this.loader = b.loader;
@@ -98,8 +97,8 @@ public final class Pump<R> implements AutoCloseable {
     }
 
     /// Starts building a pump around `loader`.
-    public static <R> Builder<R> builder(Loader<R> loader) {
-        return new Builder<>(loader);
+    public static <R> PumpBuilder<R> builder(Loader<R> loader) {
+        return new PumpBuilder<>(loader);
     }
 
     /// Whether another `next()` will return an item or raise an item's error.
@@ -385,48 +384,5 @@ public final class Pump<R> implements AutoCloseable {
             }
         }
         return true;
-    }
-
-    /// Builds and starts a `Pump`.
-    public static final class Builder<R> {
-        private final Loader<R> loader;
-        private PumpConfig config = PumpConfig.of(4, 2);
-        private PrimitiveIterator.OfLong source;
-        private ToLongFunction<? super R> sizer;
-        private Consumer<? super R> discard;
-
-        private Builder(Loader<R> loader) {
-            this.loader = Objects.requireNonNull(loader, "loader");
-        }
-
-        /// Depth, workers, budget and timeouts.
-        public Builder<R> config(PumpConfig c) {
-            this.config = Objects.requireNonNull(c, "config");
-            return this;
-        }
-
-        /// The keys to load, pulled lazily; may be infinite.
-        public Builder<R> source(PrimitiveIterator.OfLong s) {
-            this.source = s;
-            return this;
-        }
-
-        /// Bytes a loaded result holds, for the byte budget.
-        public Builder<R> sizer(ToLongFunction<? super R> s) {
-            this.sizer = s;
-            return this;
-        }
-
-        /// Called for loaded results the consumer never took (on close), to release them.
-        public Builder<R> onDiscard(Consumer<? super R> d) {
-            this.discard = d;
-            return this;
-        }
-
-        /// Starts the I/O threads and primes the pump.
-        public Pump<R> start() {
-            Objects.requireNonNull(source, "source");
-            return new Pump<>(this);
-        }
     }
 }
