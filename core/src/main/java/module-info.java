@@ -9,4 +9,5 @@ module dev.penstock.core {
     exports dev.penstock.pump;
     exports dev.penstock.data;
     exports dev.penstock.observe;
+    exports dev.penstock.transfer;
 }

@@ -1,0 +1,254 @@
+package dev.penstock.transfer;
+
+import dev.penstock.device.Device;
+import dev.penstock.device.DeviceException;
+import dev.penstock.device.Event;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
+import dev.penstock.memory.DType;
+import dev.penstock.memory.Lease;
+import dev.penstock.memory.StagingPool;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
+
+/// Moves input to a device in chunks through a staging pool, overlapping the host's reads, the
+/// copy stream's host→device copies and the compute stream's kernels.
+///
+/// ```
+///  host thread:   read k+2 → staging[s'']      (waits for a staging buffer: backpressure)
+///  copy stream:   wait kernelDone[s]; copy staging → device[s]   (chunk k+1)
+///  compute:       wait copied(k);     kernel(k, device[s])
+///
+///  staging buffer: back to the pool once the copy that read it has finished
+///  device buffer s = k mod slots: rewritten only after the kernel that read it (event-guarded)
+/// ```
+///
+/// Device memory is `slots × chunkBytes`, allocated once. A failure anywhere stops the run:
+/// nothing new is enqueued, what is in flight drains (queued work after a failure is skipped by
+/// stream semantics), every staging buffer comes back, and `run` throws a `TransferException`
+/// naming the chunk. The engine is usable again afterwards.
+///
+/// Threading: one `run` at a time, from any thread.
+public final class TransferEngine implements AutoCloseable {
+    private final Device device;
+    private final TransferConfig config;
+    private final Stream copy;
+    private final Stream compute;
+    private final StagingPool staging;
+    private final BlockArena deviceArena;
+    private final Block[] deviceBuffers;
+
+    /// In-flight staging buffer: returned when `copied` completes.
+    private record InFlight(long chunk, Lease lease, Event copied) {
+    }
+
+    /// An engine on `device` with host staging buffers from a new page-aligned pool.
+    public TransferEngine(Device device, TransferConfig config) {
+        this(device, config, StagingPool.allocate(device.name() + " transfer staging", config.slots(), config.chunkBytes()));
+    }
+
+    /// An engine on `device` staging through `staging` (for example a pinned pool of a CUDA
+    /// device), whose buffers must hold a chunk. The engine closes the pool.
+    public TransferEngine(Device device, TransferConfig config, StagingPool staging) {
+        if (staging.bufferBytes() < config.chunkBytes()) {
+            throw new IllegalArgumentException("staging pool '" + staging.name() + "' has buffers of " + staging.bufferBytes()
+                    + " bytes, smaller than option 'chunkBytes' = " + config.chunkBytes());
+        }
+        this.device = device;
+        this.config = config;
+        this.staging = staging;
+        this.copy = device.newStream("transfer-copy");
+        this.compute = device.newStream("transfer-compute");
+        this.deviceArena = device.newArena("transfer");
+        this.deviceBuffers = new Block[config.slots()];
+        for (int s = 0; s < deviceBuffers.length; s++) {
+            deviceBuffers[s] = deviceArena.allocate(DType.U8, config.chunkBytes());
+        }
+    }
+
+    /// Moves `totalBytes` from `source` through the pipeline, running `kernel` on every chunk in
+    /// order, and waits until the last kernel has finished.
+    ///
+    /// @throws TransferException naming the chunk whose read, copy or kernel failed
+    public TransferStats run(long totalBytes, ChunkSource source, Kernel kernel) throws InterruptedException {
+        if (totalBytes < 0) {
+            throw new IllegalArgumentException("totalBytes must be non-negative, got " + totalBytes);
+        }
+        long chunkBytes = config.chunkBytes();
+        long chunks = (totalBytes + chunkBytes - 1) / chunkBytes;
+        Event[] kernelDone = new Event[config.slots()];
+        ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+        AtomicLong failedKernelChunk = new AtomicLong(-1);
+        AtomicLong copyNs = new AtomicLong();
+        AtomicLong kernelNs = new AtomicLong();
+        long readNs = 0;
+        long slotWaitNs = 0;
+        long start = System.nanoTime();
+        TransferException failure = null;
+        try {
+            for (long k = 0; k < chunks; k++) {
+                int s = (int) (k % config.slots());
+                long t0 = System.nanoTime();
+                Lease lease = nextStagingBuffer(inFlight, failedKernelChunk);
+                slotWaitNs += System.nanoTime() - t0;
+                long bytes = Math.min(chunkBytes, totalBytes - k * chunkBytes);
+                long t1 = System.nanoTime();
+                try {
+                    source.read(k * chunkBytes, lease.segment(), bytes);
+                } catch (Exception e) {
+                    lease.close();
+                    throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
+                            + (k * chunkBytes + bytes) + ") failed: " + e, e);
+                }
+                readNs += System.nanoTime() - t1;
+                if (kernelDone[s] != null) {
+                    copy.waitFor(kernelDone[s]); // device buffer s is free once kernel k - slots has read it
+                }
+                Block src = lease.block(DType.U8, bytes);
+                Block dst = deviceBuffers[s].slice(0, bytes);
+                long chunk = k;
+                copy.launch("begin copy of chunk " + k, () -> copyNs.addAndGet(-System.nanoTime()));
+                copy.copy(src, dst);
+                copy.launch("end copy of chunk " + k, () -> copyNs.addAndGet(System.nanoTime()));
+                Event copied = copy.record();
+                inFlight.add(new InFlight(k, lease, copied));
+                compute.waitFor(copied);
+                compute.launch("kernel on chunk " + k, () -> {
+                    long kt = System.nanoTime();
+                    try {
+                        kernel.run(chunk, dst);
+                    } catch (Throwable e) {
+                        failedKernelChunk.compareAndSet(-1, chunk);
+                        throw e;
+                    } finally {
+                        kernelNs.addAndGet(System.nanoTime() - kt);
+                    }
+                });
+                kernelDone[s] = compute.record();
+            }
+            awaitAll(chunks, failedKernelChunk);
+        } catch (TransferException e) {
+            failure = e;
+        }
+        drain(inFlight);
+        if (failure != null) {
+            throw failure;
+        }
+        return new TransferStats(totalBytes, chunks, System.nanoTime() - start, readNs, slotWaitNs, copyNs.get(), kernelNs.get());
+    }
+
+    /// A free staging buffer: returns the buffers of finished copies first; if none is free,
+    /// waits for the oldest copy (bounded), and fails if it failed.
+    private Lease nextStagingBuffer(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+        Lease lease;
+        while ((lease = returnFinished(inFlight, failedKernelChunk)) == null) {
+            InFlight oldest = inFlight.peekFirst();
+            if (oldest == null) {
+                throw new IllegalStateException("staging pool '" + staging.name() + "' is empty with no copy in flight");
+            }
+            if (!awaitQuietly(oldest.copied)) {
+                throw new TransferException(oldest.chunk, "chunk " + oldest.chunk + ": its copy did not finish within "
+                        + config.waitTimeout(), null);
+            }
+        }
+        return lease;
+    }
+
+    private Lease returnFinished(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+        while (!inFlight.isEmpty() && inFlight.peekFirst().copied.isDone()) {
+            InFlight f = inFlight.pollFirst();
+            f.lease.close();
+            DeviceException e = failureOf(f.copied);
+            if (e != null) {
+                throw attribute(f.chunk, e, failedKernelChunk);
+            }
+        }
+        return staging.tryAcquire();
+    }
+
+    private void awaitAll(long chunks, AtomicLong failedKernelChunk) {
+        Event done = compute.record();
+        if (!awaitQuietly(done)) {
+            throw new TransferException(chunks - 1, "the last kernels did not finish within " + config.waitTimeout(), null);
+        }
+        DeviceException e = failureOf(done);
+        if (e != null) {
+            throw attribute(chunks - 1, e, failedKernelChunk);
+        }
+    }
+
+    private static TransferException attribute(long fallbackChunk, DeviceException e, AtomicLong failedKernelChunk) {
+        long k = failedKernelChunk.get();
+        if (k >= 0) {
+            return new TransferException(k, "chunk " + k + ": kernel failed: " + e.getCause(), e);
+        }
+        return new TransferException(fallbackChunk, "chunk " + fallbackChunk + ": operation '" + e.operation()
+                + "' failed: " + e.getCause(), e);
+    }
+
+    /// Lets in-flight work finish (skipped if a stream failed), returns every staging buffer and
+    /// clears the streams' failures so the engine can run again.
+    private void drain(ArrayDeque<InFlight> inFlight) {
+        awaitQuietly(copy.record());
+        awaitQuietly(compute.record());
+        for (InFlight f : inFlight) {
+            f.lease.close();
+        }
+        inFlight.clear();
+        clear(copy);
+        clear(compute);
+    }
+
+    private static void clear(Stream s) {
+        try {
+            s.synchronize();
+        } catch (DeviceException reported) {
+            // already raised as this run's TransferException
+        }
+    }
+
+    private boolean awaitQuietly(Event e) {
+        try {
+            return e.await(config.waitTimeout());
+        } catch (DeviceException failed) {
+            return true;
+        }
+    }
+
+    private static DeviceException failureOf(Event e) {
+        try {
+            e.await();
+            return null;
+        } catch (DeviceException failed) {
+            return failed;
+        }
+    }
+
+    /// Device bytes this engine holds: `slots × chunkBytes`, whatever the input size.
+    public long deviceBytes() {
+        return deviceArena.allocatedBytes();
+    }
+
+    /// The staging pool (for its wait time and occupancy).
+    public StagingPool staging() {
+        return staging;
+    }
+
+    /// The settings.
+    public TransferConfig config() {
+        return config;
+    }
+
+    /// The device.
+    public Device device() {
+        return device;
+    }
+
+    /// Frees the device buffers and the staging pool (the device's streams end with the device).
+    @Override
+    public void close() {
+        deviceArena.close();
+        staging.close();
+    }
+}

@@ -1,0 +1,2 @@
+/// Chunked host→device transfer overlapped with compute: `TransferEngine`.
+package dev.penstock.transfer;
