@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.penstock.device.CpuDevice;
 import dev.penstock.device.Device;
-import dev.penstock.device.Event;
-import dev.penstock.device.Stream;
+import dev.penstock.device.TestingDevices;
 import dev.penstock.memory.Block;
-import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
@@ -27,70 +25,6 @@ import org.junit.jupiter.api.Timeout;
 /// One-batch lookahead on the preprocessing stream and deferred gating of the compute stream.
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LookaheadTest {
-
-    /// A device whose streams log every launch and wait, in call order.
-    static final class RecordingDevice implements Device {
-        final CpuDevice inner = new CpuDevice();
-        final List<String> log = new CopyOnWriteArrayList<>();
-
-        @Override
-        public String name() {
-            return "recording";
-        }
-
-        @Override
-        public Stream newStream(String name) {
-            Stream s = inner.newStream(name);
-            return new Stream() {
-                @Override
-                public String name() {
-                    return name;
-                }
-
-                @Override
-                public Device device() {
-                    return RecordingDevice.this;
-                }
-
-                @Override
-                public void launch(String opName, Op op) {
-                    log.add(name + ": " + opName);
-                    s.launch(opName, op);
-                }
-
-                @Override
-                public Event record() {
-                    return s.record();
-                }
-
-                @Override
-                public void waitFor(Event event) {
-                    log.add(name + ": waitFor");
-                    s.waitFor(event);
-                }
-
-                @Override
-                public void synchronize() {
-                    s.synchronize();
-                }
-            };
-        }
-
-        @Override
-        public BlockArena newArena(String name) {
-            return inner.newArena(name);
-        }
-
-        @Override
-        public boolean isHostMemory() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-            inner.close();
-        }
-    }
 
     /// Samples whose `consume` enqueues slow work on the prep stream.
     static final class SlowPrepDataset implements Dataset<Long, Long> {
@@ -125,11 +59,12 @@ class LookaheadTest {
 
     @Test
     void batchNPlusOneIsEnqueuedBeforeComputeWaitsForBatchN() {
-        try (RecordingDevice device = new RecordingDevice();
+        List<String> recorded = new CopyOnWriteArrayList<>();
+        try (Device device = TestingDevices.recording(new CpuDevice(), recorded);
              var loader = DataLoader.builder(new SlowPrepDataset(0)).batchSize(3).device(device).build()) {
             Iterator<Batch<List<Long>>> it = loader.iterator();
             it.next();
-            List<String> log = List.copyOf(device.log);
+            List<String> log = List.copyOf(recorded);
             int firstWait = log.indexOf("compute: waitFor");
             assertThat(firstWait).isPositive();
             assertThat(log.indexOf("prep: end batch 1")).as("batch 1 fully enqueued before compute waits for batch 0: %s", log)

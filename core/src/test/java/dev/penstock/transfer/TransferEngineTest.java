@@ -1,0 +1,164 @@
+package dev.penstock.transfer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.penstock.device.CpuDevice;
+import dev.penstock.device.Device;
+import dev.penstock.device.TestingDevices;
+import dev.penstock.memory.HostArena;
+import dev.penstock.memory.Memory;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TransferEngineTest {
+    private long liveBefore;
+    private Device device;
+
+    @BeforeEach
+    void open() {
+        liveBefore = Memory.liveBytes();
+    }
+
+    @AfterEach
+    void closeDevice() {
+        if (device != null) {
+            device.close();
+        }
+        assertThat(Memory.liveBytes()).as("device buffers, staging pool and input freed").isEqualTo(liveBefore);
+    }
+
+    /// Byte `i` of the input: differs between neighbouring chunks and within a chunk.
+    private static byte pattern(long i) {
+        return (byte) (i * 7 + (i >>> 9) * 31);
+    }
+
+    private static MemorySegment input(HostArena arena, long bytes) {
+        MemorySegment s = arena.allocateBytes(bytes);
+        for (long i = 0; i < bytes; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, pattern(i));
+        }
+        return s;
+    }
+
+    /// A kernel that checks every byte of its chunk against the input pattern.
+    private static Kernel verifying(long chunkBytes, List<String> errors, AtomicLong seenBytes, long kernelSleepMs) {
+        return (chunk, data) -> {
+            if (kernelSleepMs > 0) {
+                Thread.sleep(kernelSleepMs);
+            }
+            MemorySegment s = data.segment();
+            for (long j = 0; j < data.byteSize(); j++) {
+                if (s.get(ValueLayout.JAVA_BYTE, j) != pattern(chunk * chunkBytes + j)) {
+                    errors.add("chunk " + chunk + " byte " + j);
+                    return;
+                }
+            }
+            seenBytes.addAndGet(data.byteSize());
+        };
+    }
+
+    private void runIntegrity(Device dev, long kernelSleepMs) throws Exception {
+        device = dev;
+        long chunk = 4096;
+        long total = 37 * chunk + 123; // a short last chunk
+        List<String> errors = new CopyOnWriteArrayList<>();
+        AtomicLong seen = new AtomicLong();
+        try (HostArena arena = Memory.newSharedArena("input");
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 3))) {
+            MemorySegment in = input(arena, total);
+            TransferStats stats = engine.run(total, ChunkSource.of(in), verifying(chunk, errors, seen, kernelSleepMs));
+            assertThat(errors).as("chunks that saw overwritten or wrong bytes").isEmpty();
+            assertThat(seen.get()).isEqualTo(total);
+            assertThat(stats.chunks()).isEqualTo(38);
+            assertThat(engine.staging().leased()).isZero();
+        }
+    }
+
+    @Test
+    void everyChunkArrivesIntactWhenTheKernelIsSlow() throws Exception {
+        runIntegrity(new CpuDevice(), 3);
+    }
+
+    @Test
+    void everyChunkArrivesIntactWhenTheCopyIsSlow() throws Exception {
+        runIntegrity(TestingDevices.slowCopies(new CpuDevice(), 3), 0);
+    }
+
+    @Test
+    void deviceMemoryStaysBoundedBySlotsWhateverTheInputSize() throws Exception {
+        device = new CpuDevice();
+        long chunk = 64 * 1024;
+        AtomicLong maxLive = new AtomicLong();
+        try (TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 2))) {
+            long before = Memory.liveBytes();
+            long total = 256 * chunk; // 16 MiB through 128 KiB of device memory
+            engine.run(total, (offset, staging, bytes) -> staging.asSlice(0, bytes).fill((byte) 1),
+                    (k, data) -> maxLive.accumulateAndGet(Memory.liveBytes(), Math::max));
+            assertThat(engine.deviceBytes()).isEqualTo(2 * chunk);
+            assertThat(maxLive.get()).as("no allocation during the run").isEqualTo(before);
+        }
+    }
+
+    @Test
+    void aKernelErrorSurfacesWithItsChunkAndTheEngineStopsCleanly() throws Exception {
+        device = new CpuDevice();
+        long chunk = 1024;
+        AtomicLong kernelsRun = new AtomicLong();
+        try (TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 2))) {
+            assertThatThrownBy(() -> engine.run(100 * chunk, (o, s, b) -> { }, (k, data) -> {
+                kernelsRun.incrementAndGet();
+                if (k == 5) {
+                    throw new ArithmeticException("NaN in row 3");
+                }
+            })).isInstanceOf(TransferException.class)
+                    .hasMessageContaining("chunk 5").hasMessageContaining("NaN in row 3")
+                    .satisfies(e -> assertThat(((TransferException) e).chunk()).isEqualTo(5));
+            assertThat(kernelsRun.get()).as("nothing after the failure ran").isEqualTo(6);
+            assertThat(engine.staging().leased()).isZero();
+            // and the engine works again
+            AtomicLong again = new AtomicLong();
+            engine.run(10 * chunk, (o, s, b) -> { }, (k, data) -> again.incrementAndGet());
+            assertThat(again.get()).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void aReadErrorSurfacesWithItsChunk() throws Exception {
+        device = new CpuDevice();
+        try (TransferEngine engine = new TransferEngine(device, TransferConfig.of(1000, 2))) {
+            assertThatThrownBy(() -> engine.run(10_000, (offset, s, b) -> {
+                if (offset == 7000) {
+                    throw new java.io.IOException("disk gone");
+                }
+            }, (k, data) -> { })).isInstanceOf(TransferException.class).hasMessageContaining("chunk 7")
+                    .hasMessageContaining("disk gone");
+            assertThat(engine.staging().leased()).isZero();
+        }
+    }
+
+    @Test
+    void invalidOptionsAreRejectedNamingTheOption() {
+        assertThatThrownBy(() -> TransferConfig.of(0, 2)).hasMessageContaining("'chunkBytes'");
+        assertThatThrownBy(() -> TransferConfig.of(10, 0)).hasMessageContaining("'slots'");
+    }
+
+    @Test
+    void theLastChunkMayBeShort() throws Exception {
+        device = new CpuDevice();
+        List<Long> sizes = new CopyOnWriteArrayList<>();
+        try (TransferEngine engine = new TransferEngine(device, TransferConfig.of(100, 2))) {
+            engine.run(250, (o, s, b) -> { }, (k, data) -> sizes.add(data.byteSize()));
+        }
+        assertThat(sizes).containsExactly(100L, 100L, 50L);
+    }
+}
