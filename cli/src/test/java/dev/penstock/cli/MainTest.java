@@ -47,8 +47,15 @@ class MainTest {
     }
 
     @Test
+    void aSmallTransferBenchmarkReportsItsRatioToMemcpy() {
+        String out = run(0, "bench", "transfer", "--total-mib", "8", "--chunk-mib", "1,2", "--repeat", "1");
+        assertThat(out).contains("memcpy_gb_per_s: ", "transfer_noop_1mib_gb_per_s: ", "transfer_read_2mib_ratio_vs_memcpy: ",
+                "ratio_vs_memcpy: ");
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
-        assertThat(out).contains("loader").contains("pump");
+        assertThat(out).contains("loader").contains("pump").contains("transfer");
     }
 }
