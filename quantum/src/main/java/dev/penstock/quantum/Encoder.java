@@ -1,0 +1,154 @@
+package dev.penstock.quantum;
+
+import dev.penstock.memory.Block;
+import dev.penstock.memory.DType;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+/// Encodes classical rows into quantum state vectors: float32 rows into complex64 states,
+/// float64 rows into complex128 (or either into either), one row or a batch at a time.
+///
+/// An encoder holds its scratch buffers: one per thread. The `simd` choice picks
+/// `VectorKernels` or the reference `ScalarKernels`; both compute the same states (tested
+/// against each other and against independent formulas).
+public final class Encoder {
+    /// The largest qubit count (the original's limit): 2^30 amplitudes per state.
+    public static final int MAX_QUBITS = 30;
+
+    private final Encoding encoding;
+    private final int qubits;
+    private final int size;
+    private final Kernels kernels;
+    private double[] x = new double[0];
+    private float[] xf = new float[0];
+    private final double[] re;
+    private final double[] im;
+
+    private Encoder(Encoding encoding, int qubits, boolean simd) {
+        if (qubits < 1 || qubits > MAX_QUBITS) {
+            throw new IllegalArgumentException("option '--qubits' must be in [1, " + MAX_QUBITS + "], got " + qubits);
+        }
+        if (encoding == Encoding.IQP && encoding.inputLength(qubits) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("iqp encoding of " + qubits + " qubits needs too many parameters");
+        }
+        this.encoding = encoding;
+        this.qubits = qubits;
+        this.size = 1 << qubits;
+        this.kernels = simd ? VectorKernels.INSTANCE : ScalarKernels.INSTANCE;
+        this.re = new double[size];
+        this.im = new double[size];
+    }
+
+    /// An encoder of `encoding` on `qubits` qubits, SIMD path.
+    public static Encoder of(Encoding encoding, int qubits) {
+        return new Encoder(encoding, qubits, true);
+    }
+
+    /// An encoder on the SIMD path (`simd`) or the scalar reference path.
+    public static Encoder of(Encoding encoding, int qubits, boolean simd) {
+        return new Encoder(encoding, qubits, simd);
+    }
+
+    /// The encoding.
+    public Encoding encoding() {
+        return encoding;
+    }
+
+    /// Number of qubits n.
+    public int qubits() {
+        return qubits;
+    }
+
+    /// Amplitudes per state, N = 2^n.
+    public int stateSize() {
+        return size;
+    }
+
+    /// Encodes `row[0 … len)` into row `outRow` of `out` (`[rows, N]`, c64 or c128).
+    ///
+    /// @throws EncodingException naming `globalRow` and the rule, if the row is bad
+    public void encode(double[] row, int len, Block out, long outRow, long globalRow) {
+        String broken = Rules.check(encoding, qubits, row, len);
+        if (broken != null) {
+            throw new EncodingException(globalRow, broken);
+        }
+        compute(row, len);
+        write(out, outRow);
+    }
+
+    /// Encodes every row of `in` (`[rows, L]`, f32 or f64) into `out` (`[rows, N]`, c64 or c128).
+    /// Good rows are written in order from output row 0; under `SKIP` bad rows are listed and
+    /// left out, under `FAIL` the first bad row throws (rows before it are written).
+    public EncodeResult encodeBatch(Block in, Block out, long firstGlobalRow, BadRowPolicy policy) {
+        checkShapes(in, out);
+        long rows = in.shape(0);
+        int len = (int) in.shape(1);
+        ensureScratch(len);
+        List<EncodingException> skipped = new ArrayList<>();
+        long written = 0;
+        for (long r = 0; r < rows; r++) {
+            readRow(in, r, len);
+            String broken = Rules.check(encoding, qubits, x, len);
+            if (broken != null) {
+                EncodingException e = new EncodingException(firstGlobalRow + r, broken);
+                if (policy == BadRowPolicy.FAIL) {
+                    throw e;
+                }
+                skipped.add(e);
+                continue;
+            }
+            compute(x, len);
+            write(out, written++);
+        }
+        return new EncodeResult(rows, written, List.copyOf(skipped));
+    }
+
+    private void checkShapes(Block in, Block out) {
+        if (in.rank() != 2 || (in.dtype() != DType.F32 && in.dtype() != DType.F64) || !in.isContiguous()) {
+            throw new IllegalArgumentException("input must be a contiguous [rows, values] f32 or f64 block, got " + in);
+        }
+        if (out.rank() != 2 || out.shape(1) != size || (out.dtype() != DType.C64 && out.dtype() != DType.C128)
+                || !out.isContiguous() || out.shape(0) < in.shape(0)) {
+            throw new IllegalArgumentException("output must be a contiguous [" + in.shape(0) + "+, " + size
+                    + "] c64 or c128 block, got " + out);
+        }
+    }
+
+    private void ensureScratch(int len) {
+        if (x.length < len) {
+            x = new double[len];
+            xf = new float[len];
+        }
+    }
+
+    private void readRow(Block in, long r, int len) {
+        MemorySegment s = in.segment();
+        if (in.dtype() == DType.F64) {
+            MemorySegment.copy(s, ValueLayout.JAVA_DOUBLE, r * len * 8L, x, 0, len);
+        } else {
+            MemorySegment.copy(s, ValueLayout.JAVA_FLOAT, r * len * 4L, xf, 0, len);
+            for (int i = 0; i < len; i++) {
+                x[i] = xf[i];
+            }
+        }
+    }
+
+    private void compute(double[] row, int len) {
+        switch (encoding) {
+            case AMPLITUDE -> kernels.amplitude(row, len, size, re, im);
+            case ANGLE -> kernels.angle(row, qubits, re, im);
+            case BASIS -> kernels.basis((long) row[0], size, re, im);
+            case PHASE -> kernels.phase(row, qubits, re, im);
+            case IQP -> kernels.iqp(row, qubits, true, re, im);
+            case IQP_Z -> kernels.iqp(row, qubits, false, re, im);
+        }
+    }
+
+    private void write(Block out, long outRow) {
+        boolean single = out.dtype() == DType.C64;
+        long rowBytes = (long) size * out.dtype().byteSize();
+        kernels.write(re, im, size, out.segment(), outRow * rowBytes, single);
+    }
+}

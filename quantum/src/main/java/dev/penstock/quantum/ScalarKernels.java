@@ -1,0 +1,142 @@
+package dev.penstock.quantum;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/// The reference arithmetic: plain loops, written for clarity.
+///
+/// Amplitude: ‖x‖ = s·sqrt(Σ (x_i/s)²) with s = max|x_i|, so rows near 1e±200 neither overflow
+/// nor underflow. Angle and phase are built by doubling: adding qubit k maps the first 2^k
+/// amplitudes to the next 2^k (angle: × sin x_k, the old ones × cos x_k; phase: × e^{i x_k}).
+/// IQP builds θ(x) by the same doubling, takes exp(iθ) and applies a fast Walsh–Hadamard
+/// transform, O(n·2^n).
+final class ScalarKernels implements Kernels {
+    static final ScalarKernels INSTANCE = new ScalarKernels();
+
+    @Override
+    public void amplitude(double[] x, int len, int size, double[] re, double[] im) {
+        double scale = 0;
+        for (int i = 0; i < len; i++) {
+            scale = Math.max(scale, Math.abs(x[i]));
+        }
+        double sum = 0;
+        for (int i = 0; i < len; i++) {
+            double t = x[i] / scale;
+            sum += t * t;
+        }
+        double r = 1 / Math.sqrt(sum);
+        for (int i = 0; i < len; i++) {
+            re[i] = x[i] / scale * r;
+        }
+        Arrays.fill(re, len, size, 0);
+        Arrays.fill(im, 0, size, 0);
+    }
+
+    @Override
+    public void angle(double[] x, int n, double[] re, double[] im) {
+        re[0] = 1;
+        for (int k = 0; k < n; k++) {
+            int half = 1 << k;
+            double c = Math.cos(x[k]);
+            double s = Math.sin(x[k]);
+            for (int j = 0; j < half; j++) {
+                re[j + half] = re[j] * s;
+                re[j] *= c;
+            }
+        }
+        Arrays.fill(im, 0, 1 << n, 0);
+    }
+
+    @Override
+    public void basis(long j, int size, double[] re, double[] im) {
+        Arrays.fill(re, 0, size, 0);
+        Arrays.fill(im, 0, size, 0);
+        re[(int) j] = 1;
+    }
+
+    @Override
+    public void phase(double[] x, int n, double[] re, double[] im) {
+        re[0] = Math.pow(2, -n / 2.0);
+        im[0] = 0;
+        for (int k = 0; k < n; k++) {
+            int half = 1 << k;
+            double c = Math.cos(x[k]);
+            double s = Math.sin(x[k]);
+            for (int j = 0; j < half; j++) {
+                re[j + half] = re[j] * c - im[j] * s;
+                im[j + half] = re[j] * s + im[j] * c;
+            }
+        }
+    }
+
+    @Override
+    public void iqp(double[] x, int n, boolean pairs, double[] re, double[] im) {
+        int size = 1 << n;
+        double[] theta = re;
+        double[] coupling = im; // scratch: c_k(y) = Σ_{i<k, y_i = 1} d_p(i,k) for y < 2^k
+        theta[0] = 0;
+        for (int k = 0; k < n; k++) {
+            int half = 1 << k;
+            coupling[0] = 0;
+            if (pairs) {
+                for (int i = 0; i < k; i++) {
+                    int h = 1 << i;
+                    double d = x[Rules.pairIndex(n, i, k)];
+                    for (int y = 0; y < h; y++) {
+                        coupling[y + h] = coupling[y] + d;
+                    }
+                }
+            } else {
+                Arrays.fill(coupling, 0, half, 0);
+            }
+            for (int y = 0; y < half; y++) {
+                theta[y + half] = theta[y] + x[k] + coupling[y];
+            }
+        }
+        for (int y = 0; y < size; y++) {
+            double t = theta[y];
+            im[y] = Math.sin(t);
+            re[y] = Math.cos(t);
+        }
+        walshHadamard(re, im, size);
+        double norm = 1.0 / size;
+        for (int y = 0; y < size; y++) {
+            re[y] *= norm;
+            im[y] *= norm;
+        }
+    }
+
+    /// Unnormalised in-place Walsh–Hadamard transform of a complex vector.
+    static void walshHadamard(double[] re, double[] im, int size) {
+        for (int h = 1; h < size; h <<= 1) {
+            for (int i = 0; i < size; i += h << 1) {
+                for (int j = i; j < i + h; j++) {
+                    double ar = re[j];
+                    double ai = im[j];
+                    double br = re[j + h];
+                    double bi = im[j + h];
+                    re[j] = ar + br;
+                    im[j] = ai + bi;
+                    re[j + h] = ar - br;
+                    im[j + h] = ai - bi;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void write(double[] re, double[] im, int size, MemorySegment out, long offset, boolean singlePrecision) {
+        if (singlePrecision) {
+            for (int i = 0; i < size; i++) {
+                out.set(ValueLayout.JAVA_FLOAT, offset + 8L * i, (float) re[i]);
+                out.set(ValueLayout.JAVA_FLOAT, offset + 8L * i + 4, (float) im[i]);
+            }
+        } else {
+            for (int i = 0; i < size; i++) {
+                out.set(ValueLayout.JAVA_DOUBLE, offset + 16L * i, re[i]);
+                out.set(ValueLayout.JAVA_DOUBLE, offset + 16L * i + 8, im[i]);
+            }
+        }
+    }
+}
