@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /// `penstock bench NAME`: the standard workloads of BENCHMARKS.md.
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a standard benchmark; figures are printed last as 'name: value' lines.",
-        subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class})
+        subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class,
+            BenchEncodeCommand.class})
 /// `penstock bench`: lists the standard workloads.
 public final class BenchCommand implements Runnable {
     @Override

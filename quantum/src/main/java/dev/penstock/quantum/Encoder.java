@@ -25,6 +25,7 @@ public final class Encoder {
     private float[] xf = new float[0];
     private final double[] re;
     private final double[] im;
+    private final double[] stats = new double[2];
 
     private Encoder(Encoding encoding, int qubits, boolean simd) {
         if (qubits < 1 || qubits > MAX_QUBITS) {
@@ -88,7 +89,12 @@ public final class Encoder {
         ensureScratch(len);
         List<EncodingException> skipped = new ArrayList<>();
         long written = 0;
+        boolean fastAmplitude = encoding == Encoding.AMPLITUDE && kernels == VectorKernels.INSTANCE && len >= 1 && len <= size;
         for (long r = 0; r < rows; r++) {
+            if (fastAmplitude && amplitudeFastPath(in, r, len, out, written)) {
+                written++;
+                continue;
+            }
             readRow(in, r, len);
             String broken = Rules.check(encoding, qubits, x, len);
             if (broken != null) {
@@ -103,6 +109,32 @@ public final class Encoder {
             write(out, written++);
         }
         return new EncodeResult(rows, written, List.copyOf(skipped));
+    }
+
+    /// Encodes row `r` straight from the input segment into output row `outRow` (two passes,
+    /// no scratch arrays). Returns false for a row the general path must look at (a bad row,
+    /// whose rule that path names).
+    private boolean amplitudeFastPath(Block in, long r, int len, Block out, long outRow) {
+        boolean f32 = in.dtype() == DType.F32;
+        long offset = r * len * (long) in.dtype().byteSize();
+        VectorKernels.amplitudeStats(in.segment(), offset, len, f32, stats);
+        double max = stats[0];
+        if (!Double.isFinite(max) || max == 0) {
+            return false;
+        }
+        double a;
+        double b;
+        if (max > 1e-150 && max < 1e150) {
+            a = 1;
+            b = 1 / Math.sqrt(stats[1]); // no overflow or underflow possible in Σ x²
+        } else {
+            a = 1 / max;
+            b = 1 / Math.sqrt(VectorKernels.amplitudeScaledSum(in.segment(), offset, len, f32, a));
+        }
+        long rowBytes = (long) size * out.dtype().byteSize();
+        VectorKernels.amplitudeWrite(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
+                out.dtype() == DType.C64);
+        return true;
     }
 
     private void checkShapes(Block in, Block out) {

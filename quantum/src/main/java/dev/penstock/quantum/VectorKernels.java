@@ -44,7 +44,97 @@ final class VectorKernels implements Kernels {
         ODD = VectorMask.fromArray(D, odd, 0);
     }
 
+    private static final VectorMask<Double> EVEN = ODD.not();
+    private static final VectorSpecies<Float> F_IN = F;
+
     private final ScalarKernels scalar = ScalarKernels.INSTANCE;
+
+    /// Amplitude fast path, straight from the input segment (no copy into an array), pass 1:
+    /// `{max |x_i|, Σ x_i²}` of a row of `len` values (f32 or f64) at `offset`. A NaN or an
+    /// infinity shows as a non-finite max.
+    static void amplitudeStats(MemorySegment in, long offset, int len, boolean f32, double[] stats) {
+        DoubleVector maxV = DoubleVector.zero(D);
+        DoubleVector sumV = DoubleVector.zero(D);
+        int bound = D.loopBound(len);
+        int i = 0;
+        for (; i < bound; i += L) {
+            DoubleVector v = load(in, offset, i, f32);
+            maxV = maxV.max(v.abs());
+            sumV = v.fma(v, sumV);
+        }
+        double max = maxV.reduceLanes(VectorOperators.MAX);
+        double sum = sumV.reduceLanes(VectorOperators.ADD);
+        for (; i < len; i++) {
+            double v = f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
+                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i);
+            max = Double.isNaN(v) ? v : Math.max(max, Math.abs(v));
+            sum += v * v;
+        }
+        stats[0] = max;
+        stats[1] = sum;
+    }
+
+    /// Σ (x_i · inv)² of a row: the overflow- and underflow-safe second pass, for rows whose
+    /// largest value is outside [1e-150, 1e150].
+    static double amplitudeScaledSum(MemorySegment in, long offset, int len, boolean f32, double inv) {
+        DoubleVector sumV = DoubleVector.zero(D);
+        int bound = D.loopBound(len);
+        int i = 0;
+        for (; i < bound; i += L) {
+            DoubleVector t = load(in, offset, i, f32).mul(inv);
+            sumV = t.fma(t, sumV);
+        }
+        double sum = sumV.reduceLanes(VectorOperators.ADD);
+        for (; i < len; i++) {
+            double t = (f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
+                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i)) * inv;
+            sum += t * t;
+        }
+        return sum;
+    }
+
+    /// Pass 2: writes `x_i · a · b` as complex (imaginary 0), zero-padded to `size`, interleaved.
+    static void amplitudeWrite(MemorySegment in, long offset, int len, boolean f32, double a, double b, int size,
+                               MemorySegment out, long outOffset, boolean c64) {
+        int elem = c64 ? 8 : 16;
+        int bound = D.loopBound(len);
+        int i = 0;
+        for (; i < bound; i += L) {
+            DoubleVector v = load(in, offset, i, f32).mul(a).mul(b);
+            DoubleVector lo = v.rearrange(ZIP_LO, EVEN);
+            DoubleVector hi = v.rearrange(ZIP_HI, EVEN);
+            long at = outOffset + (long) elem * i;
+            if (c64) {
+                ((FloatVector) lo.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at, LE);
+                ((FloatVector) hi.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at + 4L * L, LE);
+            } else {
+                lo.intoMemorySegment(out, at, LE);
+                hi.intoMemorySegment(out, at + 8L * L, LE);
+            }
+        }
+        for (; i < len; i++) {
+            double v = (f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
+                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i)) * a * b;
+            long at = outOffset + (long) elem * i;
+            if (c64) {
+                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at, (float) v);
+                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at + 4, 0f);
+            } else {
+                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at, v);
+                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at + 8, 0d);
+            }
+        }
+        if (len < size) {
+            out.asSlice(outOffset + (long) elem * len, (long) elem * (size - len)).fill((byte) 0);
+        }
+    }
+
+    private static DoubleVector load(MemorySegment in, long offset, int i, boolean f32) {
+        if (f32) {
+            return (DoubleVector) FloatVector.fromMemorySegment(F_IN, in, offset + 4L * i, LE).convertShape(VectorOperators.F2D, D, 0);
+        }
+        return DoubleVector.fromMemorySegment(D, in, offset + 8L * i, LE);
+    }
 
     @Override
     public void amplitude(double[] x, int len, int size, double[] re, double[] im) {

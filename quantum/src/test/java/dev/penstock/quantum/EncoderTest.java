@@ -220,6 +220,56 @@ class EncoderTest {
     }
 
     @Test
+    void theSimdBatchPathMatchesTheScalarPathOnMixedRows() {
+        long seed = 99;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (DType inType : new DType[] {DType.F32, DType.F64}) {
+            for (DType outType : new DType[] {DType.C64, DType.C128}) {
+                int n = 5;
+                int rows = 40;
+                for (int len : new int[] {1, 7, 16, 32}) {
+                    Block in = arena.allocate(inType, rows, len);
+                    for (int r = 0; r < rows; r++) {
+                        boolean f32 = inType == DType.F32;
+                        double scale = switch (r % 5) {
+                            case 0 -> f32 ? 1e35 : 1e200;   // squares overflow (in float / in double)
+                            case 1 -> f32 ? 1e-35 : 1e-200; // squares underflow
+                            case 2 -> f32 ? 1e20 : 1e160;
+                            default -> 1;
+                        };
+                        for (int i = 0; i < len; i++) {
+                            double v = (0.1 + rnd.nextDouble(0.9)) * (rnd.nextBoolean() ? 1 : -1) * scale;
+                            if (r == 13 && i == 0) {
+                                v = Double.NaN; // a bad row in the middle
+                            }
+                            if (r == 17) {
+                                v = 0; // a zero row
+                            }
+                            if (inType == DType.F32) {
+                                in.setFloat((long) r * len + i, (float) v);
+                            } else {
+                                in.setDouble((long) r * len + i, v);
+                            }
+                        }
+                    }
+                    Block a = arena.allocate(outType, rows, 1L << n);
+                    Block b = arena.allocate(outType, rows, 1L << n);
+                    EncodeResult ra = Encoder.of(Encoding.AMPLITUDE, n, true).encodeBatch(in, a, 0, BadRowPolicy.SKIP);
+                    EncodeResult rb = Encoder.of(Encoding.AMPLITUDE, n, false).encodeBatch(in, b, 0, BadRowPolicy.SKIP);
+                    assertThat(ra.skipped()).extracting(EncodingException::rule).isEqualTo(rb.skipped().stream().map(EncodingException::rule).toList());
+                    assertThat(ra.skipped()).extracting(EncodingException::row).containsExactly(13L, 17L);
+                    double tol = outType == DType.C64 ? 1e-7 : 1e-14;
+                    for (long i = 0; i < ra.rowsWritten() << n; i++) {
+                        assertThat(a.getReal(i)).as("%s->%s len %d element %d (seed %d)", inType, outType, len, i, seed)
+                                .isCloseTo(b.getReal(i), within(tol));
+                        assertThat(a.getImag(i)).isZero();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void float64RowsEncodeIntoComplex128Batches() {
         Block in = arena.allocate(DType.F64, 2, 4);
         for (int i = 0; i < 8; i++) {

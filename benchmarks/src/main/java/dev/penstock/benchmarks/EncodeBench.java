@@ -1,0 +1,152 @@
+package dev.penstock.benchmarks;
+
+import dev.penstock.memory.Block;
+import dev.penstock.memory.DType;
+import dev.penstock.memory.HostArena;
+import dev.penstock.memory.Memory;
+import dev.penstock.quantum.BadRowPolicy;
+import dev.penstock.quantum.Encoder;
+import dev.penstock.quantum.Encoding;
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/// The `encode` workload (BENCHMARKS.md): amplitude encoding of float64 rows into complex128
+/// states, B=4096 × L=1024 (10 qubits) and B=64 × L=65536 (16 qubits), on 1 thread and on all
+/// cores; angle, phase and iqp at 10 qubits. Reports vectors/s, input GB/s and the ratio to
+/// `MemorySegment.copy` of the same input in the same run; with the peer, the ratio to NumPy.
+///
+/// Run: `./penstock bench encode [--repeat 5] [--peer]`.
+public final class EncodeBench {
+    private final int repeat;
+    private final PrintStream out;
+
+    /// A benchmark of `repeat` timed runs per case (median reported), printing to `out`.
+    public EncodeBench(int repeat, PrintStream out) {
+        if (repeat < 1) {
+            throw new IllegalArgumentException("option '--repeat' must be at least 1, got " + repeat);
+        }
+        this.repeat = repeat;
+        this.out = out;
+    }
+
+    /// Runs every case; returns the figures.
+    public Map<String, String> run(Map<String, Double> numpy) throws Exception {
+        Map<String, String> m = new LinkedHashMap<>();
+        int cores = Runtime.getRuntime().availableProcessors();
+        m.put("cores", Integer.toString(cores));
+        for (int[] shape : new int[][] {{4096, 10}, {64, 16}}) {
+            int rows = shape[0];
+            int n = shape[1];
+            try (HostArena arena = Memory.newSharedArena("encode-bench")) {
+                Block in = randomRows(arena, rows, 1 << n);
+                Block outBlock = arena.allocate(DType.C128, rows, 1L << n);
+                double memcpy = memcpyGbPerS(arena, in.segment());
+                double one = vectorsPerS(Encoding.AMPLITUDE, n, in, outBlock, 1);
+                double all = vectorsPerS(Encoding.AMPLITUDE, n, in, outBlock, cores);
+                double inputGb = one * (1 << n) * 8 / 1e9;
+                String q = n + "q";
+                m.put("amplitude_vectors_per_s_1t_" + q, fmt(one));
+                m.put("amplitude_vectors_per_s_" + cores + "t_" + q, fmt(all));
+                m.put("amplitude_input_gb_per_s_1t_" + q, fmt3(inputGb));
+                m.put("memcpy_gb_per_s_" + q, fmt3(memcpy));
+                m.put("amplitude_ratio_vs_memcpy_1t_" + q, fmt3(inputGb / memcpy));
+                m.put("amplitude_speedup_" + cores + "t_vs_1t_" + q, fmt3(all / one));
+                Double peer = numpy == null ? null : numpy.get("numpy_vectors_per_s_" + q);
+                if (peer != null) {
+                    m.put("numpy_vectors_per_s_" + q, fmt(peer));
+                    m.put("ratio_vs_numpy_1t_" + q, fmt3(one / peer));
+                }
+                out.printf(Locale.ROOT, "amplitude %d qubits: %.0f vectors/s on 1 thread (%.2f GB/s in, memcpy %.2f GB/s), %.0f on %d%n",
+                        n, one, inputGb, memcpy, all, cores);
+            }
+        }
+        int n = 10;
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (Encoding e : new Encoding[] {Encoding.ANGLE, Encoding.PHASE, Encoding.IQP}) {
+            int len = (int) e.inputLength(n);
+            try (HostArena arena = Memory.newSharedArena("encode-bench")) {
+                Block in = arena.allocate(DType.F64, 4096, len);
+                for (long i = 0; i < in.elementCount(); i++) {
+                    in.setDouble(i, rnd.nextDouble(-3, 3));
+                }
+                Block outBlock = arena.allocate(DType.C128, 4096, 1L << n);
+                double one = vectorsPerS(e, n, in, outBlock, 1);
+                m.put(e.label() + "_vectors_per_s_1t_10q", fmt(one));
+                out.printf(Locale.ROOT, "%s 10 qubits: %.0f vectors/s on 1 thread%n", e.label(), one);
+            }
+        }
+        if (numpy != null && numpy.containsKey("numpy_vectors_per_s_10q")) {
+            m.put("ratio_vs_numpy", m.get("ratio_vs_numpy_1t_10q"));
+        }
+        m.put("ratio_vs_memcpy", m.get("amplitude_ratio_vs_memcpy_1t_10q"));
+        return m;
+    }
+
+    private static Block randomRows(HostArena arena, int rows, int len) {
+        Block in = arena.allocate(DType.F64, rows, len);
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (long i = 0; i < in.elementCount(); i++) {
+            in.setDouble(i, rnd.nextDouble(-1, 1));
+        }
+        return in;
+    }
+
+    /// Median vectors/s encoding all rows of `in` on `threads` threads (rows split evenly).
+    private double vectorsPerS(Encoding e, int n, Block in, Block outBlock, int threads) throws Exception {
+        long rows = in.shape(0);
+        List<Encoder> encoders = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            encoders.add(Encoder.of(e, n));
+        }
+        double[] runs = new double[repeat];
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            for (int r = -2; r < repeat; r++) { // two warm-up runs
+                long t0 = System.nanoTime();
+                List<Future<?>> fs = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    long from = rows * t / threads;
+                    long to = rows * (t + 1) / threads;
+                    Encoder enc = encoders.get(t);
+                    fs.add(pool.submit(() -> enc.encodeBatch(in.slice(from, to), outBlock.slice(from, to), from, BadRowPolicy.FAIL)));
+                }
+                for (Future<?> f : fs) {
+                    f.get();
+                }
+                if (r >= 0) {
+                    runs[r] = rows / ((System.nanoTime() - t0) / 1e9);
+                }
+            }
+        }
+        Arrays.sort(runs);
+        return runs[runs.length / 2];
+    }
+
+    private static double memcpyGbPerS(HostArena arena, MemorySegment src) {
+        MemorySegment dst = arena.allocateBytes(src.byteSize());
+        double best = 0;
+        for (int r = 0; r < 5; r++) {
+            long t0 = System.nanoTime();
+            MemorySegment.copy(src, 0, dst, 0, src.byteSize());
+            best = Math.max(best, (double) src.byteSize() / (System.nanoTime() - t0));
+        }
+        return best;
+    }
+
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String fmt3(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.penstock.cli;
+
+import dev.penstock.benchmarks.EncodeBench;
+import dev.penstock.benchmarks.Peers;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/// `penstock bench encode`: amplitude (and angle, phase, iqp) encoding throughput vs memcpy and NumPy.
+@Command(name = "encode", mixinStandardHelpOptions = true,
+        description = "Quantum state encoding of float64 rows into complex128 states, 10 and 16 qubits.")
+public final class BenchEncodeCommand implements Callable<Integer> {
+    @Option(names = "--repeat", description = "timed runs per case; the median is reported (default: ${DEFAULT-VALUE})",
+            defaultValue = "5")
+    int repeat;
+
+    @Option(names = "--peer", description = "also run NumPy's amplitude encoding on the same shapes")
+    boolean peer;
+
+    @Override
+    public Integer call() throws Exception {
+        Map<String, Double> numpy = peer
+                ? Peers.run(Peers.script("encode_numpy.py"), List.of("--repeat", Integer.toString(repeat)), System.out)
+                : null;
+        Figures.print(new EncodeBench(repeat, System.out).run(numpy), System.out);
+        return 0;
+    }
+}
