@@ -1,0 +1,27 @@
+package dev.penstock.formats.npy;
+
+import java.nio.file.Path;
+
+/// A `.npy` file is corrupt, truncated or of a type Penstock does not read. The message names
+/// the file, the byte position and what was expected there.
+public final class NpyFormatException extends RuntimeException {
+    private final Path file;
+    private final long position;
+
+    /// A problem in `file` at byte `position`.
+    public NpyFormatException(Path file, long position, String message) {
+        super(file + ": byte " + position + ": " + message);
+        this.file = file;
+        this.position = position;
+    }
+
+    /// The file.
+    public Path file() {
+        return file;
+    }
+
+    /// The byte position of the problem.
+    public long position() {
+        return position;
+    }
+}
