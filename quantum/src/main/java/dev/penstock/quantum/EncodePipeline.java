@@ -1,0 +1,191 @@
+package dev.penstock.quantum;
+
+import dev.penstock.device.Device;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.DType;
+import dev.penstock.memory.Lease;
+import dev.penstock.memory.StagingPool;
+import dev.penstock.pump.Pump;
+import dev.penstock.pump.PumpConfig;
+import dev.penstock.pump.PumpException;
+import dev.penstock.transfer.TransferConfig;
+import dev.penstock.transfer.TransferEngine;
+import dev.penstock.transfer.TransferException;
+import dev.penstock.transfer.TransferStats;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+
+/// Encodes a file's rows into quantum states, end to end, with every stage overlapping:
+///
+/// ```
+///  I/O threads (Pump)   read chunk k+3 rows → host buffer (read pool)
+///  host thread          host buffer → staging (TransferEngine's ChunkSource)
+///  copy stream          staging → device chunk
+///  compute stream       encode chunk k → states buffer (output pool)
+///  writer thread        states of chunk k-1 → sink, in order; buffer back to the pool
+/// ```
+///
+/// Backpressure: the pump's depth bounds reads ahead; the output pool bounds states waiting for
+/// the writer (the compute stream waits for a free buffer). Bad rows: `FAIL` stops at the first
+/// with an `EncodingException` naming its global row (rows before it are written); `SKIP` lists
+/// them and writes every good row, in order.
+public final class EncodePipeline {
+
+    /// Settings of one run, validated at construction.
+    ///
+    /// @param encoding     the encoding
+    /// @param qubits       qubits per state
+    /// @param output       c64 or c128 states
+    /// @param rowsPerChunk rows per chunk (the unit of read, copy, encode and write)
+    /// @param slots        staging/device slots of the transfer engine (and output buffers)
+    /// @param ioThreads    I/O threads reading rows
+    /// @param policy       what to do with bad rows
+    public record Config(Encoding encoding, int qubits, DType output, int rowsPerChunk, int slots, int ioThreads,
+                         BadRowPolicy policy) {
+        /// Validates the settings.
+        public Config {
+            if (output != DType.C64 && output != DType.C128) {
+                throw new IllegalArgumentException("option '--precision': states are c64 (f32) or c128 (f64), got " + output.label());
+            }
+            if (rowsPerChunk < 1) {
+                throw new IllegalArgumentException("option '--rows-per-chunk' must be at least 1, got " + rowsPerChunk);
+            }
+            if (slots < 1) {
+                throw new IllegalArgumentException("option '--slots' must be at least 1, got " + slots);
+            }
+            if (ioThreads < 1) {
+                throw new IllegalArgumentException("option '--io-threads' must be at least 1, got " + ioThreads);
+            }
+        }
+    }
+
+    private static final Duration WAIT = Duration.ofMinutes(1);
+
+    private EncodePipeline() {
+    }
+
+    /// Runs the pipeline on `device`; returns when every state is written.
+    ///
+    /// @throws EncodingException naming the first bad row under `FAIL`
+    public static EncodeSummary run(Device device, RowSource source, RowSink sink, Config config) throws Exception {
+        Encoder encoder = Encoder.of(config.encoding(), config.qubits());
+        int len = source.rowLength();
+        long rows = source.rows();
+        int chunkRows = config.rowsPerChunk();
+        long rowBytesIn = (long) len * source.dtype().byteSize();
+        long chunkBytesIn = chunkRows * rowBytesIn;
+        long chunks = (rows + chunkRows - 1) / chunkRows;
+        long stateBytes = (long) encoder.stateSize() * config.output().byteSize();
+        int depth = Math.max(2, config.ioThreads() * 2);
+        List<EncodingException> skipped = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong written = new AtomicLong();
+        AtomicLong writeNs = new AtomicLong();
+        AtomicReference<Exception> writeFailure = new AtomicReference<>();
+        long start = System.nanoTime();
+        ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("penstock-encode-writer").factory());
+        try (StagingPool reads = StagingPool.allocate("encode reads", depth + 1, Math.max(1, chunkBytesIn));
+             StagingPool states = StagingPool.allocate("encode states", config.slots() + 1, chunkRows * stateBytes);
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(Math.max(1, chunkBytesIn), config.slots()));
+             Pump<Lease> pump = Pump.<Lease>builder(k -> {
+                         Lease lease = reads.acquire(WAIT);
+                         try {
+                             long first = k * chunkRows;
+                             source.read(first, (int) Math.min(chunkRows, rows - first), lease.segment());
+                             return lease;
+                         } catch (Exception e) {
+                             lease.close();
+                             throw e;
+                         }
+                     })
+                     .config(PumpConfig.of(depth, config.ioThreads()).withName("encode"))
+                     .source(LongStream.range(0, chunks).iterator())
+                     .onDiscard(Lease::close)
+                     .start()) {
+            TransferStats stats;
+            try {
+                stats = engine.run(rows * rowBytesIn, (offset, staging, bytes) -> {
+                    try (Lease lease = pump.next()) {
+                        java.lang.foreign.MemorySegment.copy(lease.segment(), 0, staging, 0, bytes);
+                    }
+                }, (k, data) -> {
+                    int count = (int) (data.byteSize() / rowBytesIn);
+                    Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, len);
+                    Lease out = states.acquire(WAIT);
+                    Block outBlock = out.block(config.output(), count, encoder.stateSize());
+                    EncodeResult r;
+                    try {
+                        r = encoder.encodeBatch(in, outBlock, k * chunkRows, config.policy());
+                    } catch (EncodingException bad) {
+                        // fail-fast: the rows before the bad one are good and still get written
+                        write(writer, sink, out, outBlock, bad.row() - k * chunkRows, written, writeNs, writeFailure);
+                        throw bad;
+                    } catch (RuntimeException e) {
+                        out.close();
+                        throw e;
+                    }
+                    skipped.addAll(r.skipped());
+                    write(writer, sink, out, outBlock, r.rowsWritten(), written, writeNs, writeFailure);
+                });
+            } catch (TransferException e) {
+                finishWrites(writer); // the good rows before a failure are still written
+                throw unwrap(e);
+            }
+            finishWrites(writer);
+            if (writeFailure.get() != null) {
+                throw new java.io.IOException("writing states failed: " + writeFailure.get(), writeFailure.get());
+            }
+            List<EncodingException> sorted = new ArrayList<>(skipped);
+            sorted.sort((a, b) -> Long.compare(a.row(), b.row()));
+            return new EncodeSummary(rows, written.get(), List.copyOf(sorted), System.nanoTime() - start, pump.totalWaitNs(),
+                    stats, writeNs.get());
+        } finally {
+            writer.shutdownNow();
+            writer.awaitTermination(1, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void finishWrites(ExecutorService writer) throws InterruptedException {
+        writer.shutdown();
+        if (!writer.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("the writer did not finish within " + WAIT);
+        }
+    }
+
+    /// Hands `good` states of `outBlock` to the writer thread; the buffer goes back afterwards.
+    private static void write(ExecutorService writer, RowSink sink, Lease out, Block outBlock, long good, AtomicLong written,
+                              AtomicLong writeNs, AtomicReference<Exception> writeFailure) {
+        writer.execute(() -> {
+            try (out) {
+                if (good > 0 && writeFailure.get() == null) {
+                    long t0 = System.nanoTime();
+                    sink.write(outBlock.slice(0, good));
+                    writeNs.addAndGet(System.nanoTime() - t0);
+                    written.addAndGet(good);
+                }
+            } catch (Exception e) {
+                writeFailure.compareAndSet(null, e);
+            }
+        });
+    }
+
+    /// The most useful exception inside a transfer failure: the bad row, or the read that failed.
+    private static Exception unwrap(TransferException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof EncodingException enc) {
+                return enc;
+            }
+            if (t instanceof PumpException pe) {
+                return new java.io.IOException("reading input chunk " + pe.key() + " failed: " + pe.getCause(), pe.getCause());
+            }
+        }
+        return e;
+    }
+}
