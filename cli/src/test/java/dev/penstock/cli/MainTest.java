@@ -54,6 +54,24 @@ class MainTest {
     }
 
     @Test
+    void encodeWritesStatesThatInspectDescribes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String in = dir.resolve("rows.npy").toString();
+        String outFile = dir.resolve("states.npy").toString();
+        String out = run(0, "encode", in, "--example", "300", "--encoding", "amplitude", "--qubits", "4", "--precision", "f32",
+                "--out", outFile, "--rows-per-chunk", "64");
+        assertThat(out).contains("encoded 300 of 300 rows", "rows_written: 300", "rows_skipped: 0");
+        assertThat(run(0, "inspect", outFile)).contains("<c8").contains("[300, 16]");
+    }
+
+    @Test
+    void encodeRejectsUnknownEncodingsAndNonNpyOutputNamingTheOption(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String in = dir.resolve("rows.npy").toString();
+        assertThat(run(2, "encode", in, "--encoding", "dense", "--qubits", "4", "--out", "x.npy")).contains("'dense'");
+        assertThat(run(2, "encode", in, "--example", "10", "--encoding", "angle", "--qubits", "4", "--out", "x.zarr"))
+                .contains("--out").contains("x.zarr");
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer");

@@ -88,6 +88,7 @@ public final class EncodePipeline {
         List<EncodingException> skipped = Collections.synchronizedList(new ArrayList<>());
         AtomicLong written = new AtomicLong();
         AtomicLong writeNs = new AtomicLong();
+        AtomicLong outputWaitNs = new AtomicLong();
         AtomicReference<Exception> writeFailure = new AtomicReference<>();
         long start = System.nanoTime();
         ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("penstock-encode-writer").factory());
@@ -118,7 +119,9 @@ public final class EncodePipeline {
                 }, (k, data) -> {
                     int count = (int) (data.byteSize() / rowBytesIn);
                     Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, len);
-                    Lease out = states.acquire(WAIT);
+                    long w0 = System.nanoTime();
+                    Lease out = states.acquire(WAIT); // backpressure: the writer frees these
+                    outputWaitNs.addAndGet(System.nanoTime() - w0);
                     Block outBlock = out.block(config.output(), count, encoder.stateSize());
                     EncodeResult r;
                     try {
@@ -145,7 +148,7 @@ public final class EncodePipeline {
             List<EncodingException> sorted = new ArrayList<>(skipped);
             sorted.sort((a, b) -> Long.compare(a.row(), b.row()));
             return new EncodeSummary(rows, written.get(), List.copyOf(sorted), System.nanoTime() - start, pump.totalWaitNs(),
-                    stats, writeNs.get());
+                    stats, outputWaitNs.get(), writeNs.get());
         } finally {
             writer.shutdownNow();
             writer.awaitTermination(1, TimeUnit.SECONDS);
