@@ -4,6 +4,7 @@ import dev.penstock.device.CpuDevice;
 import dev.penstock.device.Device;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
@@ -19,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,7 +32,7 @@ import picocli.CommandLine.Spec;
 /// `penstock encode`: rows of a `.npy` file → quantum states in a `.npy` file, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
 @Command(name = "encode", mixinStandardHelpOptions = true,
-        description = "Encode the rows of INPUT (.npy, [rows, values] f32 or f64) into quantum states written to --out (.npy).")
+        description = "Encode the rows of INPUT (.npy, [rows, values] f32 or f64) into quantum states written to --out (.npy or .zarr).")
 public final class EncodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -47,7 +49,7 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--precision", description = "f32 (complex64 states) or f64 (complex128); default: the input's")
     String precision;
 
-    @Option(names = "--out", required = true, description = "output states (.npy)")
+    @Option(names = "--out", required = true, description = "output states: a .npy file or a .zarr directory (Zarr v2, zlib, chunked by --rows-per-chunk)")
     Path out;
 
     @Option(names = "--on-bad-row", defaultValue = "fail", description = "fail (default) or skip and report")
@@ -85,8 +87,9 @@ public final class EncodeCommand implements Callable<Integer> {
         if (!input.toString().endsWith(".npy")) {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + ": only .npy input is supported so far");
         }
-        if (!out.toString().endsWith(".npy")) {
-            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": only .npy output is supported so far");
+        boolean zarr = out.toString().endsWith(".zarr");
+        if (!out.toString().endsWith(".npy") && !zarr) {
+            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
         }
         PrintStream o = System.out;
         try (NpyFile in = NpyFile.open(input); Device dev = new CpuDevice()) {
@@ -126,8 +129,17 @@ public final class EncodeCommand implements Callable<Integer> {
                 }
             };
             EncodeSummary s;
-            try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                s = EncodePipeline.run(dev, source, w::append, cfg);
+            try {
+                if (zarr) {
+                    try (ZarrWriter w = ZarrWriter.open(out, states, 1L << qubits, rowsPerChunk, 1,
+                            Map.of("encoding", enc.label(), "qubits", qubits, "source", input.getFileName().toString()))) {
+                        s = EncodePipeline.run(dev, source, w::append, cfg);
+                    }
+                } else {
+                    try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
+                        s = EncodePipeline.run(dev, source, w::append, cfg);
+                    }
+                }
             } catch (EncodingException e) {
                 System.err.println("penstock encode: " + input + ": " + e.getMessage()
                         + " (use --on-bad-row skip to leave bad rows out)");

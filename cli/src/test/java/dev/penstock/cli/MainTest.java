@@ -64,11 +64,22 @@ class MainTest {
     }
 
     @Test
+    void encodeWritesAZarrStore(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String in = dir.resolve("rows.npy").toString();
+        java.nio.file.Path store = dir.resolve("states.zarr");
+        String out = run(0, "encode", in, "--example", "100", "--encoding", "phase", "--qubits", "3", "--out", store.toString(),
+                "--rows-per-chunk", "32");
+        assertThat(out).contains("rows_written: 100");
+        assertThat(java.nio.file.Files.readString(store.resolve(".zarray"))).contains("\"shape\": [100, 8]").contains("<c16");
+        assertThat(java.nio.file.Files.exists(store.resolve("3.0"))).isTrue();
+    }
+
+    @Test
     void encodeRejectsUnknownEncodingsAndNonNpyOutputNamingTheOption(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         String in = dir.resolve("rows.npy").toString();
         assertThat(run(2, "encode", in, "--encoding", "dense", "--qubits", "4", "--out", "x.npy")).contains("'dense'");
-        assertThat(run(2, "encode", in, "--example", "10", "--encoding", "angle", "--qubits", "4", "--out", "x.zarr"))
-                .contains("--out").contains("x.zarr");
+        assertThat(run(2, "encode", in, "--example", "10", "--encoding", "angle", "--qubits", "4", "--out", "x.h5"))
+                .contains("--out").contains("x.h5");
     }
 
     @Test
