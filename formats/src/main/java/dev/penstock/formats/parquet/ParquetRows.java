@@ -1,0 +1,191 @@
+package dev.penstock.formats.parquet;
+
+import dev.hardwood.InputFile;
+import dev.hardwood.metadata.PhysicalType;
+import dev.hardwood.reader.ColumnReader;
+import dev.hardwood.reader.ColumnReaders;
+import dev.hardwood.reader.ParquetFileReader;
+import dev.hardwood.reader.Validity;
+import dev.hardwood.schema.ColumnProjection;
+import dev.hardwood.schema.ColumnSchema;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/// Streams the numeric columns of a Parquet file as float64 feature rows, batch by batch (the
+/// whole file is never loaded): column `c` of the selection is value `c` of every row.
+///
+/// Reading is sequential (Hardwood decodes pages on its own worker threads); `next` hands out
+/// the next rows in file order. Nulls become NaN, so the encoder's bad-row policy decides what
+/// happens to such rows. Threading: one reader thread at a time.
+public final class ParquetRows implements AutoCloseable {
+    private static final Set<PhysicalType> NUMERIC = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
+            PhysicalType.INT64);
+
+    private final Path file;
+    private final ParquetFileReader reader;
+    private final ColumnReaders columns;
+    private final List<String> names;
+    private final long rows;
+    private final double[][] batch;
+    private int batchRows;
+    private int batchPos;
+    private long delivered;
+
+    private ParquetRows(Path file, ParquetFileReader reader, List<String> names) {
+        this.file = file;
+        this.reader = reader;
+        this.names = List.copyOf(names);
+        this.rows = reader.getFileMetaData().numRows();
+        this.columns = reader.columnReaders(ColumnProjection.columns(names.toArray(String[]::new)));
+        this.batch = new double[names.size()][];
+    }
+
+    /// Opens `file` and selects `columns` (empty: every flat numeric column, in schema order).
+    ///
+    /// @throws IllegalArgumentException naming the file and column when a column is missing,
+    ///                                  nested or not numeric
+    public static ParquetRows open(Path file, List<String> columns) throws IOException {
+        ParquetFileReader reader = ParquetFileReader.open(InputFile.of(file));
+        try {
+            List<String> names = new ArrayList<>();
+            if (columns.isEmpty()) {
+                for (ColumnSchema c : reader.getFileSchema().getColumns()) {
+                    if (NUMERIC.contains(c.type()) && c.maxRepetitionLevel() == 0) {
+                        names.add(c.name());
+                    }
+                }
+                if (names.isEmpty()) {
+                    throw new IllegalArgumentException(file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
+                            + reader.getFileSchema().getColumns().stream().map(c -> c.name() + " " + c.type()).toList());
+                }
+            } else {
+                for (String name : columns) {
+                    ColumnSchema c;
+                    try {
+                        c = reader.getFileSchema().getColumn(name);
+                    } catch (RuntimeException e) {
+                        c = null;
+                    }
+                    if (c == null) {
+                        throw new IllegalArgumentException(file + ": no column '" + name + "'; columns are "
+                                + reader.getFileSchema().getColumns().stream().map(ColumnSchema::name).toList());
+                    }
+                    if (!NUMERIC.contains(c.type()) || c.maxRepetitionLevel() != 0) {
+                        throw new IllegalArgumentException(file + ": column '" + name + "' is " + c.type()
+                                + (c.maxRepetitionLevel() != 0 ? " (repeated)" : "") + "; expected a flat numeric column "
+                                + "(double, float, int32, int64)");
+                    }
+                    names.add(name);
+                }
+            }
+            return new ParquetRows(file, reader, names);
+        } catch (RuntimeException e) {
+            reader.close();
+            throw e;
+        }
+    }
+
+    /// The file.
+    public Path file() {
+        return file;
+    }
+
+    /// Rows in the file.
+    public long rows() {
+        return rows;
+    }
+
+    /// Values per row: the selected columns.
+    public int rowLength() {
+        return names.size();
+    }
+
+    /// The selected columns, in row order.
+    public List<String> columnNames() {
+        return names;
+    }
+
+    /// Copies the next rows, up to `maxRows`, into `dst` as float64 row-major `[k, rowLength]`;
+    /// returns k, 0 at the end of the file.
+    public int next(MemorySegment dst, int maxRows) {
+        if (batchPos == batchRows && !nextBatch()) {
+            return 0;
+        }
+        int k = Math.min(maxRows, batchRows - batchPos);
+        int width = names.size();
+        for (int c = 0; c < width; c++) {
+            double[] col = batch[c];
+            for (int r = 0; r < k; r++) {
+                dst.setAtIndex(ValueLayout.JAVA_DOUBLE, (long) r * width + c, col[batchPos + r]);
+            }
+        }
+        batchPos += k;
+        delivered += k;
+        return k;
+    }
+
+    /// Rows handed out so far.
+    public long delivered() {
+        return delivered;
+    }
+
+    private boolean nextBatch() {
+        if (!columns.nextBatch()) {
+            return false;
+        }
+        batchRows = columns.getRecordCount();
+        batchPos = 0;
+        for (int c = 0; c < names.size(); c++) {
+            batch[c] = asDoubles(columns.getColumnReader(names.get(c)), batchRows, batch[c]);
+        }
+        return true;
+    }
+
+    private static double[] asDoubles(ColumnReader r, int n, double[] reuse) {
+        double[] out = reuse != null && reuse.length >= n ? reuse : new double[n];
+        switch (r.getColumnSchema().type()) {
+            case DOUBLE -> System.arraycopy(r.getDoubles(), 0, out, 0, n);
+            case FLOAT -> {
+                float[] f = r.getFloats();
+                for (int i = 0; i < n; i++) {
+                    out[i] = f[i];
+                }
+            }
+            case INT32 -> {
+                int[] v = r.getInts();
+                for (int i = 0; i < n; i++) {
+                    out[i] = v[i];
+                }
+            }
+            case INT64 -> {
+                long[] v = r.getLongs();
+                for (int i = 0; i < n; i++) {
+                    out[i] = v[i];
+                }
+            }
+            default -> throw new AssertionError(r.getColumnSchema());
+        }
+        Validity valid = r.getLeafValidity();
+        if (valid != null && valid.hasNulls()) {
+            for (int i = valid.nextNull(0, n); i >= 0 && i < n; i = valid.nextNull(i + 1, n)) {
+                out[i] = Double.NaN;
+            }
+        }
+        return out;
+    }
+
+    /// Closes the file.
+    @Override
+    public void close() throws IOException {
+        try {
+            columns.close();
+        } finally {
+            reader.close();
+        }
+    }
+}
