@@ -32,12 +32,13 @@ import picocli.CommandLine.Spec;
 /// `penstock encode`: rows of a `.npy` file → quantum states in a `.npy` file, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
 @Command(name = "encode", mixinStandardHelpOptions = true,
-        description = "Encode the rows of INPUT (.npy, [rows, values] f32 or f64) into quantum states written to --out (.npy or .zarr).")
+        description = "Encode the rows of INPUT (.npy or .parquet) into quantum states written to --out (.npy or .zarr).")
 public final class EncodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "INPUT", description = "input rows (.npy); omit with --example")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "INPUT",
+            description = "input rows: .npy ([rows, values] f32/f64) or .parquet (numeric columns); omit with --example")
     Path input;
 
     @Option(names = "--encoding", required = true, description = "amplitude, angle, basis, phase, iqp or iqp-z")
@@ -64,6 +65,10 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "4", description = "I/O threads reading rows (default: ${DEFAULT-VALUE})")
     int ioThreads;
 
+    @Option(names = "--columns", split = ",", description = "Parquet columns to read as the row's values "
+            + "(default: every flat numeric column)")
+    java.util.List<String> columns = java.util.List.of();
+
     @Option(names = "--example", description = "first write an example input of this many rows (sine features, "
             + "2^qubits values per row for amplitude) to INPUT, or to target/example-rows.npy")
     Long exampleRows;
@@ -84,20 +89,18 @@ public final class EncodeCommand implements Callable<Integer> {
         } else if (input == null) {
             throw new ParameterException(spec.commandLine(), "missing INPUT (or give --example ROWS to generate one)");
         }
-        if (!input.toString().endsWith(".npy")) {
-            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": only .npy input is supported so far");
+        boolean parquet = input.toString().endsWith(".parquet");
+        if (!input.toString().endsWith(".npy") && !parquet) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy or a .parquet file");
         }
         boolean zarr = out.toString().endsWith(".zarr");
         if (!out.toString().endsWith(".npy") && !zarr) {
             throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
         }
         PrintStream o = System.out;
-        try (NpyFile in = NpyFile.open(input); Device dev = new CpuDevice()) {
-            if (in.shape().length != 2 || (in.dtype() != DType.F32 && in.dtype() != DType.F64)) {
-                throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected [rows, values] of f32 or f64, found "
-                        + in.dtype().label() + java.util.Arrays.toString(in.shape()));
-            }
-            DType states = precision == null ? (in.dtype() == DType.F32 ? DType.C64 : DType.C128)
+        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec); Device dev = new CpuDevice()) {
+            RowSource source = in.source();
+            DType states = precision == null ? (source.dtype() == DType.F32 ? DType.C64 : DType.C128)
                     : switch (precision.toLowerCase(Locale.ROOT)) {
                         case "f32" -> DType.C64;
                         case "f64" -> DType.C128;
@@ -105,29 +108,6 @@ public final class EncodeCommand implements Callable<Integer> {
                                 + precision + "'");
                     };
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states, rowsPerChunk, 3, ioThreads, policy));
-            Block rows = in.block();
-            RowSource source = new RowSource() {
-                @Override
-                public long rows() {
-                    return rows.shape(0);
-                }
-
-                @Override
-                public int rowLength() {
-                    return (int) rows.shape(1);
-                }
-
-                @Override
-                public DType dtype() {
-                    return rows.dtype();
-                }
-
-                @Override
-                public void read(long first, int count, MemorySegment dst) {
-                    long rowBytes = rows.shape(1) * rows.dtype().byteSize();
-                    MemorySegment.copy(rows.segment(), first * rowBytes, dst, 0, count * rowBytes);
-                }
-            };
             EncodeSummary s;
             try {
                 if (zarr) {

@@ -75,6 +75,19 @@ class MainTest {
     }
 
     @Test
+    void encodeReadsParquetColumnsAndInspectShowsTheSchema(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path in = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 2000, 16 * 1024);
+        String states = dir.resolve("s.npy").toString();
+        String out = run(0, "encode", in.toString(), "--columns", "f0,f1,f2,f3", "--encoding", "amplitude", "--qubits", "2",
+                "--out", states, "--rows-per-chunk", "100");
+        assertThat(out).contains("rows_written: 2000").contains("rows_skipped: 0");
+        // f4 is null every 10th row: NaN, so those rows are bad; skip leaves 1800 (row 0 is all zeros but f4)
+        String skip = run(0, "encode", in.toString(), "--encoding", "angle", "--qubits", "5", "--out", states, "--on-bad-row", "skip");
+        assertThat(skip).contains("rows_skipped: 200").contains("row 10: value 4 is NaN");
+        assertThat(run(0, "inspect", in.toString())).contains("2000 rows").contains("label BYTE_ARRAY").contains("f4 DOUBLE (nullable)");
+    }
+
+    @Test
     void encodeRejectsUnknownEncodingsAndNonNpyOutputNamingTheOption(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         String in = dir.resolve("rows.npy").toString();
         assertThat(run(2, "encode", in, "--encoding", "dense", "--qubits", "4", "--out", "x.npy")).contains("'dense'");

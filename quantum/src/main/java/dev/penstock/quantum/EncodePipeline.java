@@ -84,7 +84,8 @@ public final class EncodePipeline {
         long chunkBytesIn = chunkRows * rowBytesIn;
         long chunks = (rows + chunkRows - 1) / chunkRows;
         long stateBytes = (long) encoder.stateSize() * config.output().byteSize();
-        int depth = Math.max(2, config.ioThreads() * 2);
+        int ioThreads = source.sequential() ? 1 : config.ioThreads();
+        int depth = Math.max(2, ioThreads * 2);
         List<EncodingException> skipped = Collections.synchronizedList(new ArrayList<>());
         AtomicLong written = new AtomicLong();
         AtomicLong writeNs = new AtomicLong();
@@ -106,7 +107,7 @@ public final class EncodePipeline {
                              throw e;
                          }
                      })
-                     .config(PumpConfig.of(depth, config.ioThreads()).withName("encode"))
+                     .config(PumpConfig.of(depth, ioThreads).withName("encode"))
                      .source(LongStream.range(0, chunks).iterator())
                      .onDiscard(Lease::close)
                      .start()) {

@@ -14,4 +14,11 @@ public interface RowSource {
 
     /// Copies rows `[first, first + count)` into `dst` (C order, little-endian).
     void read(long first, int count, MemorySegment dst) throws Exception;
+
+    /// Whether reads must come in row order, one at a time (a streaming decoder such as a
+    /// Parquet reader, which has decoding threads of its own); the pipeline then reads with one
+    /// I/O thread.
+    default boolean sequential() {
+        return false;
+    }
 }

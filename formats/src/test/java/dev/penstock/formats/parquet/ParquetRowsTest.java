@@ -5,18 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
+import dev.penstock.testing.ParquetFiles;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.SimpleGroupFactory;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.example.ExampleParquetWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.LocalOutputFile;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.MessageTypeParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,35 +18,8 @@ class ParquetRowsTest {
     @TempDir
     Path dir;
 
-    /// `rows` rows: f0 double, f1 float, f2 int32, f3 int64, label string, f4 optional double
-    /// (null every 10th row); value(r, c) = r · 4 + c.
     static Path write(Path file, int rows, int rowGroupBytes) throws Exception {
-        MessageType schema = MessageTypeParser.parseMessageType("""
-                message rows {
-                  required double f0;
-                  required float f1;
-                  required int32 f2;
-                  required int64 f3;
-                  required binary label (UTF8);
-                  optional double f4;
-                }
-                """);
-        SimpleGroupFactory groups = new SimpleGroupFactory(schema);
-        // PlainParquetConfiguration: no Hadoop Configuration, so none of Hadoop's dependencies
-        try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
-                .withConf(new org.apache.parquet.conf.PlainParquetConfiguration())
-                .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize(rowGroupBytes)
-                .withPageSize(4096).build()) {
-            for (int r = 0; r < rows; r++) {
-                Group g = groups.newGroup().append("f0", r * 4.0).append("f1", (float) (r * 4 + 1)).append("f2", r * 4 + 2)
-                        .append("f3", (long) r * 4 + 3).append("label", "row" + r);
-                if (r % 10 != 0) {
-                    g.append("f4", r * 4.0 + 4);
-                }
-                w.write(g);
-            }
-        }
-        return file;
+        return ParquetFiles.mixed(file, rows, rowGroupBytes);
     }
 
     @Test
