@@ -96,6 +96,13 @@ class MainTest {
     }
 
     @Test
+    void aSmallEncodeFileBenchmarkComparesThePipelineWithEachStageAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String out = run(0, "bench", "encode-file", "--rows", "600", "--repeat", "1", "--dir", dir.toString());
+        assertThat(out).contains("read_alone_rows_per_s: ", "encode_alone_rows_per_s: ", "write_alone_rows_per_s: ",
+                "slowest_stage: ", "ratio_vs_slowest_stage: ");
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer");
