@@ -14,6 +14,7 @@ import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoder;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.RowSource;
+import dev.penstock.quantum.RowSources;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -147,35 +148,7 @@ public final class EncodeFileBench {
     private void pipeline(Path parquet, Path npy) throws Exception {
         try (ParquetRows r = ParquetRows.open(parquet, List.of()); Device device = new CpuDevice();
              NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
-            RowSource source = new RowSource() {
-                @Override
-                public long rows() {
-                    return r.rows();
-                }
-
-                @Override
-                public int rowLength() {
-                    return r.rowLength();
-                }
-
-                @Override
-                public DType dtype() {
-                    return DType.F64;
-                }
-
-                @Override
-                public boolean sequential() {
-                    return true;
-                }
-
-                @Override
-                public void read(long first, int count, MemorySegment dst) {
-                    int done = 0;
-                    while (done < count) {
-                        done += r.next(dst.asSlice(done * (long) COLS * 8), count - done);
-                    }
-                }
-            };
+            RowSource source = RowSources.of(r);
             EncodeSummary s = EncodePipeline.run(device, source, w::append,
                     new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, 1, BadRowPolicy.FAIL));
             out.printf(Locale.ROOT, "pipeline run: %.0f rows/s (waiting for reads %.0f ms, staging %.0f ms, encoding %.0f ms, "

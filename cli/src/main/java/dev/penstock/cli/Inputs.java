@@ -2,11 +2,10 @@ package dev.penstock.cli;
 
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.parquet.ParquetRows;
-import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.RowSource;
+import dev.penstock.quantum.RowSources;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -34,29 +33,7 @@ final class Inputs {
             throw new ParameterException(spec.commandLine(), "INPUT " + file + ": expected [rows, values] of f32 or f64, found "
                     + in.dtype().label() + Arrays.toString(in.shape()));
         }
-        Block rows = in.block();
-        RowSource source = new RowSource() {
-            @Override
-            public long rows() {
-                return rows.shape(0);
-            }
-
-            @Override
-            public int rowLength() {
-                return (int) rows.shape(1);
-            }
-
-            @Override
-            public DType dtype() {
-                return rows.dtype();
-            }
-
-            @Override
-            public void read(long first, int count, MemorySegment dst) {
-                long rowBytes = rows.shape(1) * rows.dtype().byteSize();
-                MemorySegment.copy(rows.segment(), first * rowBytes, dst, 0, count * rowBytes);
-            }
-        };
+        RowSource source = RowSources.of(in.block());
         return new Opened() {
             @Override
             public RowSource source() {
@@ -73,45 +50,7 @@ final class Inputs {
     /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order.
     static Opened parquet(Path file, List<String> columns) throws IOException {
         ParquetRows rows = ParquetRows.open(file, columns);
-        RowSource source = new RowSource() {
-            @Override
-            public long rows() {
-                return rows.rows();
-            }
-
-            @Override
-            public int rowLength() {
-                return rows.rowLength();
-            }
-
-            @Override
-            public DType dtype() {
-                return DType.F64;
-            }
-
-            @Override
-            public boolean sequential() {
-                return true;
-            }
-
-            @Override
-            public synchronized void read(long first, int count, MemorySegment dst) {
-                if (first != rows.delivered()) {
-                    throw new IllegalStateException(file + ": rows requested out of order (" + first + ", expected "
-                            + rows.delivered() + ")");
-                }
-                long rowBytes = 8L * rows.rowLength();
-                int done = 0;
-                while (done < count) {
-                    int k = rows.next(dst.asSlice(done * rowBytes), count - done);
-                    if (k == 0) {
-                        throw new IllegalStateException(file + ": the file ended at row " + rows.delivered() + " but its metadata says "
-                                + rows.rows() + " rows");
-                    }
-                    done += k;
-                }
-            }
-        };
+        RowSource source = RowSources.of(rows);
         return new Opened() {
             @Override
             public RowSource source() {

@@ -39,22 +39,23 @@ class EncodePipelineTest {
         assertThat(Memory.liveBytes()).as("every pool and buffer freed").isEqualTo(liveBefore);
     }
 
-    /// An in-memory source whose reads can be slow or fail.
+    /// An in-memory source whose reads finish out of order and can fail at one row.
     private static RowSource source(Block rows, long failAtRow) {
+        RowSource plain = RowSources.of(rows);
         return new RowSource() {
             @Override
             public long rows() {
-                return rows.shape(0);
+                return plain.rows();
             }
 
             @Override
             public int rowLength() {
-                return (int) rows.shape(1);
+                return plain.rowLength();
             }
 
             @Override
             public DType dtype() {
-                return rows.dtype();
+                return plain.dtype();
             }
 
             @Override
@@ -63,8 +64,7 @@ class EncodePipelineTest {
                     throw new java.io.IOException("bad sector under row " + failAtRow);
                 }
                 Thread.sleep(first % 3); // reads finish out of order
-                long rowBytes = rows.shape(1) * rows.dtype().byteSize();
-                MemorySegment.copy(rows.segment(), first * rowBytes, dst, 0, count * rowBytes);
+                plain.read(first, count, dst);
             }
         };
     }

@@ -1,0 +1,85 @@
+package dev.penstock.quantum;
+
+import dev.penstock.formats.parquet.ParquetRows;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.DType;
+import java.lang.foreign.MemorySegment;
+
+/// `RowSource`s over the formats Penstock reads.
+public final class RowSources {
+    private RowSources() {
+    }
+
+    /// The rows of a `[rows, values]` f32/f64 block (for example a memory-mapped `.npy` array);
+    /// reads may run on any number of I/O threads at once.
+    public static RowSource of(Block rows) {
+        if (rows.rank() != 2 || (rows.dtype() != DType.F32 && rows.dtype() != DType.F64) || !rows.isContiguous()) {
+            throw new IllegalArgumentException("expected contiguous [rows, values] of f32 or f64, got " + rows);
+        }
+        long rowBytes = rows.shape(1) * rows.dtype().byteSize();
+        return new RowSource() {
+            @Override
+            public long rows() {
+                return rows.shape(0);
+            }
+
+            @Override
+            public int rowLength() {
+                return (int) rows.shape(1);
+            }
+
+            @Override
+            public DType dtype() {
+                return rows.dtype();
+            }
+
+            @Override
+            public void read(long first, int count, MemorySegment dst) {
+                MemorySegment.copy(rows.segment(), first * rowBytes, dst, 0, count * rowBytes);
+            }
+        };
+    }
+
+    /// The selected columns of a Parquet file as float64 rows, read in order (sequential).
+    public static RowSource of(ParquetRows rows) {
+        long rowBytes = 8L * rows.rowLength();
+        return new RowSource() {
+            @Override
+            public long rows() {
+                return rows.rows();
+            }
+
+            @Override
+            public int rowLength() {
+                return rows.rowLength();
+            }
+
+            @Override
+            public DType dtype() {
+                return DType.F64;
+            }
+
+            @Override
+            public boolean sequential() {
+                return true;
+            }
+
+            @Override
+            public synchronized void read(long first, int count, MemorySegment dst) {
+                if (first != rows.delivered()) {
+                    throw new IllegalStateException(rows.file() + ": rows requested out of order (" + first + ", expected "
+                            + rows.delivered() + ")");
+                }
+                int done = 0;
+                while (done < count) {
+                    int k = rows.next(dst.asSlice(done * rowBytes), count - done);
+                    if (k == 0) {
+                        throw new IllegalStateException(rows.file() + ": the file ended at row " + rows.delivered()
+                                + " but its metadata says " + rows.rows() + " rows");
+                    }
+                    done += k;
+                }
+            }
+        };
+    }
+}
