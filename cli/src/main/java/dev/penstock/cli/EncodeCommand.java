@@ -9,6 +9,7 @@ import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
+import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
@@ -65,6 +66,10 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "4", description = "I/O threads reading rows (default: ${DEFAULT-VALUE})")
     int ioThreads;
 
+    @Option(names = "--timeline", paramLabel = "FILE.png", description = "draw where the time went: reads, staging, copies, "
+            + "kernels and writes per lane over wall time")
+    Path timelinePng;
+
     @Option(names = "--columns", split = ",", description = "Parquet columns to read as the row's values "
             + "(default: every flat numeric column)")
     java.util.List<String> columns = java.util.List.of();
@@ -109,23 +114,32 @@ public final class EncodeCommand implements Callable<Integer> {
                     };
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states, rowsPerChunk, 3, ioThreads, policy));
             EncodeSummary s;
+            Timeline timeline = timelinePng == null ? null : new Timeline();
+            Progress progress = Progress.start(source.rows());
             try {
                 if (zarr) {
                     try (ZarrWriter w = ZarrWriter.open(out, states, 1L << qubits, rowsPerChunk, 1,
                             Map.of("encoding", enc.label(), "qubits", qubits, "source", input.getFileName().toString()))) {
-                        s = EncodePipeline.run(dev, source, w::append, cfg);
+                        s = EncodePipeline.run(dev, source, progress.counting(w::append), cfg, timeline);
                     }
                 } else {
                     try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                        s = EncodePipeline.run(dev, source, w::append, cfg);
+                        s = EncodePipeline.run(dev, source, progress.counting(w::append), cfg, timeline);
                     }
                 }
             } catch (EncodingException e) {
+                progress.stop();
                 System.err.println("penstock encode: " + input + ": " + e.getMessage()
                         + " (use --on-bad-row skip to leave bad rows out)");
                 return 3;
             }
+            progress.stop();
             summary(o, s);
+            if (timeline != null) {
+                TimelinePlot.write(timeline, timelinePng, "penstock encode " + input.getFileName() + " — " + encoding + ", "
+                        + qubits + " qubits, " + s.rowsRead() + " rows");
+                o.println("timeline: " + timelinePng);
+            }
         }
         return 0;
     }

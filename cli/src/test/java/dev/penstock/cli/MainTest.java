@@ -64,6 +64,24 @@ class MainTest {
     }
 
     @Test
+    void encodeDrawsItsTimeline(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path png = dir.resolve("t.png");
+        String out = run(0, "encode", dir.resolve("rows.npy").toString(), "--example", "2000", "--encoding", "amplitude",
+                "--qubits", "6", "--out", dir.resolve("s.npy").toString(), "--rows-per-chunk", "100", "--timeline", png.toString());
+        assertThat(out).contains("timeline: " + png);
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+        assertThat(img.getWidth()).isEqualTo(1400);
+        // some pixel in the compute-stream lane has the kernel colour: the run was really drawn
+        boolean kernelDrawn = false;
+        for (int x = 150; x < 1370 && !kernelDrawn; x++) {
+            for (int y = 50; y < img.getHeight() - 90 && !kernelDrawn; y++) {
+                kernelDrawn = (img.getRGB(x, y) & 0xFFFFFF) == 0x54A24B;
+            }
+        }
+        assertThat(kernelDrawn).isTrue();
+    }
+
+    @Test
     void encodeWritesAZarrStore(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         String in = dir.resolve("rows.npy").toString();
         java.nio.file.Path store = dir.resolve("states.zarr");

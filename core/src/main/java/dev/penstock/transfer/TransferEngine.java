@@ -10,6 +10,7 @@ import dev.penstock.memory.DType;
 import dev.penstock.memory.Lease;
 import dev.penstock.memory.StagingPool;
 import java.util.ArrayDeque;
+import dev.penstock.observe.Timeline;
 import java.util.concurrent.atomic.AtomicLong;
 
 /// Moves input to a device in chunks through a staging pool, overlapping the host's reads, the
@@ -38,6 +39,7 @@ public final class TransferEngine implements AutoCloseable {
     private final StagingPool staging;
     private final BlockArena deviceArena;
     private final Block[] deviceBuffers;
+    private volatile Timeline timeline;
 
     /// In-flight staging buffer: returned when `copied` completes.
     private record InFlight(long chunk, Lease lease, Event copied) {
@@ -82,6 +84,8 @@ public final class TransferEngine implements AutoCloseable {
         AtomicLong failedKernelChunk = new AtomicLong(-1);
         AtomicLong copyNs = new AtomicLong();
         AtomicLong kernelNs = new AtomicLong();
+        Timeline tl = timeline;
+        long[] copyStart = new long[1];
         long readNs = 0;
         long slotWaitNs = 0;
         long start = System.nanoTime();
@@ -94,6 +98,9 @@ public final class TransferEngine implements AutoCloseable {
                 slotWaitNs += System.nanoTime() - t0;
                 long bytes = Math.min(chunkBytes, totalBytes - k * chunkBytes);
                 long t1 = System.nanoTime();
+                if (tl != null) {
+                    tl.record("host", "wait for staging", t0, t1);
+                }
                 try {
                     source.read(k * chunkBytes, lease.segment(), bytes);
                 } catch (Exception e) {
@@ -101,16 +108,29 @@ public final class TransferEngine implements AutoCloseable {
                     throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
                             + (k * chunkBytes + bytes) + ") failed: " + e, e);
                 }
-                readNs += System.nanoTime() - t1;
+                long t2 = System.nanoTime();
+                readNs += t2 - t1;
+                if (tl != null) {
+                    tl.record("host", "fill staging", t1, t2);
+                }
                 if (kernelDone[s] != null) {
                     copy.waitFor(kernelDone[s]); // device buffer s is free once kernel k - slots has read it
                 }
                 Block src = lease.block(DType.U8, bytes);
                 Block dst = deviceBuffers[s].slice(0, bytes);
                 long chunk = k;
-                copy.launch("begin copy of chunk " + k, () -> copyNs.addAndGet(-System.nanoTime()));
+                copy.launch("begin copy of chunk " + k, () -> {
+                    copyStart[0] = System.nanoTime(); // copy-stream thread only
+                    copyNs.addAndGet(-copyStart[0]);
+                });
                 copy.copy(src, dst);
-                copy.launch("end copy of chunk " + k, () -> copyNs.addAndGet(System.nanoTime()));
+                copy.launch("end copy of chunk " + k, () -> {
+                    long end = System.nanoTime();
+                    copyNs.addAndGet(end);
+                    if (tl != null) {
+                        tl.record("copy stream", "copy", copyStart[0], end);
+                    }
+                });
                 Event copied = copy.record();
                 inFlight.add(new InFlight(k, lease, copied));
                 compute.waitFor(copied);
@@ -122,7 +142,11 @@ public final class TransferEngine implements AutoCloseable {
                         failedKernelChunk.compareAndSet(-1, chunk);
                         throw e;
                     } finally {
-                        kernelNs.addAndGet(System.nanoTime() - kt);
+                        long end = System.nanoTime();
+                        kernelNs.addAndGet(end - kt);
+                        if (tl != null) {
+                            tl.record("compute stream", "kernel", kt, end);
+                        }
                     }
                 });
                 kernelDone[s] = compute.record();
@@ -223,6 +247,12 @@ public final class TransferEngine implements AutoCloseable {
         } catch (DeviceException failed) {
             return failed;
         }
+    }
+
+    /// Records the copies and kernels of later runs on `timeline` (lanes `copy stream` and
+    /// `compute stream`); null stops recording.
+    public void record(Timeline timeline) {
+        this.timeline = timeline;
     }
 
     /// Device bytes this engine holds: `slots × chunkBytes`, whatever the input size.

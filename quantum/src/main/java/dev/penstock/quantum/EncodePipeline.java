@@ -5,6 +5,7 @@ import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.Lease;
 import dev.penstock.memory.StagingPool;
+import dev.penstock.observe.Timeline;
 import dev.penstock.pump.Pump;
 import dev.penstock.pump.PumpConfig;
 import dev.penstock.pump.PumpException;
@@ -76,6 +77,12 @@ public final class EncodePipeline {
     ///
     /// @throws EncodingException naming the first bad row under `FAIL`
     public static EncodeSummary run(Device device, RowSource source, RowSink sink, Config config) throws Exception {
+        return run(device, source, sink, config, null);
+    }
+
+    /// As `run`, recording every read, copy, kernel and write on `timeline` (may be null).
+    public static EncodeSummary run(Device device, RowSource source, RowSink sink, Config config, Timeline timeline)
+            throws Exception {
         Encoder encoder = Encoder.of(config.encoding(), config.qubits());
         int len = source.rowLength();
         long rows = source.rows();
@@ -100,7 +107,12 @@ public final class EncodePipeline {
                          Lease lease = reads.acquire(WAIT);
                          try {
                              long first = k * chunkRows;
+                             long t0 = System.nanoTime();
                              source.read(first, (int) Math.min(chunkRows, rows - first), lease.segment());
+                             if (timeline != null) {
+                                 timeline.record(Thread.currentThread().getName().replace("penstock-io-encode-", "I/O thread "),
+                                         "read", t0, System.nanoTime());
+                             }
                              return lease;
                          } catch (Exception e) {
                              lease.close();
@@ -111,6 +123,7 @@ public final class EncodePipeline {
                      .source(LongStream.range(0, chunks).iterator())
                      .onDiscard(Lease::close)
                      .start()) {
+            engine.record(timeline);
             TransferStats stats;
             try {
                 stats = engine.run(rows * rowBytesIn, (offset, staging, bytes) -> {
@@ -122,21 +135,25 @@ public final class EncodePipeline {
                     Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, len);
                     long w0 = System.nanoTime();
                     Lease out = states.acquire(WAIT); // backpressure: the writer frees these
-                    outputWaitNs.addAndGet(System.nanoTime() - w0);
+                    long w1 = System.nanoTime();
+                    outputWaitNs.addAndGet(w1 - w0);
+                    if (timeline != null && w1 - w0 > 50_000) {
+                        timeline.record("compute stream", "wait for writer", w0, w1);
+                    }
                     Block outBlock = out.block(config.output(), count, encoder.stateSize());
                     EncodeResult r;
                     try {
                         r = encoder.encodeBatch(in, outBlock, k * chunkRows, config.policy());
                     } catch (EncodingException bad) {
                         // fail-fast: the rows before the bad one are good and still get written
-                        write(writer, sink, out, outBlock, bad.row() - k * chunkRows, written, writeNs, writeFailure);
+                        write(writer, sink, out, outBlock, bad.row() - k * chunkRows, written, writeNs, writeFailure, timeline);
                         throw bad;
                     } catch (RuntimeException e) {
                         out.close();
                         throw e;
                     }
                     skipped.addAll(r.skipped());
-                    write(writer, sink, out, outBlock, r.rowsWritten(), written, writeNs, writeFailure);
+                    write(writer, sink, out, outBlock, r.rowsWritten(), written, writeNs, writeFailure, timeline);
                 });
             } catch (TransferException e) {
                 finishWrites(writer); // the good rows before a failure are still written
@@ -165,13 +182,17 @@ public final class EncodePipeline {
 
     /// Hands `good` states of `outBlock` to the writer thread; the buffer goes back afterwards.
     private static void write(ExecutorService writer, RowSink sink, Lease out, Block outBlock, long good, AtomicLong written,
-                              AtomicLong writeNs, AtomicReference<Exception> writeFailure) {
+                              AtomicLong writeNs, AtomicReference<Exception> writeFailure, Timeline timeline) {
         writer.execute(() -> {
             try (out) {
                 if (good > 0 && writeFailure.get() == null) {
                     long t0 = System.nanoTime();
                     sink.write(outBlock.slice(0, good));
-                    writeNs.addAndGet(System.nanoTime() - t0);
+                    long t1 = System.nanoTime();
+                    writeNs.addAndGet(t1 - t0);
+                    if (timeline != null) {
+                        timeline.record("writer", "write", t0, t1);
+                    }
                     written.addAndGet(good);
                 }
             } catch (Exception e) {

@@ -1,0 +1,129 @@
+package dev.penstock.cli;
+
+import dev.penstock.observe.Timeline;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+
+/// Draws a `Timeline` as a PNG: one row per lane (I/O threads, host, copy stream, compute
+/// stream, writer), one bar per span coloured by its kind, over wall time — so the overlap of
+/// the stages (or its absence) is visible at a glance. Plain Java 2D, headless.
+final class TimelinePlot {
+    private static final Map<String, Color> COLORS = new LinkedHashMap<>();
+
+    static {
+        COLORS.put("read", new Color(0x4C78A8));
+        COLORS.put("wait for staging", new Color(0xBBBBBB));
+        COLORS.put("fill staging", new Color(0x72B7B2));
+        COLORS.put("copy", new Color(0xF58518));
+        COLORS.put("kernel", new Color(0x54A24B));
+        COLORS.put("wait for writer", new Color(0xE45756));
+        COLORS.put("write", new Color(0xB279A2));
+    }
+
+    private TimelinePlot() {
+    }
+
+    static void write(Timeline timeline, Path file, String title) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        List<Timeline.Span> spans = timeline.spans();
+        List<String> lanes = lanes(spans);
+        int left = 150;
+        int right = 30;
+        int top = 50;
+        int laneH = 26;
+        int width = 1400;
+        int plotW = width - left - right;
+        int height = top + lanes.size() * laneH + 90;
+        long endNs = Math.max(1, spans.stream().mapToLong(Timeline.Span::endNs).max().orElse(1));
+        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+            g.setColor(Color.WHITE);
+            g.fillRect(0, 0, width, height);
+            g.setColor(Color.BLACK);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
+            g.drawString(title, left, 25);
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            for (int i = 0; i < lanes.size(); i++) {
+                int y = top + i * laneH;
+                g.setColor(i % 2 == 0 ? new Color(0xF4F4F4) : Color.WHITE);
+                g.fillRect(left, y, plotW, laneH);
+                g.setColor(Color.DARK_GRAY);
+                g.drawString(lanes.get(i), 10, y + laneH / 2 + 5);
+            }
+            for (Timeline.Span s : spans) {
+                int lane = lanes.indexOf(s.lane());
+                int x0 = left + (int) ((double) Math.max(0, s.startNs()) / endNs * plotW);
+                int x1 = left + (int) ((double) s.endNs() / endNs * plotW);
+                boolean wait = s.kind().startsWith("wait");
+                int y = top + lane * laneH + (wait ? laneH / 2 : 4);
+                g.setColor(COLORS.getOrDefault(s.kind(), Color.GRAY));
+                g.fillRect(x0, y, Math.max(1, x1 - x0), wait ? laneH / 2 - 4 : laneH - 8);
+            }
+            int axisY = top + lanes.size() * laneH;
+            g.setColor(Color.BLACK);
+            g.setStroke(new BasicStroke(1));
+            g.drawLine(left, axisY, left + plotW, axisY);
+            double totalMs = endNs / 1e6;
+            double step = niceStep(totalMs / 10);
+            for (double t = 0; t <= totalMs + 1e-9; t += step) {
+                int x = left + (int) (t / totalMs * plotW);
+                g.drawLine(x, axisY, x, axisY + 5);
+                g.drawString(String.format(java.util.Locale.ROOT, step < 1 ? "%.1f" : "%.0f", t), x - 10, axisY + 18);
+            }
+            g.drawString("wall time (ms)", left + plotW / 2 - 40, axisY + 34);
+            int lx = left;
+            int ly = axisY + 55;
+            for (Map.Entry<String, Color> e : COLORS.entrySet()) {
+                g.setColor(e.getValue());
+                g.fillRect(lx, ly - 10, 14, 12);
+                g.setColor(Color.BLACK);
+                g.drawString(e.getKey(), lx + 18, ly);
+                lx += 30 + g.getFontMetrics().stringWidth(e.getKey());
+            }
+        } finally {
+            g.dispose();
+        }
+        ImageIO.write(img, "png", file.toFile());
+    }
+
+    private static List<String> lanes(List<Timeline.Span> spans) {
+        List<String> io = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (Timeline.Span s : spans) {
+            List<String> into = s.lane().startsWith("I/O") ? io : rest;
+            if (!into.contains(s.lane())) {
+                into.add(s.lane());
+            }
+        }
+        io.sort(Comparator.naturalOrder());
+        List<String> order = List.of("host", "copy stream", "compute stream", "writer");
+        rest.sort(Comparator.comparingInt(l -> order.indexOf(l) < 0 ? 99 : order.indexOf(l)));
+        List<String> all = new ArrayList<>(io);
+        all.addAll(rest);
+        return all;
+    }
+
+    private static double niceStep(double raw) {
+        double p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1e-9))));
+        for (double m : new double[] {1, 2, 5, 10}) {
+            if (m * p >= raw) {
+                return m * p;
+            }
+        }
+        return 10 * p;
+    }
+}
