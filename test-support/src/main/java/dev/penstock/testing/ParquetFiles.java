@@ -47,4 +47,29 @@ public final class ParquetFiles {
         }
         return file;
     }
+
+    /// `rows` records with one `features` list of `len` doubles (value (r, j) = r · 100 + j);
+    /// record `shortRow` (if in range) gets one value fewer. With `withId`, an int64 `id` column
+    /// comes first.
+    public static Path lists(Path file, int rows, int len, int shortRow, boolean withId) throws Exception {
+        MessageType schema = MessageTypeParser.parseMessageType("message rows { " + (withId ? "required int64 id; " : "")
+                + "required group features (LIST) { repeated group list { required double element; } } }");
+        SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+        try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
+                .withConf(new PlainParquetConfiguration()).withCompressionCodec(CompressionCodecName.UNCOMPRESSED)
+                .withRowGroupSize(64 * 1024).withPageSize(4096).build()) {
+            for (int r = 0; r < rows; r++) {
+                Group g = groups.newGroup();
+                if (withId) {
+                    g.append("id", (long) r);
+                }
+                Group list = g.addGroup("features");
+                for (int j = 0; j < (r == shortRow ? len - 1 : len); j++) {
+                    list.addGroup("list").append("element", r * 100.0 + j);
+                }
+                w.write(g);
+            }
+        }
+        return file;
+    }
 }

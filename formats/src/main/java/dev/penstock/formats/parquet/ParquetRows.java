@@ -16,8 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-/// Streams the numeric columns of a Parquet file as float64 feature rows, batch by batch (the
-/// whole file is never loaded): column `c` of the selection is value `c` of every row.
+/// Streams a Parquet file as float64 feature rows, batch by batch (the whole file is never
+/// loaded): either flat numeric columns (column `c` of the selection is value `c` of every
+/// row) or one list-of-numbers column (each record's list is its row; all of equal length).
 ///
 /// Reading is sequential (Hardwood decodes pages on its own worker threads); `next` hands out
 /// the next rows in file order. Nulls become NaN, so the encoder's bad-row policy decides what
@@ -33,18 +34,39 @@ public final class ParquetRows implements AutoCloseable {
     private final ColumnReaders columns;
     private final List<String> names;
     private final long rows;
+    private final boolean listMode; // one list<double> column: each record's list is the row
+    private final int width;
     private final double[][] batch;
+    private double[] listValues;
+    private int[] listOffsets;
     private int batchRows;
     private int batchPos;
     private long delivered;
 
-    private ParquetRows(Path file, ParquetFileReader reader, List<String> names) {
+    private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode) {
         this.file = file;
         this.reader = reader;
         this.names = List.copyOf(names);
+        this.listMode = listMode;
         this.rows = reader.getFileMetaData().numRows();
         this.columns = reader.columnReaders(ColumnProjection.columns(names.toArray(String[]::new)));
         this.batch = new double[names.size()][];
+        if (listMode) {
+            // the row length is the length of the first list; every other list must match it
+            this.width = rows == 0 || !nextBatch() ? 0 : listOffsets[1] - listOffsets[0];
+        } else {
+            this.width = names.size();
+        }
+    }
+
+    /// The numeric list column named `field` (its leaf is `field.…`, repeated once), or null.
+    private static ColumnSchema listLeaf(ParquetFileReader reader, String field) {
+        for (ColumnSchema c : reader.getFileSchema().getColumns()) {
+            if (c.fieldPath().toString().startsWith(field + ".") && c.maxRepetitionLevel() == 1 && NUMERIC.contains(c.type())) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /// Opens `file` and selects `columns` (empty: every flat numeric column, in schema order).
@@ -55,6 +77,9 @@ public final class ParquetRows implements AutoCloseable {
         ParquetFileReader reader = ParquetFileReader.open(InputFile.of(file));
         try {
             List<String> names = new ArrayList<>();
+            if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {
+                return new ParquetRows(file, reader, columns, true);
+            }
             if (columns.isEmpty()) {
                 for (ColumnSchema c : reader.getFileSchema().getColumns()) {
                     if (NUMERIC.contains(c.type()) && c.maxRepetitionLevel() == 0) {
@@ -62,6 +87,12 @@ public final class ParquetRows implements AutoCloseable {
                     }
                 }
                 if (names.isEmpty()) {
+                    for (ColumnSchema c : reader.getFileSchema().getColumns()) {
+                        String top = c.fieldPath().toString().split("\\.")[0];
+                        if (listLeaf(reader, top) != null) {
+                            return new ParquetRows(file, reader, List.of(top), true);
+                        }
+                    }
                     throw new IllegalArgumentException(file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
                             + reader.getFileSchema().getColumns().stream().map(c -> c.name() + " " + c.type()).toList());
                 }
@@ -85,7 +116,7 @@ public final class ParquetRows implements AutoCloseable {
                     names.add(name);
                 }
             }
-            return new ParquetRows(file, reader, names);
+            return new ParquetRows(file, reader, names, false);
         } catch (RuntimeException e) {
             reader.close();
             throw e;
@@ -102,9 +133,9 @@ public final class ParquetRows implements AutoCloseable {
         return rows;
     }
 
-    /// Values per row: the selected columns.
+    /// Values per row: the selected columns, or the length of the list column's lists.
     public int rowLength() {
-        return names.size();
+        return width;
     }
 
     /// The selected columns, in row order.
@@ -119,7 +150,20 @@ public final class ParquetRows implements AutoCloseable {
             return 0;
         }
         int k = Math.min(maxRows, batchRows - batchPos);
-        int width = names.size();
+        if (listMode) {
+            for (int r = 0; r < k; r++) {
+                int from = listOffsets[batchPos + r];
+                int len = listOffsets[batchPos + r + 1] - from;
+                if (len != width) {
+                    throw new IllegalArgumentException(file + ": row " + (delivered + r) + ", column '" + names.getFirst() + "': a list of "
+                            + len + " values, but the rows before have " + width + " (every row needs the same length)");
+                }
+                MemorySegment.copy(listValues, from, dst, ValueLayout.JAVA_DOUBLE, (long) r * width * 8, width);
+            }
+            batchPos += k;
+            delivered += k;
+            return k;
+        }
         // Columns → rows in tiles of TILE rows: the tile's destination rows stay in cache while
         // every column contributes a short sequential run (a plain column-by-column transpose
         // writes one cache line per value with a row-sized stride).
@@ -148,6 +192,12 @@ public final class ParquetRows implements AutoCloseable {
         }
         batchRows = columns.getRecordCount();
         batchPos = 0;
+        if (listMode) {
+            ColumnReader r = columns.getColumnReader(0);
+            listOffsets = r.getLayerOffsets(0);
+            listValues = asDoubles(r, r.getValueCount(), listValues);
+            return true;
+        }
         for (int c = 0; c < names.size(); c++) {
             batch[c] = asDoubles(columns.getColumnReader(names.get(c)), batchRows, batch[c]);
         }

@@ -61,6 +61,44 @@ class ParquetRowsTest {
     }
 
     @Test
+    void aListOfDoublesColumnGivesOneRowPerRecord() throws Exception {
+        Path f = ParquetFiles.lists(dir.resolve("lists.parquet"), 3000, 16, -1, true);
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of("features"))) {
+            assertThat(rows.rowLength()).isEqualTo(16);
+            assertThat(rows.rows()).isEqualTo(3000);
+            MemorySegment buf = arena.allocateBytes(100L * 16 * 8);
+            long r = 0;
+            int k;
+            while ((k = rows.next(buf, 100)) > 0) {
+                for (int i = 0; i < k; i++, r++) {
+                    assertThat(buf.getAtIndex(ValueLayout.JAVA_DOUBLE, i * 16L + 15)).as("row %d", r).isEqualTo(r * 100.0 + 15);
+                }
+            }
+            assertThat(r).isEqualTo(3000);
+        }
+        // a file whose only numeric data is the list column: found without naming it
+        Path only = ParquetFiles.lists(dir.resolve("only.parquet"), 10, 4, -1, false);
+        try (ParquetRows rows = ParquetRows.open(only, List.of())) {
+            assertThat(rows.columnNames()).containsExactly("features");
+            assertThat(rows.rowLength()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void aListOfAnotherLengthIsRejectedNamingTheRow() throws Exception {
+        Path f = ParquetFiles.lists(dir.resolve("ragged.parquet"), 500, 8, 321, false);
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of("features"))) {
+            MemorySegment buf = arena.allocateBytes(64L * 8 * 8);
+            assertThatThrownBy(() -> {
+                while (rows.next(buf, 64) > 0) {
+                    // read until the ragged row
+                }
+            }).hasMessageContaining("ragged.parquet").hasMessageContaining("row 321").hasMessageContaining("7 values")
+                    .hasMessageContaining("have 8");
+        }
+    }
+
+    @Test
     void missingOrNonNumericColumnsAreRejectedNamingFileAndColumn() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 10, 1 << 20);
         assertThatThrownBy(() -> ParquetRows.open(f, List.of("label"))).hasMessageContaining("rows.parquet")
