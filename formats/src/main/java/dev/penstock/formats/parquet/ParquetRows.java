@@ -74,7 +74,14 @@ public final class ParquetRows implements AutoCloseable {
     /// @throws IllegalArgumentException naming the file and column when a column is missing,
     ///                                  nested or not numeric
     public static ParquetRows open(Path file, List<String> columns) throws IOException {
-        ParquetFileReader reader = ParquetFileReader.open(InputFile.of(file));
+        ParquetFileReader reader;
+        try {
+            reader = ParquetFileReader.open(InputFile.of(file));
+        } catch (IOException | RuntimeException e) {
+            long size = java.nio.file.Files.exists(file) ? java.nio.file.Files.size(file) : -1;
+            throw new IOException(file + ": byte " + Math.max(0, size - 8) + ": not a readable Parquet file (expected a footer: "
+                    + "metadata length and the magic 'PAR1' in the last 8 bytes): " + e.getMessage(), e);
+        }
         try {
             List<String> names = new ArrayList<>();
             if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {

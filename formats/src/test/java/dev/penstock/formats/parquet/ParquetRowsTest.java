@@ -99,6 +99,19 @@ class ParquetRowsTest {
     }
 
     @Test
+    void corruptAndTruncatedFilesNameTheFileAndWhatWasExpected() throws Exception {
+        Path garbage = dir.resolve("garbage.parquet");
+        java.nio.file.Files.writeString(garbage, "PAR1 not really parquet PAR1");
+        assertThatThrownBy(() -> ParquetRows.open(garbage, List.of())).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("garbage.parquet").hasMessageContaining("footer");
+        Path good = write(dir.resolve("good.parquet"), 1000, 1 << 20);
+        byte[] all = java.nio.file.Files.readAllBytes(good);
+        Path cut = dir.resolve("cut.parquet");
+        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(all, all.length / 2));
+        assertThatThrownBy(() -> ParquetRows.open(cut, List.of())).hasMessageContaining("cut.parquet").hasMessageContaining("PAR1");
+    }
+
+    @Test
     void missingOrNonNumericColumnsAreRejectedNamingFileAndColumn() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 10, 1 << 20);
         assertThatThrownBy(() -> ParquetRows.open(f, List.of("label"))).hasMessageContaining("rows.parquet")
