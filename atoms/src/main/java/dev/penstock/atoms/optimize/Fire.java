@@ -1,0 +1,117 @@
+package dev.penstock.atoms.optimize;
+
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.system.AtomicSystem;
+
+/// FIRE (fast inertial relaxation engine) in ASE-exact mode: the same arithmetic as ASE's
+/// `FIRE` optimiser, step for step, so that it takes ASE's number of steps (REFERENCE §3).
+/// Masses are ignored; the system's velocity array holds FIRE's velocities.
+///
+/// ```
+///   first step: v = 0
+///   otherwise:  P = F·v
+///               P > 0: v = (1−a)v + a|v| F/|F|;  if steps > Nmin: dt = min(dt·finc, dtmax), a ·= fa
+///                      steps += 1
+///               else:  v = 0, a = astart, dt ·= fdec, steps = 0
+///   v += dt F;  dr = dt v;  |dr| over all 3N > maxstep → dr ·= maxstep/|dr|;  r += dr
+/// ```
+///
+/// Not thread-safe: one instance per system.
+public final class Fire {
+    /// ASE's defaults (REFERENCE §3).
+    public static final double DT = 0.1;
+    public static final double MAXSTEP = 0.2;
+    public static final double DTMAX = 1.0;
+    public static final int NMIN = 5;
+    public static final double FINC = 1.1;
+    public static final double FDEC = 0.5;
+    public static final double ASTART = 0.1;
+    public static final double FA = 0.99;
+
+    private double dt = DT;
+    private double a = ASTART;
+    private int steps;
+    private boolean started;
+
+    /// The outcome of a relaxation.
+    ///
+    /// @param steps      optimiser steps taken (ASE's `nsteps`)
+    /// @param converged  whether max |F_i| fell below `fmax`
+    /// @param energy     energy at the final positions
+    /// @param maxForce   max |F_i| at the final positions
+    public record Result(int steps, boolean converged, double energy, double maxForce) {
+    }
+
+    /// Relaxes `s` under `model` until max |F_i| < `fmax` or `maxSteps` steps.
+    public Result relax(AtomicSystem s, Model model, double fmax, int maxSteps) {
+        int taken = 0;
+        model.compute(s);
+        while (true) {
+            double fm = s.maxForce();
+            if (!Double.isFinite(fm)) {
+                throw new IllegalStateException("system " + s.id() + ": non-finite forces at step " + taken);
+            }
+            if (fm < fmax) {
+                return new Result(taken, true, s.energy(), fm);
+            }
+            if (taken == maxSteps) {
+                return new Result(taken, false, s.energy(), fm);
+            }
+            step(s);
+            taken++;
+            model.compute(s);
+        }
+    }
+
+    /// One FIRE step from the forces already in `s`.
+    public void step(AtomicSystem s) {
+        double[] f = s.forces();
+        double[] v = s.velocities();
+        double[] r = s.positions();
+        int n3 = 3 * s.atoms();
+        if (!started) {
+            java.util.Arrays.fill(v, 0);
+            started = true;
+        } else {
+            double vf = 0;
+            for (int i = 0; i < n3; i++) {
+                vf += f[i] * v[i];
+            }
+            if (vf > 0) {
+                double ff = 0;
+                double vv = 0;
+                for (int i = 0; i < n3; i++) {
+                    ff += f[i] * f[i];
+                    vv += v[i] * v[i];
+                }
+                double nf = Math.sqrt(ff);
+                double nv = Math.sqrt(vv);
+                for (int i = 0; i < n3; i++) {
+                    // NumPy's order of operations in ASE: (1 − a)·v + ((a·f) / |f|) · |v|
+                    v[i] = (1.0 - a) * v[i] + a * f[i] / nf * nv;
+                }
+                if (steps > NMIN) {
+                    dt = Math.min(dt * FINC, DTMAX);
+                    a *= FA;
+                }
+                steps++;
+            } else {
+                java.util.Arrays.fill(v, 0);
+                a = ASTART;
+                dt *= FDEC;
+                steps = 0;
+            }
+        }
+        double drr = 0;
+        for (int i = 0; i < n3; i++) {
+            v[i] += dt * f[i];
+            double dr = dt * v[i];
+            drr += dr * dr;
+        }
+        double norm = Math.sqrt(drr);
+        for (int i = 0; i < n3; i++) {
+            double dr = dt * v[i];
+            r[i] += norm > MAXSTEP ? MAXSTEP * dr / norm : dr;
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// Geometry optimisers: FIRE in ASE-exact mode.
+package dev.penstock.atoms.optimize;

@@ -1,0 +1,41 @@
+package dev.penstock.atoms.potential;
+
+/// Lennard-Jones: u(r) = 4ε[(σ/r)¹² − (σ/r)⁶], cut at `cutoff` (infinite: no cutoff), shifted
+/// by −u(cutoff) when `shifted` so that the energy is continuous.
+public final class LennardJones extends PairPotential {
+    private final double epsilon;
+    private final double sigma;
+    private final double shift;
+
+    /// LJ with `epsilon`, `sigma`, `cutoff` (may be `Double.POSITIVE_INFINITY`), `shifted`.
+    public LennardJones(double epsilon, double sigma, double cutoff, boolean shifted) {
+        super(cutoff, 0.3 * sigma);
+        if (!(epsilon > 0) || !(sigma > 0)) {
+            throw new IllegalArgumentException("Lennard-Jones: 'epsilon' and 'sigma' must be positive, got " + epsilon + ", " + sigma);
+        }
+        this.epsilon = epsilon;
+        this.sigma = sigma;
+        this.shift = shifted && Double.isFinite(cutoff) ? raw(cutoff) : 0;
+    }
+
+    private double raw(double r) {
+        double s6 = Math.pow(sigma / r, 6);
+        return 4 * epsilon * (s6 * s6 - s6);
+    }
+
+    @Override
+    protected double energy(double r) {
+        return raw(r) - shift;
+    }
+
+    @Override
+    protected double derivative(double r) {
+        double s6 = Math.pow(sigma / r, 6);
+        return 4 * epsilon * (-12 * s6 * s6 + 6 * s6) / r;
+    }
+
+    @Override
+    protected double overlapDistance() {
+        return 1e-3 * sigma;
+    }
+}

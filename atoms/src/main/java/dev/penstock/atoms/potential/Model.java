@@ -1,0 +1,13 @@
+package dev.penstock.atoms.potential;
+
+import dev.penstock.atoms.system.AtomicSystem;
+
+/// A potential energy model: from a system's positions, numbers and cell to its energy (eV) and
+/// forces (eV/Å), written into the system. Plug in your own by implementing it.
+///
+/// A model must fail, naming the system, on overlapping atoms (r → 0) and never hand back
+/// non-finite forces silently.
+public interface Model {
+    /// Computes the energy and forces of `system` into `system.energy(…)` and `system.forces()`.
+    void compute(AtomicSystem system);
+}

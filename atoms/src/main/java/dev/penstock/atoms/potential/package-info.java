@@ -1,0 +1,2 @@
+/// Interatomic potentials behind the `Model` interface: Lennard-Jones and Morse.
+package dev.penstock.atoms.potential;

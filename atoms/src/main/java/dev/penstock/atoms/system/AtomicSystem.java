@@ -1,0 +1,125 @@
+package dev.penstock.atoms.system;
+
+import java.util.Arrays;
+
+/// One atomic system in structure-of-arrays form (units: Å, eV, amu): positions, velocities
+/// and forces as `[x0, y0, z0, x1, …]`, masses, atomic numbers, an orthorhombic cell (box
+/// lengths; 0 on a free axis) and periodicity per axis.
+///
+/// Threading: not thread-safe; one stage works on a system at a time.
+public final class AtomicSystem {
+    private final long id;
+    private final int atoms;
+    private final double[] positions;
+    private final double[] velocities;
+    private final double[] forces;
+    private final double[] masses;
+    private final int[] numbers;
+    private final double[] box;
+    private final boolean[] pbc;
+    private double energy = Double.NaN;
+
+    /// A system `id` of `positions.length / 3` atoms; every array is copied.
+    public AtomicSystem(long id, double[] positions, double[] masses, int[] numbers, double[] box, boolean[] pbc) {
+        if (positions.length % 3 != 0) {
+            throw new IllegalArgumentException("system " + id + ": positions must hold 3 values per atom, got " + positions.length);
+        }
+        this.id = id;
+        this.atoms = positions.length / 3;
+        if (masses.length != atoms || numbers.length != atoms) {
+            throw new IllegalArgumentException("system " + id + ": " + atoms + " atoms but " + masses.length + " masses and "
+                    + numbers.length + " atomic numbers");
+        }
+        if (box.length != 3 || pbc.length != 3) {
+            throw new IllegalArgumentException("system " + id + ": the box and pbc need 3 entries each");
+        }
+        for (int d = 0; d < 3; d++) {
+            if (pbc[d] && !(box[d] > 0)) {
+                throw new IllegalArgumentException("system " + id + ": axis " + d + " is periodic but its box length is " + box[d]);
+            }
+        }
+        this.positions = positions.clone();
+        this.velocities = new double[3 * atoms];
+        this.forces = new double[3 * atoms];
+        this.masses = masses.clone();
+        this.numbers = numbers.clone();
+        this.box = box.clone();
+        this.pbc = pbc.clone();
+    }
+
+    /// A free (non-periodic) system of identical atoms of mass 1 and atomic number 0, as in
+    /// reduced Lennard-Jones units.
+    public static AtomicSystem free(long id, double[] positions) {
+        int n = positions.length / 3;
+        double[] m = new double[n];
+        Arrays.fill(m, 1);
+        return new AtomicSystem(id, positions, m, new int[n], new double[3], new boolean[3]);
+    }
+
+    /// The system's id.
+    public long id() {
+        return id;
+    }
+
+    /// Number of atoms.
+    public int atoms() {
+        return atoms;
+    }
+
+    /// Positions `[x0, y0, z0, …]` (live array).
+    public double[] positions() {
+        return positions;
+    }
+
+    /// Velocities (live array).
+    public double[] velocities() {
+        return velocities;
+    }
+
+    /// Forces from the last model evaluation (live array).
+    public double[] forces() {
+        return forces;
+    }
+
+    /// Masses in amu (live array).
+    public double[] masses() {
+        return masses;
+    }
+
+    /// Atomic numbers (live array).
+    public int[] numbers() {
+        return numbers;
+    }
+
+    /// Box lengths per axis (0 on a free axis).
+    public double[] box() {
+        return box.clone();
+    }
+
+    /// Whether axis `d` is periodic.
+    public boolean periodic(int d) {
+        return pbc[d];
+    }
+
+    /// Energy from the last model evaluation (NaN before the first).
+    public double energy() {
+        return energy;
+    }
+
+    /// Sets the energy (models do, after filling `forces()`).
+    public void energy(double e) {
+        this.energy = e;
+    }
+
+    /// Largest per-atom force norm, √max_i |F_i|².
+    public double maxForce() {
+        double max = 0;
+        for (int i = 0; i < atoms; i++) {
+            double fx = forces[3 * i];
+            double fy = forces[3 * i + 1];
+            double fz = forces[3 * i + 2];
+            max = Math.max(max, fx * fx + fy * fy + fz * fz);
+        }
+        return Math.sqrt(max);
+    }
+}

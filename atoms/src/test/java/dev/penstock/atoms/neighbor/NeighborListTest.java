@@ -1,0 +1,112 @@
+package dev.penstock.atoms.neighbor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.atoms.system.AtomicSystem;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class NeighborListTest {
+
+    /// Every pair (with its image) closer than `rc`, by brute force over images.
+    private static Set<String> bruteForce(AtomicSystem s, double rc) {
+        Set<String> out = new HashSet<>();
+        double[] r = s.positions();
+        double[] box = s.box();
+        int n = s.atoms();
+        for (int i = 0; i < n; i++) {
+            for (int j = i; j < n; j++) {
+                for (int a = -2; a <= 2; a++) {
+                    for (int b = -2; b <= 2; b++) {
+                        for (int c = -2; c <= 2; c++) {
+                            if ((a != 0 && !s.periodic(0)) || (b != 0 && !s.periodic(1)) || (c != 0 && !s.periodic(2))) {
+                                continue;
+                            }
+                            if (i == j && (a > 0 || (a == 0 && (b > 0 || (b == 0 && c >= 0)))) == false) {
+                                continue;
+                            }
+                            if (i == j && a == 0 && b == 0 && c == 0) {
+                                continue;
+                            }
+                            double dx = r[3 * j] + a * box[0] - r[3 * i];
+                            double dy = r[3 * j + 1] + b * box[1] - r[3 * i + 1];
+                            double dz = r[3 * j + 2] + c * box[2] - r[3 * i + 2];
+                            if (dx * dx + dy * dy + dz * dz < rc * rc) {
+                                out.add(i + "-" + j + "@" + Math.round(dx * 1e6) + "," + Math.round(dy * 1e6) + "," + Math.round(dz * 1e6));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Set<String> within(NeighborList l, AtomicSystem s, double rc) {
+        Set<String> out = new HashSet<>();
+        double[] r = s.positions();
+        for (int p = 0; p < l.pairCount(); p++) {
+            int i = l.first()[p];
+            int j = l.second()[p];
+            double dx = r[3 * j] + l.shifts()[3 * p] - r[3 * i];
+            double dy = r[3 * j + 1] + l.shifts()[3 * p + 1] - r[3 * i + 1];
+            double dz = r[3 * j + 2] + l.shifts()[3 * p + 2] - r[3 * i + 2];
+            if (dx * dx + dy * dy + dz * dz < rc * rc) {
+                out.add(i + "-" + j + "@" + Math.round(dx * 1e6) + "," + Math.round(dy * 1e6) + "," + Math.round(dz * 1e6));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void cellListsAndAllPairsFindExactlyThePairsOfBruteForceOnRandomSystems() {
+        for (long seed = 1; seed <= 6; seed++) {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int n = 50 + rnd.nextInt(250);
+            double boxLen = 4 + rnd.nextDouble(8);
+            boolean[] pbc = {rnd.nextBoolean(), rnd.nextBoolean(), seed % 2 == 0};
+            double[] r = new double[3 * n];
+            for (int i = 0; i < 3 * n; i++) {
+                r[i] = rnd.nextDouble(boxLen);
+            }
+            double[] m = new double[n];
+            java.util.Arrays.fill(m, 1);
+            AtomicSystem s = new AtomicSystem(seed, r, m, new int[n], new double[] {boxLen, boxLen, boxLen}, pbc);
+            double rc = 1.2;
+            NeighborList l = new NeighborList(rc, 0.3);
+            l.build(s);
+            assertThat(within(l, s, rc)).as("seed %d, n %d, box %.2f, pbc %s", seed, n, boxLen, java.util.Arrays.toString(pbc))
+                    .isEqualTo(bruteForce(s, rc));
+        }
+    }
+
+    @Test
+    void theSkinRuleNeverMissesAPairWhileAtomsMove() {
+        SplittableRandom rnd = new SplittableRandom(11);
+        int n = 200;
+        double boxLen = 8;
+        double[] r = new double[3 * n];
+        for (int i = 0; i < 3 * n; i++) {
+            r[i] = rnd.nextDouble(boxLen);
+        }
+        double[] m = new double[n];
+        java.util.Arrays.fill(m, 1);
+        AtomicSystem s = new AtomicSystem(1, r, m, new int[n], new double[] {boxLen, boxLen, boxLen}, new boolean[] {true, true, true});
+        double rc = 1.5;
+        NeighborList l = new NeighborList(rc, 0.4);
+        int rebuilds = 0;
+        for (int step = 0; step < 200; step++) {
+            double[] pos = s.positions();
+            for (int i = 0; i < pos.length; i++) {
+                pos[i] += rnd.nextDouble(-0.02, 0.02);
+            }
+            if (l.update(s)) {
+                rebuilds++;
+            }
+            assertThat(within(l, s, rc)).as("step %d", step).isEqualTo(bruteForce(s, rc));
+        }
+        assertThat(rebuilds).as("the list is reused between rebuilds").isBetween(2, 150);
+    }
+}
