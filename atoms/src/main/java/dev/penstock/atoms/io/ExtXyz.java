@@ -1,0 +1,261 @@
+package dev.penstock.atoms.io;
+
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/// Extended XYZ, as ASE writes and reads it: per frame an atom count, a comment line of
+/// `key=value` pairs (`Lattice="ax ay az bx by bz cx cy cz"`, `Properties=species:S:1:pos:R:3:…`,
+/// `energy=…`, `pbc="T T F"`), then one line per atom.
+///
+/// Written: species, pos, masses, momenta (m·v, ASE's convention for velocities), forces; the
+/// cell is orthorhombic. Read: species (or Z), pos, optional masses (standard atomic masses
+/// otherwise, as ASE) and momenta (or vel), the lattice diagonal and pbc. Errors name the file
+/// and line.
+public final class ExtXyz {
+    private ExtXyz() {
+    }
+
+    /// Writes `systems` as consecutive frames.
+    public static void write(Writer out, List<AtomicSystem> systems) throws IOException {
+        for (AtomicSystem s : systems) {
+            int n = s.atoms();
+            double[] box = s.box();
+            StringBuilder sb = new StringBuilder();
+            sb.append(n).append('\n');
+            sb.append(String.format(Locale.ROOT, "Lattice=\"%s 0.0 0.0 0.0 %s 0.0 0.0 0.0 %s\" ", num(box[0]), num(box[1]), num(box[2])));
+            sb.append("Properties=species:S:1:pos:R:3:masses:R:1:momenta:R:3:forces:R:3");
+            if (!Double.isNaN(s.energy())) {
+                sb.append(" energy=").append(num(s.energy()));
+            }
+            sb.append(" id=").append(s.id());
+            sb.append(" pbc=\"").append(tf(s.periodic(0))).append(' ').append(tf(s.periodic(1))).append(' ')
+                    .append(tf(s.periodic(2))).append("\"\n");
+            double[] r = s.positions();
+            double[] v = s.velocities();
+            double[] f = s.forces();
+            double[] m = s.masses();
+            for (int i = 0; i < n; i++) {
+                sb.append(Elements.symbol(s.numbers()[i]));
+                for (int c = 0; c < 3; c++) {
+                    sb.append(' ').append(num(r[3 * i + c]));
+                }
+                sb.append(' ').append(num(m[i]));
+                for (int c = 0; c < 3; c++) {
+                    sb.append(' ').append(num(m[i] * v[3 * i + c]));
+                }
+                for (int c = 0; c < 3; c++) {
+                    sb.append(' ').append(num(f[3 * i + c]));
+                }
+                sb.append('\n');
+            }
+            out.write(sb.toString());
+        }
+    }
+
+    private static String num(double x) {
+        return Double.toString(x); // shortest repr that round-trips exactly
+    }
+
+    private static char tf(boolean b) {
+        return b ? 'T' : 'F';
+    }
+
+    /// Reads every frame of `in` (named `file` in errors); systems get ids 0, 1, … unless the
+    /// frame has an `id=` key.
+    public static List<AtomicSystem> read(BufferedReader in, Path file) throws IOException {
+        List<AtomicSystem> out = new ArrayList<>();
+        int line = 0;
+        String countLine;
+        while ((countLine = in.readLine()) != null) {
+            line++;
+            if (countLine.isBlank()) {
+                continue;
+            }
+            int n;
+            try {
+                n = Integer.parseInt(countLine.trim());
+            } catch (NumberFormatException e) {
+                throw error(file, line, "expected the atom count of a frame, found '" + countLine.trim() + "'");
+            }
+            String comment = in.readLine();
+            line++;
+            if (comment == null) {
+                throw error(file, line, "expected the comment line of a frame of " + n + " atoms, the file ends");
+            }
+            Map<String, String> kv = keyValues(comment);
+            List<String[]> props = properties(kv.getOrDefault("Properties", "species:S:1:pos:R:3"), file, line);
+            int width = props.stream().mapToInt(p -> Integer.parseInt(p[2])).sum();
+            double[] r = new double[3 * n];
+            double[] m = null;
+            double[] mom = null;
+            double[] vel = null;
+            int[] z = new int[n];
+            for (int i = 0; i < n; i++) {
+                String atomLine = in.readLine();
+                line++;
+                if (atomLine == null) {
+                    throw error(file, line, "expected atom " + (i + 1) + " of " + n + ", the file ends (wrong atom count?)");
+                }
+                String[] tok = atomLine.trim().split("\\s+");
+                if (tok.length < width) {
+                    throw error(file, line, "expected " + width + " columns (" + kv.getOrDefault("Properties", "species, pos") + "), found "
+                            + tok.length);
+                }
+                int col = 0;
+                for (String[] p : props) {
+                    int k = Integer.parseInt(p[2]);
+                    switch (p[0]) {
+                        case "species" -> {
+                            z[i] = Elements.number(tok[col]);
+                            if (z[i] < 0) {
+                                throw error(file, line, "unknown element '" + tok[col] + "'");
+                            }
+                        }
+                        case "Z" -> z[i] = (int) parse(tok[col], file, line, "Z");
+                        case "pos" -> {
+                            for (int c = 0; c < 3; c++) {
+                                r[3 * i + c] = parse(tok[col + c], file, line, "pos");
+                            }
+                        }
+                        case "masses" -> {
+                            m = m == null ? new double[n] : m;
+                            m[i] = parse(tok[col], file, line, "masses");
+                        }
+                        case "momenta" -> {
+                            mom = mom == null ? new double[3 * n] : mom;
+                            for (int c = 0; c < 3; c++) {
+                                mom[3 * i + c] = parse(tok[col + c], file, line, "momenta");
+                            }
+                        }
+                        case "vel", "velo", "velocities" -> {
+                            vel = vel == null ? new double[3 * n] : vel;
+                            for (int c = 0; c < 3; c++) {
+                                vel[3 * i + c] = parse(tok[col + c], file, line, p[0]);
+                            }
+                        }
+                        default -> {
+                            // other per-atom properties (forces, tags, …) are not part of the system's input
+                        }
+                    }
+                    col += k;
+                }
+            }
+            double[] box = new double[3];
+            boolean[] pbc = new boolean[3];
+            if (kv.containsKey("Lattice")) {
+                String[] lat = kv.get("Lattice").trim().split("\\s+");
+                if (lat.length != 9) {
+                    throw error(file, line - n, "expected 9 numbers in Lattice=, found " + lat.length);
+                }
+                for (int d = 0; d < 3; d++) {
+                    box[d] = parse(lat[4 * d], file, line - n, "Lattice");
+                    for (int e = 0; e < 3; e++) {
+                        if (e != d && parse(lat[3 * d + e], file, line - n, "Lattice") != 0) {
+                            throw error(file, line - n, "only orthorhombic cells are supported so far (Lattice has off-diagonal terms)");
+                        }
+                    }
+                }
+                String p = kv.getOrDefault("pbc", "T T T").trim();
+                String[] pt = p.split("\\s+");
+                for (int d = 0; d < 3 && d < pt.length; d++) {
+                    pbc[d] = pt[d].equalsIgnoreCase("T") || pt[d].equalsIgnoreCase("True");
+                }
+            }
+            if (m == null) {
+                m = new double[n];
+                for (int i = 0; i < n; i++) {
+                    m[i] = Elements.mass(z[i]); // as ASE: standard masses unless given
+                }
+            }
+            long id = kv.containsKey("id") ? Long.parseLong(kv.get("id")) : out.size();
+            AtomicSystem s = new AtomicSystem(id, r, m, z, box, pbc);
+            if (mom != null) {
+                for (int i = 0; i < 3 * n; i++) {
+                    s.velocities()[i] = mom[i] / m[i / 3];
+                }
+            } else if (vel != null) {
+                System.arraycopy(vel, 0, s.velocities(), 0, 3 * n);
+            }
+            if (kv.containsKey("energy")) {
+                s.energy(parse(kv.get("energy"), file, line - n, "energy"));
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    private static double parse(String tok, Path file, int line, String what) {
+        try {
+            return Double.parseDouble(tok);
+        } catch (NumberFormatException e) {
+            throw error(file, line, "expected a number for " + what + ", found '" + tok + "'");
+        }
+    }
+
+    private static List<String[]> properties(String spec, Path file, int line) {
+        String[] t = spec.split(":");
+        if (t.length % 3 != 0) {
+            throw error(file, line, "malformed Properties='" + spec + "': expected name:type:count triples");
+        }
+        List<String[]> out = new ArrayList<>();
+        for (int i = 0; i < t.length; i += 3) {
+            out.add(new String[] {t[i], t[i + 1], t[i + 2]});
+        }
+        return out;
+    }
+
+    /// The `key=value` pairs of a comment line (values may be "quoted").
+    static Map<String, String> keyValues(String comment) {
+        Map<String, String> kv = new LinkedHashMap<>();
+        int i = 0;
+        int n = comment.length();
+        while (i < n) {
+            while (i < n && Character.isWhitespace(comment.charAt(i))) {
+                i++;
+            }
+            int k0 = i;
+            while (i < n && comment.charAt(i) != '=' && !Character.isWhitespace(comment.charAt(i))) {
+                i++;
+            }
+            String key = comment.substring(k0, i);
+            if (key.isEmpty()) {
+                break;
+            }
+            if (i < n && comment.charAt(i) == '=') {
+                i++;
+                String value;
+                if (i < n && (comment.charAt(i) == '"' || comment.charAt(i) == '\'')) {
+                    char q = comment.charAt(i++);
+                    int v0 = i;
+                    while (i < n && comment.charAt(i) != q) {
+                        i++;
+                    }
+                    value = comment.substring(v0, i);
+                    i++;
+                } else {
+                    int v0 = i;
+                    while (i < n && !Character.isWhitespace(comment.charAt(i))) {
+                        i++;
+                    }
+                    value = comment.substring(v0, i);
+                }
+                kv.put(key, value);
+            } else {
+                kv.put(key, "T");
+            }
+        }
+        return kv;
+    }
+
+    private static IllegalArgumentException error(Path file, int line, String what) {
+        return new IllegalArgumentException(file + ":" + line + ": " + what);
+    }
+}
