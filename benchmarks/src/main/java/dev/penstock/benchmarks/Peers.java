@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 
 /// Runs a peer script from `benchmarks/peers/` and collects its `name: value` lines.
 public final class Peers {
-    private static final Pattern FIGURE = Pattern.compile("^([a-z0-9_]+): (-?[0-9.eE+-]+)$");
+    private static final Pattern FIGURE = Pattern.compile("^([a-zA-Z0-9_.]+): (-?[0-9.eE+-]+)$");
     /// Debian's Python, which sees Debian's PyTorch, NumPy, ASE and zarr.
     public static final String PYTHON = "/usr/bin/python3";
 

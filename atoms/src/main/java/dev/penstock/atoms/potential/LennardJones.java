@@ -35,6 +35,20 @@ public final class LennardJones extends PairPotential {
     }
 
     @Override
+    protected double energySquared(double r2) {
+        double s2 = sigma * sigma / r2;
+        double s6 = s2 * s2 * s2;
+        return 4 * epsilon * (s6 * s6 - s6) - shift;
+    }
+
+    @Override
+    protected double derivativeOverR(double r2) {
+        double s2 = sigma * sigma / r2;
+        double s6 = s2 * s2 * s2;
+        return 4 * epsilon * (-12 * s6 * s6 + 6 * s6) / r2;
+    }
+
+    @Override
     protected double overlapDistance() {
         return 1e-3 * sigma;
     }

@@ -27,6 +27,17 @@ public abstract class PairPotential implements Model {
     /// du/dr for r < cutoff.
     protected abstract double derivative(double r);
 
+    /// u as a function of r² (override to avoid the square root, as Lennard-Jones does).
+    protected double energySquared(double r2) {
+        return energy(Math.sqrt(r2));
+    }
+
+    /// (du/dr)/r as a function of r² (override to avoid the square root).
+    protected double derivativeOverR(double r2) {
+        double r = Math.sqrt(r2);
+        return derivative(r) / r;
+    }
+
     /// The smallest separation the model accepts before calling it an overlap.
     protected abstract double overlapDistance();
 
@@ -78,18 +89,18 @@ public abstract class PairPotential implements Model {
         if (r2 >= rc2) {
             return 0;
         }
-        double r = Math.sqrt(r2);
-        if (r < overlapDistance()) {
-            throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = " + r + " Å)");
+        double od = overlapDistance();
+        if (r2 < od * od) {
+            throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = " + Math.sqrt(r2) + " Å)");
         }
-        double g = derivative(r) / r; // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
+        double g = derivativeOverR(r2); // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
         f[3 * i] += g * dx;
         f[3 * i + 1] += g * dy;
         f[3 * i + 2] += g * dz;
         f[3 * j] -= g * dx;
         f[3 * j + 1] -= g * dy;
         f[3 * j + 2] -= g * dz;
-        return energy(r);
+        return energySquared(r2);
     }
 
     /// The neighbour list of system `id` (for tests and diagnostics), or null.

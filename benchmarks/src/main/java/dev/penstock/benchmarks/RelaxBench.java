@@ -1,0 +1,133 @@
+package dev.penstock.benchmarks;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/// The `relax` workload (BENCHMARKS.md): FIRE in ASE-exact mode on perturbed LJ clusters (13, 38
+/// and 55 atoms, fixed-seed uniform ±0.05σ noise) to fmax 1e-4 and 0.05; with the peer, ASE's
+/// FIRE from the same start, for step-count and energy agreement and the per-step speed ratio.
+///
+/// Run: `./penstock bench relax [--peer]`.
+public final class RelaxBench {
+    private static final int[] SIZES = {13, 38, 55};
+    private static final double[] FMAX = {1e-4, 0.05};
+
+    private final PrintStream out;
+    private final Path dir;
+
+    /// A benchmark writing its start file under `dir`, printing to `out`.
+    public RelaxBench(Path dir, PrintStream out) {
+        this.dir = dir;
+        this.out = out;
+    }
+
+    /// The start of an `n`-atom cluster: a Mackay icosahedron for 13, else the `n` fcc sites
+    /// nearest the origin (nearest-neighbour distance 1.1σ), plus seeded ±0.05σ noise.
+    public static AtomicSystem cluster(int n) {
+        List<double[]> sites = new ArrayList<>();
+        double a = 1.1 * Math.sqrt(2);
+        for (int x = -4; x <= 4; x++) {
+            for (int y = -4; y <= 4; y++) {
+                for (int z = -4; z <= 4; z++) {
+                    if (((x + y + z) & 1) == 0) {
+                        sites.add(new double[] {x * a / 2, y * a / 2, z * a / 2});
+                    }
+                }
+            }
+        }
+        sites.sort(Comparator.comparingDouble(p -> p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + 1e-9 * p[0] + 1e-12 * p[1]));
+        double[] r = new double[3 * n];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(sites.get(i), 0, r, 3 * i, 3);
+        }
+        SplittableRandom rnd = new SplittableRandom(1000 + n);
+        for (int i = 0; i < r.length; i++) {
+            r[i] += rnd.nextDouble(-0.05, 0.05);
+        }
+        return AtomicSystem.free(n, r);
+    }
+
+    /// Writes the clusters' starts (for the peer); returns the file.
+    public Path writeStarts() throws Exception {
+        Files.createDirectories(dir);
+        Path f = dir.resolve("relax-start.extxyz");
+        List<AtomicSystem> all = new ArrayList<>();
+        for (int n : SIZES) {
+            all.add(cluster(n));
+        }
+        try (Writer w = Files.newBufferedWriter(f)) {
+            ExtXyz.write(w, all);
+        }
+        return f;
+    }
+
+    /// Runs every case; merges the peer's figures when given.
+    public Map<String, String> run(Map<String, Double> ase) {
+        Map<String, String> m = new LinkedHashMap<>();
+        double worstRatio = Double.POSITIVE_INFINITY;
+        int worstStepDiff = 0;
+        for (int n : SIZES) {
+            for (double fmax : FMAX) {
+                String tag = String.format(Locale.ROOT, "lj%d_fmax%s", n, fmt(fmax));
+                Fire.Result res = null;
+                long best = Long.MAX_VALUE;
+                for (int rep = 0; rep < 20; rep++) { // the first repetitions warm the JIT up
+                    AtomicSystem s = cluster(n);
+                    LennardJones lj = new LennardJones(1, 1, 100, true);
+                    long t0 = System.nanoTime();
+                    res = new Fire().relax(s, lj, fmax, 100_000);
+                    best = Math.min(best, System.nanoTime() - t0);
+                }
+                double usPerStep = best / 1e3 / Math.max(1, res.steps());
+                m.put("steps_" + tag, Integer.toString(res.steps()));
+                m.put("final_energy_" + tag, Double.toString(res.energy()));
+                m.put("us_per_step_" + tag, String.format(Locale.ROOT, "%.3f", usPerStep));
+                m.put("us_per_atom_step_" + tag, String.format(Locale.ROOT, "%.4f", usPerStep / n));
+                out.printf(Locale.ROOT, "LJ%d to fmax %s: %d steps, E = %.9f, %.2f µs per step%n", n, fmt(fmax), res.steps(),
+                        res.energy(), usPerStep);
+                if (ase != null) {
+                    String atag = String.format(Locale.ROOT, "lj%d_fmax%s", n, fmtPy(fmax));
+                    Double steps = ase.get("ase_steps_" + atag);
+                    Double energy = ase.get("ase_energy_" + atag);
+                    Double ms = ase.get("ase_ms_per_step_" + atag);
+                    if (steps != null && energy != null && ms != null) {
+                        int diff = res.steps() - (int) Math.round(steps);
+                        double ratio = ms * 1e3 / usPerStep;
+                        m.put("ase_steps_" + tag, Long.toString(Math.round(steps)));
+                        m.put("step_count_diff_vs_ase_" + tag, Integer.toString(diff));
+                        m.put("energy_diff_vs_ase_" + tag, String.format(Locale.ROOT, "%.2e", Math.abs(res.energy() - energy)));
+                        m.put("ratio_vs_ase_" + tag, String.format(Locale.ROOT, "%.1f", ratio));
+                        worstRatio = Math.min(worstRatio, ratio);
+                        worstStepDiff = Math.max(worstStepDiff, Math.abs(diff));
+                    }
+                }
+            }
+        }
+        if (ase != null && worstRatio < Double.POSITIVE_INFINITY) {
+            m.put("step_count_diff_vs_ase", Integer.toString(worstStepDiff));
+            m.put("ratio_vs_ase", String.format(Locale.ROOT, "%.1f", worstRatio));
+        }
+        return m;
+    }
+
+    private static String fmt(double f) {
+        return f == 1e-4 ? "1e-4" : Double.toString(f);
+    }
+
+    private static String fmtPy(double f) {
+        return f == 1e-4 ? "0.0001" : Double.toString(f);
+    }
+}
