@@ -20,6 +20,11 @@ public final class NeighborList {
     private int[] first = new int[64];
     private int[] second = new int[64];
     private double[] shifts = new double[192];
+    private short[] imageCode = new short[64];
+    private int[] start = new int[1];
+    private int[] end = new int[1];
+    private int imageRange;       // image counts per axis lie in [-imageRange, imageRange]
+    private double[] imageShift = new double[3]; // table: code -> (sx, sy, sz)
     private double[] builtAt = new double[0];
     private long builds;
 
@@ -61,6 +66,29 @@ public final class NeighborList {
         pairs = 0;
         double rl = cutoff + skin;
         double[] box = s.box();
+        imageRange = 1;
+        for (int d = 0; d < 3; d++) {
+            if (s.periodic(d)) {
+                imageRange = Math.max(imageRange, (int) Math.ceil(rl / box[d]) + 1);
+            }
+        }
+        int side = 2 * imageRange + 1;
+        imageShift = new double[3 * side * side * side];
+        for (int a = -imageRange; a <= imageRange; a++) {
+            for (int b = -imageRange; b <= imageRange; b++) {
+                for (int c = -imageRange; c <= imageRange; c++) {
+                    int code = ((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange);
+                    imageShift[3 * code] = a * box[0];
+                    imageShift[3 * code + 1] = b * box[1];
+                    imageShift[3 * code + 2] = c * box[2];
+                }
+            }
+        }
+        this.box = box;
+        if (start.length < s.atoms() + 1) {
+            start = new int[s.atoms() + 1];
+            end = new int[s.atoms() + 1];
+        }
         boolean cells = s.atoms() > 64;
         for (int d = 0; d < 3 && cells; d++) {
             cells = !s.periodic(d) || box[d] >= 3 * rl;
@@ -83,6 +111,7 @@ public final class NeighborList {
         }
         double rl2 = rl * rl;
         for (int i = 0; i < n; i++) {
+            start[i] = pairs;
             for (int j = i; j < n; j++) {
                 double dx = r[3 * j] - r[3 * i];
                 double dy = r[3 * j + 1] - r[3 * i + 1];
@@ -110,6 +139,7 @@ public final class NeighborList {
                     }
                 }
             }
+            end[i] = pairs;
         }
     }
 
@@ -143,60 +173,94 @@ public final class NeighborList {
             }
         }
         int cellsTotal = nc[0] * nc[1] * nc[2];
-        int[] head = new int[cellsTotal];
-        Arrays.fill(head, -1);
-        int[] next = new int[n];
+        // Counting sort of the atoms by cell: each cell's atoms (and their wrapped coordinates)
+        // lie contiguously, so scanning a neighbour cell streams memory instead of chasing a
+        // linked list through random atoms (the list version spent ~3 µs per atom on misses).
         int[] cellOf = new int[3 * n];
+        int[] image = new int[3 * n]; // how many boxes each atom sits away from the primary box
+        int[] cell = new int[n];
+        int[] cellStart = new int[cellsTotal + 1];
         for (int i = 0; i < n; i++) {
             int c = 0;
             for (int d = 0; d < 3; d++) {
                 double x = r[3 * i + d] - lo[d];
                 if (s.periodic(d)) {
-                    x -= len[d] * Math.floor(x / len[d]);
+                    int img = (int) Math.floor(x / len[d]);
+                    image[3 * i + d] = img;
+                    x -= img * len[d];
                 }
                 int k = Math.min(nc[d] - 1, Math.max(0, (int) (x / len[d] * nc[d])));
                 cellOf[3 * i + d] = k;
                 c = c * nc[d] + k;
             }
-            next[i] = head[c];
-            head[c] = i;
+            cell[i] = c;
+            cellStart[c + 1]++;
+        }
+        for (int c = 0; c < cellsTotal; c++) {
+            cellStart[c + 1] += cellStart[c];
+        }
+        int[] fill = Arrays.copyOf(cellStart, cellsTotal);
+        int[] sorted = new int[n];
+        double[] wx = new double[n];
+        double[] wy = new double[n];
+        double[] wz = new double[n];
+        for (int i = 0; i < n; i++) {
+            int q = fill[cell[i]]++;
+            sorted[q] = i;
+            wx[q] = r[3 * i] - image[3 * i] * box[0];
+            wy[q] = r[3 * i + 1] - image[3 * i + 1] * box[1];
+            wz[q] = r[3 * i + 2] - image[3 * i + 2] * box[2];
         }
         double rl2 = rl * rl;
-        for (int i = 0; i < n; i++) {
+        // Half stencil: each atom meets the later atoms of its own cell and every atom of the 13
+        // "forward" neighbour cells, so each pair is found once with no i < j test. Atoms are
+        // visited in cell order; their pairs stay contiguous (start/end per atom).
+        for (int qi = 0; qi < n; qi++) {
+            int i = sorted[qi];
             int ci = cellOf[3 * i];
             int cj = cellOf[3 * i + 1];
             int ck = cellOf[3 * i + 2];
-            for (int a = -1; a <= 1; a++) {
+            double xi = wx[qi];
+            double yi = wy[qi];
+            double zi = wz[qi];
+            start[i] = pairs;
+            for (int o = 0; o < 14; o++) {
+                int a = HALF[3 * o];
+                int b = HALF[3 * o + 1];
+                int c = HALF[3 * o + 2];
                 int x = wrap(ci + a, nc[0], s.periodic(0));
-                for (int b = -1; b <= 1; b++) {
-                    int y = wrap(cj + b, nc[1], s.periodic(1));
-                    for (int c = -1; c <= 1; c++) {
-                        int z = wrap(ck + c, nc[2], s.periodic(2));
-                        if (x < 0 || y < 0 || z < 0) {
-                            continue;
-                        }
-                        for (int j = head[(x * nc[1] + y) * nc[2] + z]; j >= 0; j = next[j]) {
-                            if (j <= i) {
-                                continue;
-                            }
-                            double dx = r[3 * j] - r[3 * i];
-                            double dy = r[3 * j + 1] - r[3 * i + 1];
-                            double dz = r[3 * j + 2] - r[3 * i + 2];
-                            double sx = s.periodic(0) ? -box[0] * Math.rint(dx / box[0]) : 0;
-                            double sy = s.periodic(1) ? -box[1] * Math.rint(dy / box[1]) : 0;
-                            double sz = s.periodic(2) ? -box[2] * Math.rint(dz / box[2]) : 0;
-                            dx += sx;
-                            dy += sy;
-                            dz += sz;
-                            if (dx * dx + dy * dy + dz * dz < rl2) {
-                                add(i, j, sx, sy, sz);
-                            }
-                        }
+                int y = wrap(cj + b, nc[1], s.periodic(1));
+                int z = wrap(ck + c, nc[2], s.periodic(2));
+                if (x < 0 || y < 0 || z < 0) {
+                    continue;
+                }
+                double ox = Math.floorDiv(ci + a, nc[0]) * box[0]; // crossing the edge: one box
+                double oy = Math.floorDiv(cj + b, nc[1]) * box[1];
+                double oz = Math.floorDiv(ck + c, nc[2]) * box[2];
+                int cc = (x * nc[1] + y) * nc[2] + z;
+                for (int q = o == 0 ? qi + 1 : cellStart[cc]; q < cellStart[cc + 1]; q++) {
+                    double dx = wx[q] + ox - xi;
+                    double dy = wy[q] + oy - yi;
+                    double dz = wz[q] + oz - zi;
+                    if (dx * dx + dy * dy + dz * dz < rl2) {
+                        int j = sorted[q];
+                        // the shift that turns the stored positions into this separation
+                        add(i, j, dx - (r[3 * j] - r[3 * i]), dy - (r[3 * j + 1] - r[3 * i + 1]),
+                                dz - (r[3 * j + 2] - r[3 * i + 2]));
                     }
                 }
             }
+            end[i] = pairs;
         }
     }
+
+    /// The own cell (first) and the 13 neighbour offsets lexicographically after (0, 0, 0).
+    private static final int[] HALF = {
+        0, 0, 0,
+        0, 0, 1,
+        0, 1, -1, 0, 1, 0, 0, 1, 1,
+        1, -1, -1, 1, -1, 0, 1, -1, 1, 1, 0, -1, 1, 0, 0, 1, 0, 1, 1, 1, -1, 1, 1, 0, 1, 1, 1,
+    };
 
     private static int wrap(int k, int n, boolean periodic) {
         if (k >= 0 && k < n) {
@@ -205,12 +269,20 @@ public final class NeighborList {
         return periodic ? Math.floorMod(k, n) : -1;
     }
 
+    private double[] box = new double[3];
+
     private void add(int i, int j, double sx, double sy, double sz) {
         if (pairs == first.length) {
             first = Arrays.copyOf(first, 2 * pairs);
             second = Arrays.copyOf(second, 2 * pairs);
             shifts = Arrays.copyOf(shifts, 6 * pairs);
+            imageCode = Arrays.copyOf(imageCode, 2 * pairs);
         }
+        int side = 2 * imageRange + 1;
+        int a = box[0] > 0 ? (int) Math.rint(sx / box[0]) : 0;
+        int b = box[1] > 0 ? (int) Math.rint(sy / box[1]) : 0;
+        int c = box[2] > 0 ? (int) Math.rint(sz / box[2]) : 0;
+        imageCode[pairs] = (short) (((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange));
         first[pairs] = i;
         second[pairs] = j;
         shifts[3 * pairs] = sx;
@@ -237,6 +309,27 @@ public final class NeighborList {
     /// Image shifts (Å, 3 per pair): r_j + shift − r_i is the pair's separation.
     public double[] shifts() {
         return shifts;
+    }
+
+    /// Where each atom's pairs begin: atom i's pairs are `[start()[i], end()[i])`, each with `i`
+    /// as its first atom (a pair is listed once, under one of its two atoms).
+    public int[] start() {
+        return start;
+    }
+
+    /// Where each atom's pairs end (exclusive).
+    public int[] end() {
+        return end;
+    }
+
+    /// Image code per pair, an index into `imageShifts()` (3 doubles per code).
+    public short[] imageCodes() {
+        return imageCode;
+    }
+
+    /// The shift vector of every image code.
+    public double[] imageShifts() {
+        return imageShift;
     }
 
     /// Builds so far.

@@ -36,16 +36,11 @@ public final class LennardJones extends PairPotential {
 
     @Override
     protected double energySquared(double r2) {
-        double s2 = sigma * sigma / r2;
+        double inv2 = 1 / r2;
+        double s2 = sigma * sigma * inv2;
         double s6 = s2 * s2 * s2;
+        lastG = 4 * epsilon * (-12 * s6 * s6 + 6 * s6) * inv2;
         return 4 * epsilon * (s6 * s6 - s6) - shift;
-    }
-
-    @Override
-    protected double derivativeOverR(double r2) {
-        double s2 = sigma * sigma / r2;
-        double s6 = s2 * s2 * s2;
-        return 4 * epsilon * (-12 * s6 * s6 + 6 * s6) / r2;
     }
 
     @Override

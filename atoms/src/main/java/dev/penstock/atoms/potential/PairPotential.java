@@ -7,6 +7,8 @@ import java.util.Arrays;
 /// A model from a radial pair energy u(r): E = Σ_pairs u(r_ij), F_i = −∂E/∂r_i. With a finite
 /// cutoff it uses a neighbour list per system (skin 0.3 of the length scale unless set); with
 /// an infinite cutoff it sums every pair of a free system.
+///
+/// Threading: one thread at a time (it keeps per-system neighbour lists and a per-pair scratch).
 public abstract class PairPotential implements Model {
     private final double cutoff;
     private final double skin;
@@ -27,15 +29,15 @@ public abstract class PairPotential implements Model {
     /// du/dr for r < cutoff.
     protected abstract double derivative(double r);
 
-    /// u as a function of r² (override to avoid the square root, as Lennard-Jones does).
-    protected double energySquared(double r2) {
-        return energy(Math.sqrt(r2));
-    }
+    /// (du/dr)/r of the pair last passed to `energySquared` (set by it).
+    protected double lastG;
 
-    /// (du/dr)/r as a function of r² (override to avoid the square root).
-    protected double derivativeOverR(double r2) {
+    /// u as a function of r², also setting `lastG` = (du/dr)/r: one call per pair, so that a
+    /// potential like Lennard-Jones computes its powers once and needs no square root.
+    protected double energySquared(double r2) {
         double r = Math.sqrt(r2);
-        return derivative(r) / r;
+        lastG = derivative(r) / r;
+        return energy(r);
     }
 
     /// The smallest separation the model accepts before calling it an overlap.
@@ -68,20 +70,59 @@ public abstract class PairPotential implements Model {
         } else {
             NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
             list.update(s);
-            int[] a = list.first();
-            int[] b = list.second();
-            double[] sh = list.shifts();
-            for (int p = 0; p < list.pairCount(); p++) {
-                int i = a[p];
-                int j = b[p];
-                e += pair(s, i, j, r[3 * j] + sh[3 * p] - r[3 * i], r[3 * j + 1] + sh[3 * p + 1] - r[3 * i + 1],
-                        r[3 * j + 2] + sh[3 * p + 2] - r[3 * i + 2], rc2, f);
-            }
+            e = listSum(s, list, r, f, rc2);
         }
         if (!Double.isFinite(e)) {
             throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
         }
         s.energy(e);
+    }
+
+    /// The sum over the neighbour list, atom by atom: atom i's position and force stay in
+    /// registers across its pairs; image shifts come from a small table by code.
+    private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2) {
+        int[] start = list.start();
+        int[] end = list.end();
+        int[] b = list.second();
+        short[] code = list.imageCodes();
+        double[] shift = list.imageShifts();
+        double od2 = overlapDistance() * overlapDistance();
+        double e = 0;
+        for (int i = 0; i < s.atoms(); i++) {
+            double xi = r[3 * i];
+            double yi = r[3 * i + 1];
+            double zi = r[3 * i + 2];
+            double fx = 0;
+            double fy = 0;
+            double fz = 0;
+            for (int p = start[i]; p < end[i]; p++) {
+                int j = b[p];
+                int c = 3 * code[p];
+                double dx = r[3 * j] + shift[c] - xi;
+                double dy = r[3 * j + 1] + shift[c + 1] - yi;
+                double dz = r[3 * j + 2] + shift[c + 2] - zi;
+                double r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= rc2) {
+                    continue;
+                }
+                if (r2 < od2) {
+                    throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = "
+                            + Math.sqrt(r2) + " Å)");
+                }
+                e += energySquared(r2);
+                double g = lastG;
+                fx += g * dx;
+                fy += g * dy;
+                fz += g * dz;
+                f[3 * j] -= g * dx;
+                f[3 * j + 1] -= g * dy;
+                f[3 * j + 2] -= g * dz;
+            }
+            f[3 * i] += fx;
+            f[3 * i + 1] += fy;
+            f[3 * i + 2] += fz;
+        }
+        return e;
     }
 
     private double pair(AtomicSystem s, int i, int j, double dx, double dy, double dz, double rc2, double[] f) {
@@ -93,14 +134,15 @@ public abstract class PairPotential implements Model {
         if (r2 < od * od) {
             throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = " + Math.sqrt(r2) + " Å)");
         }
-        double g = derivativeOverR(r2); // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
+        double e = energySquared(r2);
+        double g = lastG; // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
         f[3 * i] += g * dx;
         f[3 * i + 1] += g * dy;
         f[3 * i + 2] += g * dz;
         f[3 * j] -= g * dx;
         f[3 * j + 1] -= g * dy;
         f[3 * j + 2] -= g * dz;
-        return energySquared(r2);
+        return e;
     }
 
     /// The neighbour list of system `id` (for tests and diagnostics), or null.

@@ -54,6 +54,14 @@ class NeighborListTest {
             double dy = r[3 * j + 1] + l.shifts()[3 * p + 1] - r[3 * i + 1];
             double dz = r[3 * j + 2] + l.shifts()[3 * p + 2] - r[3 * i + 2];
             if (dx * dx + dy * dy + dz * dz < rc * rc) {
+                if (i > j) { // a pair is listed under either atom: name it from the smaller one
+                    int t = i;
+                    i = j;
+                    j = t;
+                    dx = -dx;
+                    dy = -dy;
+                    dz = -dz;
+                }
                 out.add(i + "-" + j + "@" + Math.round(dx * 1e6) + "," + Math.round(dy * 1e6) + "," + Math.round(dz * 1e6));
             }
         }

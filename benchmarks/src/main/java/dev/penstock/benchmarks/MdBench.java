@@ -1,0 +1,141 @@
+package dev.penstock.benchmarks;
+
+import dev.penstock.atoms.integrate.VelocityVerlet;
+import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/// The `md` workload (BENCHMARKS.md): LAMMPS's classic `bench/in.lj` Lennard-Jones liquid (fcc,
+/// density 0.8442, T 1.44, unshifted cutoff 2.5σ, skin 0.3σ, NVE, dt 0.005 τ, 100 steps), from
+/// the very positions and velocities LAMMPS starts from (its `write_data` file). With LAMMPS
+/// present (`/usr/bin/lmp`), it runs LAMMPS with exact neighbour rebuilds (`neigh_modify delay 0
+/// every 1 check yes`), compares the total energy per atom at every step 0…100 and the speed.
+///
+/// Run: `./penstock bench md [--atoms 4000|32000]`.
+public final class MdBench {
+    private static final String LMP = "/usr/bin/lmp";
+
+    private final int cells;
+    private final Path dir;
+    private final PrintStream out;
+
+    /// A benchmark of `atoms` = 4·k³ atoms (4,000 or 32,000), files under `dir`.
+    public MdBench(int atoms, Path dir, PrintStream out) {
+        int k = (int) Math.round(Math.cbrt(atoms / 4.0));
+        if (4 * k * k * k != atoms) {
+            throw new IllegalArgumentException("option '--atoms' must be 4·k³ (4000, 32000, …), got " + atoms);
+        }
+        this.cells = k;
+        this.dir = dir.resolve("md-" + atoms);
+        this.out = out;
+    }
+
+    /// Runs LAMMPS (if present) and Penstock; returns the figures.
+    public Map<String, String> run() throws Exception {
+        Files.createDirectories(dir);
+        Map<String, String> m = new LinkedHashMap<>();
+        if (!Files.isExecutable(Path.of(LMP))) {
+            out.println("peer: " + LMP + " not found; install it with: apt-get install -y lammps (Penstock needs its start file)");
+            return m;
+        }
+        Files.writeString(dir.resolve("in.lj"), """
+                units           lj
+                atom_style      atomic
+                lattice         fcc 0.8442
+                region          box block 0 %d 0 %d 0 %d
+                create_box      1 box
+                create_atoms    1 box
+                mass            1 1.0
+                velocity        all create 1.44 87287 loop geom
+                pair_style      lj/cut 2.5
+                pair_coeff      1 1 1.0 1.0 2.5
+                neighbor        0.3 bin
+                neigh_modify    delay 0 every 1 check yes
+                fix             1 all nve
+                write_data      start.data
+                thermo_style    custom step temp pe ke etotal
+                thermo_modify   format float %%.17g
+                thermo          1
+                run             100
+                """.formatted(cells, cells, cells));
+        Process p = new ProcessBuilder(LMP, "-in", "in.lj", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("LAMMPS failed; see " + dir.resolve("log.lammps"));
+        }
+        List<Double> lammpsEnergy = new ArrayList<>();
+        double lammpsLoopS = Double.NaN;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(dir.resolve("log.lammps")),
+                StandardCharsets.UTF_8))) {
+            String line;
+            boolean thermo = false;
+            while ((line = in.readLine()) != null) {
+                String t = line.trim();
+                if (t.startsWith("Step")) {
+                    thermo = true;
+                    continue;
+                }
+                if (t.startsWith("Loop time of")) {
+                    thermo = false;
+                    lammpsLoopS = Double.parseDouble(t.split("\\s+")[3]);
+                    continue;
+                }
+                if (thermo) {
+                    String[] tok = t.split("\\s+");
+                    lammpsEnergy.add(Double.parseDouble(tok[4]));
+                }
+            }
+        }
+        AtomicSystem warm = LammpsData.read(dir.resolve("start.data"), 1);
+        simulate(warm, null); // JIT warm-up on the same workload
+        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 2);
+        double[] energy = new double[101];
+        long t0 = System.nanoTime();
+        simulate(s, energy);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        int n = s.atoms();
+        double maxRel = 0;
+        for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
+            maxRel = Math.max(maxRel, Math.abs(energy[step] - lammpsEnergy.get(step)) / Math.abs(lammpsEnergy.get(step)));
+        }
+        double mine = n * 100 / seconds;
+        double theirs = n * 100 / lammpsLoopS;
+        out.printf(Locale.ROOT, "%d atoms, 100 steps: Penstock %.3f s (%.3g atom-steps/s), LAMMPS %.3f s (%.3g atom-steps/s)%n", n,
+                seconds, mine, lammpsLoopS, theirs);
+        m.put("atoms", Integer.toString(n));
+        m.put("atom_steps_per_s", String.format(Locale.ROOT, "%.4g", mine));
+        m.put("lammps_atom_steps_per_s", String.format(Locale.ROOT, "%.4g", theirs));
+        m.put("ratio_vs_lammps", String.format(Locale.ROOT, "%.3f", mine / theirs));
+        m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
+        m.put("energy_steps_compared", Integer.toString(Math.min(101, lammpsEnergy.size())));
+        return m;
+    }
+
+    /// 100 NVE steps; records the total energy per atom at steps 0…100 when `energy` is given.
+    private static void simulate(AtomicSystem s, double[] energy) {
+        LennardJones lj = new LennardJones(1, 1, 2.5, false);
+        VelocityVerlet vv = new VelocityVerlet(0.005);
+        lj.compute(s);
+        if (energy != null) {
+            energy[0] = (s.energy() + VelocityVerlet.kineticEnergy(s)) / s.atoms();
+        }
+        for (int step = 1; step <= 100; step++) {
+            vv.step(s, lj);
+            if (energy != null) {
+                energy[step] = (s.energy() + VelocityVerlet.kineticEnergy(s)) / s.atoms();
+            }
+        }
+    }
+}
