@@ -1,0 +1,77 @@
+package dev.penstock.atoms.integrate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// NVE from LAMMPS's own start (its `write_data` file) against LAMMPS's thermo output, with exact
+/// neighbour rebuilds on both sides: the total energy per atom agrees at every step 0…100.
+/// LAMMPS from Debian (`lammps`), which `.ci/run` installs.
+class MdVersusLammpsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void totalEnergyMatchesLammpsAtEveryStep() throws Exception {
+        boolean have = Files.isExecutable(Path.of("/usr/bin/lmp"));
+        assumeTrue(have || System.getenv("CI") != null, "LAMMPS (lammps) is not installed");
+        Files.writeString(dir.resolve("in.lj"), """
+                units lj
+                atom_style atomic
+                lattice fcc 0.8442
+                region box block 0 6 0 6 0 6
+                create_box 1 box
+                create_atoms 1 box
+                mass 1 1.0
+                velocity all create 1.44 87287 loop geom
+                pair_style lj/cut 2.5
+                pair_coeff 1 1 1.0 1.0 2.5
+                neighbor 0.3 bin
+                neigh_modify delay 0 every 1 check yes
+                fix 1 all nve
+                write_data start.data
+                thermo_style custom step etotal
+                thermo_modify format float %.17g
+                thermo 1
+                run 100
+                """);
+        Process p = new ProcessBuilder("/usr/bin/lmp", "-in", "in.lj", "-log", "log.lammps", "-screen", "none")
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor()).isZero();
+        List<Double> lammps = new ArrayList<>();
+        boolean thermo = false;
+        for (String line : Files.readAllLines(dir.resolve("log.lammps"))) {
+            String t = line.trim();
+            if (t.startsWith("Step")) {
+                thermo = true;
+            } else if (t.startsWith("Loop time")) {
+                thermo = false;
+            } else if (thermo) {
+                lammps.add(Double.parseDouble(t.split("\\s+")[1]));
+            }
+        }
+        assertThat(lammps).hasSize(101);
+        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1);
+        assertThat(s.atoms()).isEqualTo(864);
+        LennardJones lj = new LennardJones(1, 1, 2.5, false);
+        VelocityVerlet vv = new VelocityVerlet(0.005);
+        lj.compute(s);
+        for (int step = 0; step <= 100; step++) {
+            if (step > 0) {
+                vv.step(s, lj);
+            }
+            double e = (s.energy() + VelocityVerlet.kineticEnergy(s)) / s.atoms();
+            assertThat(Math.abs(e - lammps.get(step)) / Math.abs(lammps.get(step))).as("step %d", step).isLessThan(1e-9);
+        }
+    }
+}
