@@ -29,6 +29,13 @@ public final class MdBench {
     private final int cells;
     private final Path dir;
     private final PrintStream out;
+    private int[] threads = {1};
+
+    /// Also runs with these thread counts (LAMMPS with `mpirun -np T`).
+    public MdBench threads(int... t) {
+        this.threads = t.clone();
+        return this;
+    }
 
     /// A benchmark of `atoms` = 4·k³ atoms (4,000 or 32,000), files under `dir`.
     public MdBench(int atoms, Path dir, PrintStream out) {
@@ -69,14 +76,48 @@ public final class MdBench {
                 thermo          1
                 run             100
                 """.formatted(cells, cells, cells));
-        Process p = new ProcessBuilder(LMP, "-in", "in.lj", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
-                .redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("LAMMPS failed; see " + dir.resolve("log.lammps"));
+        for (int t : threads) {
+            List<Double> lammpsEnergy = new ArrayList<>();
+            double lammpsLoopS = runLammps(t, lammpsEnergy);
+            AtomicSystem warm = LammpsData.read(dir.resolve("start.data"), 1);
+            simulate(warm, null, t); // JIT warm-up on the same workload
+            AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 2);
+            double[] energy = new double[101];
+            long t0 = System.nanoTime();
+            simulate(s, energy, t);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            int n = s.atoms();
+            double maxRel = 0;
+            for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
+                maxRel = Math.max(maxRel, Math.abs(energy[step] - lammpsEnergy.get(step)) / Math.abs(lammpsEnergy.get(step)));
+            }
+            double mine = n * 100 / seconds;
+            double theirs = n * 100 / lammpsLoopS;
+            out.printf(Locale.ROOT, "%d atoms, 100 steps, %d thread(s) / process(es): Penstock %.3f s (%.3g atom-steps/s), "
+                    + "LAMMPS %.3f s (%.3g atom-steps/s)%n", n, t, seconds, mine, lammpsLoopS, theirs);
+            String k = t == 1 ? "" : "_" + t + "t";
+            m.put("atoms", Integer.toString(n));
+            m.put("atom_steps_per_s" + k, String.format(Locale.ROOT, "%.4g", mine));
+            m.put("lammps_atom_steps_per_s" + k, String.format(Locale.ROOT, "%.4g", theirs));
+            m.put("ratio_vs_lammps" + k, String.format(Locale.ROOT, "%.3f", mine / theirs));
+            m.put("max_rel_energy_diff_vs_lammps" + k, String.format(Locale.ROOT, "%.3e", maxRel));
         }
-        List<Double> lammpsEnergy = new ArrayList<>();
-        double lammpsLoopS = Double.NaN;
+        return m;
+    }
+
+    /// Runs LAMMPS on `procs` processes; fills its total energy per step; returns its loop time.
+    private double runLammps(int procs, List<Double> energy) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        if (procs > 1) {
+            cmd.addAll(List.of("/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "-np", Integer.toString(procs)));
+        }
+        cmd.addAll(List.of(LMP, "-in", "in.lj", "-log", "log.lammps", "-screen", "none"));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("LAMMPS failed (" + String.join(" ", cmd) + "): " + output);
+        }
+        double loop = Double.NaN;
         try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(dir.resolve("log.lammps")),
                 StandardCharsets.UTF_8))) {
             String line;
@@ -89,43 +130,26 @@ public final class MdBench {
                 }
                 if (t.startsWith("Loop time of")) {
                     thermo = false;
-                    lammpsLoopS = Double.parseDouble(t.split("\\s+")[3]);
+                    loop = Double.parseDouble(t.split("\\s+")[3]);
                     continue;
                 }
                 if (thermo) {
-                    String[] tok = t.split("\\s+");
-                    lammpsEnergy.add(Double.parseDouble(tok[4]));
+                    energy.add(Double.parseDouble(t.split("\\s+")[4]));
                 }
             }
         }
-        AtomicSystem warm = LammpsData.read(dir.resolve("start.data"), 1);
-        simulate(warm, null); // JIT warm-up on the same workload
-        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 2);
-        double[] energy = new double[101];
-        long t0 = System.nanoTime();
-        simulate(s, energy);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        int n = s.atoms();
-        double maxRel = 0;
-        for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
-            maxRel = Math.max(maxRel, Math.abs(energy[step] - lammpsEnergy.get(step)) / Math.abs(lammpsEnergy.get(step)));
-        }
-        double mine = n * 100 / seconds;
-        double theirs = n * 100 / lammpsLoopS;
-        out.printf(Locale.ROOT, "%d atoms, 100 steps: Penstock %.3f s (%.3g atom-steps/s), LAMMPS %.3f s (%.3g atom-steps/s)%n", n,
-                seconds, mine, lammpsLoopS, theirs);
-        m.put("atoms", Integer.toString(n));
-        m.put("atom_steps_per_s", String.format(Locale.ROOT, "%.4g", mine));
-        m.put("lammps_atom_steps_per_s", String.format(Locale.ROOT, "%.4g", theirs));
-        m.put("ratio_vs_lammps", String.format(Locale.ROOT, "%.3f", mine / theirs));
-        m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
-        m.put("energy_steps_compared", Integer.toString(Math.min(101, lammpsEnergy.size())));
-        return m;
+        return loop;
     }
 
     /// 100 NVE steps; records the total energy per atom at steps 0…100 when `energy` is given.
-    private static void simulate(AtomicSystem s, double[] energy) {
-        LennardJones lj = new LennardJones(1, 1, 2.5, false);
+    private static void simulate(AtomicSystem s, double[] energy, int threads) {
+        try (LennardJones lj = new LennardJones(1, 1, 2.5, false)) {
+            lj.threads(threads);
+            run100(s, energy, lj);
+        }
+    }
+
+    private static void run100(AtomicSystem s, double[] energy, LennardJones lj) {
         VelocityVerlet vv = new VelocityVerlet(0.005);
         lj.compute(s);
         if (energy != null) {

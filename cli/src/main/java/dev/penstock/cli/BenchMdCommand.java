@@ -13,12 +13,16 @@ public final class BenchMdCommand implements Callable<Integer> {
     @Option(names = "--atoms", defaultValue = "32000", description = "4000 or 32000 (4·k³) (default: ${DEFAULT-VALUE})")
     int atoms;
 
+    @Option(names = "--threads", split = ",", defaultValue = "1,2",
+            description = "thread counts; LAMMPS runs with mpirun -np T (default: ${DEFAULT-VALUE})")
+    int[] threads;
+
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
-        Figures.print(new MdBench(atoms, dir, System.out).run(), System.out);
+        Figures.print(new MdBench(atoms, dir, System.out).threads(threads).run(), System.out);
         return 0;
     }
 }

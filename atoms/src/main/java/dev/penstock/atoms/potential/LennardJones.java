@@ -35,11 +35,11 @@ public final class LennardJones extends PairPotential {
     }
 
     @Override
-    protected double energySquared(double r2) {
+    protected double energySquared(double r2, double[] g) {
         double inv2 = 1 / r2;
         double s2 = sigma * sigma * inv2;
         double s6 = s2 * s2 * s2;
-        lastG = 4 * epsilon * (-12 * s6 * s6 + 6 * s6) * inv2;
+        g[0] = 4 * epsilon * (-12 * s6 * s6 + 6 * s6) * inv2;
         return 4 * epsilon * (s6 * s6 - s6) - shift;
     }
 

@@ -8,10 +8,14 @@ import java.util.Arrays;
 /// cutoff it uses a neighbour list per system (skin 0.3 of the length scale unless set); with
 /// an infinite cutoff it sums every pair of a free system.
 ///
-/// Threading: one thread at a time (it keeps per-system neighbour lists and a per-pair scratch).
-public abstract class PairPotential implements Model {
+/// Threading: one caller at a time (it keeps per-system neighbour lists); `threads(n)` splits
+/// the force loop itself over n threads.
+public abstract class PairPotential implements Model, AutoCloseable {
     private final double cutoff;
     private final double skin;
+    private int threads = 1;
+    private java.util.concurrent.ExecutorService pool;
+    private double[][] threadForces = new double[0][];
     private final java.util.Map<Long, NeighborList> lists = new java.util.HashMap<>();
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
@@ -29,14 +33,12 @@ public abstract class PairPotential implements Model {
     /// du/dr for r < cutoff.
     protected abstract double derivative(double r);
 
-    /// (du/dr)/r of the pair last passed to `energySquared` (set by it).
-    protected double lastG;
-
-    /// u as a function of r², also setting `lastG` = (du/dr)/r: one call per pair, so that a
-    /// potential like Lennard-Jones computes its powers once and needs no square root.
-    protected double energySquared(double r2) {
+    /// u as a function of r², also writing (du/dr)/r into `g[0]`: one call per pair, so that a
+    /// potential like Lennard-Jones computes its powers once and needs no square root. `g` is
+    /// the calling thread's own scratch.
+    protected double energySquared(double r2, double[] g) {
         double r = Math.sqrt(r2);
-        lastG = derivative(r) / r;
+        g[0] = derivative(r) / r;
         return energy(r);
     }
 
@@ -46,6 +48,32 @@ public abstract class PairPotential implements Model {
     /// The cutoff.
     public double cutoff() {
         return cutoff;
+    }
+
+    /// Splits the force loop over `n` threads (each accumulating into its own force array, summed
+    /// afterwards); 1 (the default) runs it on the caller. Results are deterministic for a given
+    /// `n` (the summation order depends on it). Returns this.
+    public synchronized PairPotential threads(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
+        }
+        close();
+        threads = n;
+        if (n > 1) {
+            pool = java.util.concurrent.Executors.newFixedThreadPool(n - 1,
+                    Thread.ofPlatform().daemon().name("penstock-forces-", 0).factory());
+        }
+        return this;
+    }
+
+    /// Stops the force threads (if any).
+    @Override
+    public synchronized void close() {
+        if (pool != null) {
+            pool.shutdownNow();
+            pool = null;
+        }
+        threads = 1;
     }
 
     @Override
@@ -70,7 +98,7 @@ public abstract class PairPotential implements Model {
         } else {
             NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
             list.update(s);
-            e = listSum(s, list, r, f, rc2);
+            e = threads == 1 ? listSum(s, list, r, f, rc2, 0, s.atoms()) : parallelListSum(s, list, r, f, rc2);
         }
         if (!Double.isFinite(e)) {
             throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
@@ -78,17 +106,74 @@ public abstract class PairPotential implements Model {
         s.energy(e);
     }
 
-    /// The sum over the neighbour list, atom by atom: atom i's position and force stay in
-    /// registers across its pairs; image shifts come from a small table by code.
-    private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2) {
+    /// The list sum split into `threads` ranges of atoms with about equal pair counts, each into
+    /// its own force array; the caller runs the last range, then adds the arrays up.
+    private double parallelListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2) {
+        int n = s.atoms();
+        if (threadForces.length != threads || threadForces[0].length != 3 * n) {
+            threadForces = new double[threads][3 * n];
+        }
+        int[] start = list.start();
+        int[] end = list.end();
+        long total = list.pairCount();
+        int[] bounds = new int[threads + 1];
+        long acc = 0;
+        int t = 1;
+        for (int i = 0; i < n && t < threads; i++) {
+            acc += end[i] - start[i];
+            if (acc >= total * t / threads) {
+                bounds[t++] = i + 1;
+            }
+        }
+        while (t <= threads) {
+            bounds[t++] = n;
+        }
+        java.util.List<java.util.concurrent.Future<Double>> parts = new java.util.ArrayList<>();
+        for (int k = 0; k < threads - 1; k++) {
+            double[] fk = threadForces[k];
+            int lo = bounds[k];
+            int hi = bounds[k + 1];
+            parts.add(pool.submit(() -> {
+                java.util.Arrays.fill(fk, 0);
+                return listSum(s, list, r, fk, rc2, lo, hi);
+            }));
+        }
+        double[] own = threadForces[threads - 1];
+        java.util.Arrays.fill(own, 0);
+        double e = listSum(s, list, r, own, rc2, bounds[threads - 1], n);
+        for (java.util.concurrent.Future<Double> part : parts) {
+            try {
+                e += part.get();
+            } catch (java.util.concurrent.ExecutionException ex) {
+                if (ex.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IllegalStateException(ex.getCause());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted computing forces of system " + s.id(), ex);
+            }
+        }
+        for (double[] fk : threadForces) {
+            for (int i = 0; i < f.length; i++) {
+                f[i] += fk[i];
+            }
+        }
+        return e;
+    }
+
+    /// The sum over the neighbour list for atoms `[lo, hi)`, atom by atom: atom i's position and
+    /// force stay in registers across its pairs; image shifts come from a small table by code.
+    private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, int lo, int hi) {
         int[] start = list.start();
         int[] end = list.end();
         int[] b = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
         double od2 = overlapDistance() * overlapDistance();
+        double[] scratch = new double[1];
         double e = 0;
-        for (int i = 0; i < s.atoms(); i++) {
+        for (int i = lo; i < hi; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
             double zi = r[3 * i + 2];
@@ -109,8 +194,8 @@ public abstract class PairPotential implements Model {
                     throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = "
                             + Math.sqrt(r2) + " Å)");
                 }
-                e += energySquared(r2);
-                double g = lastG;
+                e += energySquared(r2, scratch);
+                double g = scratch[0];
                 fx += g * dx;
                 fy += g * dy;
                 fz += g * dz;
@@ -134,8 +219,9 @@ public abstract class PairPotential implements Model {
         if (r2 < od * od) {
             throw new IllegalStateException("system " + s.id() + ": atoms " + i + " and " + j + " overlap (r = " + Math.sqrt(r2) + " Å)");
         }
-        double e = energySquared(r2);
-        double g = lastG; // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
+        double[] scratch = new double[1];
+        double e = energySquared(r2, scratch);
+        double g = scratch[0]; // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
         f[3 * i] += g * dx;
         f[3 * i + 1] += g * dy;
         f[3 * i + 2] += g * dz;

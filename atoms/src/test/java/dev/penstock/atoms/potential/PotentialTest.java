@@ -74,6 +74,21 @@ class PotentialTest {
     }
 
     @Test
+    void twoForceThreadsGiveTheSameForcesAsOne() {
+        double[] r = randomPositions(400, 9.0, 0.8, 8);
+        AtomicSystem a = new AtomicSystem(1, r, ones(400), new int[400], new double[] {9, 9, 9}, new boolean[] {true, true, true});
+        AtomicSystem b = new AtomicSystem(1, r, ones(400), new int[400], new double[] {9, 9, 9}, new boolean[] {true, true, true});
+        try (LennardJones one = new LennardJones(1, 1, 2.5, false); LennardJones two = new LennardJones(1, 1, 2.5, false)) {
+            two.threads(2);
+            one.compute(a);
+            two.compute(b);
+            assertThat(b.energy()).isCloseTo(a.energy(), within(1e-9 * Math.abs(a.energy())));
+            assertThat(b.forces()).containsExactly(a.forces(), within(1e-9));
+            assertThat(dev.penstock.testing.ThreadCensus.live("penstock-forces-")).isNotEmpty();
+        }
+    }
+
+    @Test
     void theDimerMinimumIsAtTwoToTheSixthSigmaWithEnergyMinusEpsilon() {
         double rmin = Math.pow(2, 1.0 / 6);
         AtomicSystem s = AtomicSystem.free(1, new double[] {0, 0, 0, rmin, 0, 0});
