@@ -16,11 +16,8 @@ import java.util.Arrays;
 public final class NeighborList {
     private final double cutoff;
     private final double skin;
-    private int pairs;
-    private int[] first = new int[64];
-    private int[] second = new int[64];
-    private double[] shifts = new double[192];
-    private short[] imageCode = new short[64];
+    private PairBuffer main = new PairBuffer();
+    private PairBuffer[] parts = new PairBuffer[0];
     private int[] start = new int[1];
     private int[] end = new int[1];
     private int imageRange;       // image counts per axis lie in [-imageRange, imageRange]
@@ -61,9 +58,25 @@ public final class NeighborList {
         return Math.sqrt(max);
     }
 
-    /// Builds the list now.
+    /// Builds the list now, on the calling thread.
     public void build(AtomicSystem s) {
-        pairs = 0;
+        build(s, null, 1);
+    }
+
+    /// Rebuilds if the rule says so, the cell scan split over `threads` (the caller and
+    /// `threads − 1` tasks on `pool`); returns whether it rebuilt.
+    public boolean update(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+        double[] r = s.positions();
+        if (builtAt.length == r.length && maxDisplacement(r) <= skin / 2) {
+            return false;
+        }
+        build(s, pool, threads);
+        return true;
+    }
+
+    /// Builds the list now; a cell-list build is split over `threads` when `pool` is given.
+    public void build(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+        main.clear();
         double rl = cutoff + skin;
         double[] box = s.box();
         imageRange = 1;
@@ -94,7 +107,7 @@ public final class NeighborList {
             cells = !s.periodic(d) || box[d] >= 3 * rl;
         }
         if (cells) {
-            buildCells(s, rl, box);
+            buildCells(s, rl, box, pool == null ? 1 : threads, pool);
         } else {
             buildAllPairs(s, rl, box);
         }
@@ -111,7 +124,7 @@ public final class NeighborList {
         }
         double rl2 = rl * rl;
         for (int i = 0; i < n; i++) {
-            start[i] = pairs;
+            start[i] = main.size;
             for (int j = i; j < n; j++) {
                 double dx = r[3 * j] - r[3 * i];
                 double dy = r[3 * j + 1] - r[3 * i + 1];
@@ -133,13 +146,13 @@ public final class NeighborList {
                             double y = dy + sy;
                             double z = dz + sz;
                             if (x * x + y * y + z * z < rl2) {
-                                add(i, j, sx, sy, sz);
+                                main.add(i, j, code(sx, sy, sz), sx, sy, sz);
                             }
                         }
                     }
                 }
             }
-            end[i] = pairs;
+            end[i] = main.size;
         }
     }
 
@@ -147,7 +160,7 @@ public final class NeighborList {
         return sx > 0 || (sx == 0 && (sy > 0 || (sy == 0 && sz > 0)));
     }
 
-    private void buildCells(AtomicSystem s, double rl, double[] box) {
+    private void buildCells(AtomicSystem s, double rl, double[] box, int threads, java.util.concurrent.ExecutorService pool) {
         double[] r = s.positions();
         int n = s.atoms();
         double[] lo = new double[3];
@@ -211,46 +224,112 @@ public final class NeighborList {
             wy[q] = r[3 * i + 1] - image[3 * i + 1] * box[1];
             wz[q] = r[3 * i + 2] - image[3 * i + 2] * box[2];
         }
-        double rl2 = rl * rl;
-        // Half stencil: each atom meets the later atoms of its own cell and every atom of the 13
-        // "forward" neighbour cells, so each pair is found once with no i < j test. Atoms are
-        // visited in cell order; their pairs stay contiguous (start/end per atom).
-        for (int qi = 0; qi < n; qi++) {
-            int i = sorted[qi];
-            int ci = cellOf[3 * i];
-            int cj = cellOf[3 * i + 1];
-            int ck = cellOf[3 * i + 2];
-            double xi = wx[qi];
-            double yi = wy[qi];
-            double zi = wz[qi];
-            start[i] = pairs;
+        Cells g = new Cells(s, rl * rl, box, nc, cellOf, image, cellStart, sorted, wx, wy, wz);
+        if (threads <= 1 || n < 4096) {
+            scan(g, 0, n, main);
+            return;
+        }
+        if (parts.length != threads) {
+            parts = new PairBuffer[threads];
+            for (int t = 0; t < threads; t++) {
+                parts[t] = new PairBuffer();
+            }
+        }
+        java.util.List<java.util.concurrent.Future<?>> tasks = new java.util.ArrayList<>();
+        for (int t = 0; t < threads - 1; t++) {
+            PairBuffer part = parts[t];
+            int from = (int) ((long) n * t / threads);
+            int to = (int) ((long) n * (t + 1) / threads);
+            tasks.add(pool.submit(() -> {
+                part.clear();
+                scan(g, from, to, part);
+            }));
+        }
+        PairBuffer own = parts[threads - 1];
+        own.clear();
+        scan(g, (int) ((long) n * (threads - 1) / threads), n, own);
+        for (java.util.concurrent.Future<?> f : tasks) {
+            try {
+                f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("neighbour list build failed", e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted building the neighbour list", e);
+            }
+        }
+        // concatenate: each part's atoms keep their pairs contiguous, shifted by the part's base
+        for (int t = 0; t < threads; t++) {
+            int base = main.size;
+            main.append(parts[t]);
+            int from = (int) ((long) n * t / threads);
+            int to = (int) ((long) n * (t + 1) / threads);
+            for (int q = from; q < to; q++) {
+                int i = sorted[q];
+                start[i] += base;
+                end[i] += base;
+            }
+        }
+    }
+
+    /// The binned atoms of one build.
+    private record Cells(AtomicSystem s, double rl2, double[] box, int[] nc, int[] cellOf, int[] image, int[] cellStart,
+                         int[] sorted, double[] wx, double[] wy, double[] wz) {
+    }
+
+    /// Half stencil: each atom meets the later atoms of its own cell and every atom of the 13
+    /// "forward" neighbour cells, so each pair is found once with no i < j test. Atoms
+    /// `sorted[from … to)` are visited in cell order; their pairs go to `out`, contiguous per atom
+    /// (start/end relative to `out`).
+    private void scan(Cells g, int from, int to, PairBuffer out) {
+        AtomicSystem s = g.s;
+        double[] r = s.positions();
+        int[] nc = g.nc;
+        double[] box = g.box;
+        boolean px = s.periodic(0);
+        boolean py = s.periodic(1);
+        boolean pz = s.periodic(2);
+        for (int qi = from; qi < to; qi++) {
+            int i = g.sorted[qi];
+            int ci = g.cellOf[3 * i];
+            int cj = g.cellOf[3 * i + 1];
+            int ck = g.cellOf[3 * i + 2];
+            double xi = g.wx[qi];
+            double yi = g.wy[qi];
+            double zi = g.wz[qi];
+            start[i] = out.size;
             for (int o = 0; o < 14; o++) {
                 int a = HALF[3 * o];
                 int b = HALF[3 * o + 1];
                 int c = HALF[3 * o + 2];
-                int x = wrap(ci + a, nc[0], s.periodic(0));
-                int y = wrap(cj + b, nc[1], s.periodic(1));
-                int z = wrap(ck + c, nc[2], s.periodic(2));
+                int x = wrap(ci + a, nc[0], px);
+                int y = wrap(cj + b, nc[1], py);
+                int z = wrap(ck + c, nc[2], pz);
                 if (x < 0 || y < 0 || z < 0) {
                     continue;
                 }
-                double ox = Math.floorDiv(ci + a, nc[0]) * box[0]; // crossing the edge: one box
-                double oy = Math.floorDiv(cj + b, nc[1]) * box[1];
-                double oz = Math.floorDiv(ck + c, nc[2]) * box[2];
+                int kx = Math.floorDiv(ci + a, nc[0]); // crossing the box edge: one box of shift
+                int ky = Math.floorDiv(cj + b, nc[1]);
+                int kz = Math.floorDiv(ck + c, nc[2]);
+                double ox = kx * box[0];
+                double oy = ky * box[1];
+                double oz = kz * box[2];
                 int cc = (x * nc[1] + y) * nc[2] + z;
-                for (int q = o == 0 ? qi + 1 : cellStart[cc]; q < cellStart[cc + 1]; q++) {
-                    double dx = wx[q] + ox - xi;
-                    double dy = wy[q] + oy - yi;
-                    double dz = wz[q] + oz - zi;
-                    if (dx * dx + dy * dy + dz * dz < rl2) {
-                        int j = sorted[q];
-                        // the shift that turns the stored positions into this separation
-                        add(i, j, dx - (r[3 * j] - r[3 * i]), dy - (r[3 * j + 1] - r[3 * i + 1]),
-                                dz - (r[3 * j + 2] - r[3 * i + 2]));
+                for (int q = o == 0 ? qi + 1 : g.cellStart[cc]; q < g.cellStart[cc + 1]; q++) {
+                    double dx = g.wx[q] + ox - xi;
+                    double dy = g.wy[q] + oy - yi;
+                    double dz = g.wz[q] + oz - zi;
+                    if (dx * dx + dy * dy + dz * dz < g.rl2) {
+                        int j = g.sorted[q];
+                        // whole boxes between the stored positions of j and i along this separation
+                        int ix = px ? kx + g.image[3 * i] - g.image[3 * j] : 0;
+                        int iy = py ? ky + g.image[3 * i + 1] - g.image[3 * j + 1] : 0;
+                        int iz = pz ? kz + g.image[3 * i + 2] - g.image[3 * j + 2] : 0;
+                        out.add(i, j, codeOf(ix, iy, iz), ix * box[0], iy * box[1], iz * box[2]);
                     }
                 }
             }
-            end[i] = pairs;
+            end[i] = out.size;
         }
     }
 
@@ -271,44 +350,78 @@ public final class NeighborList {
 
     private double[] box = new double[3];
 
-    private void add(int i, int j, double sx, double sy, double sz) {
-        if (pairs == first.length) {
-            first = Arrays.copyOf(first, 2 * pairs);
-            second = Arrays.copyOf(second, 2 * pairs);
-            shifts = Arrays.copyOf(shifts, 6 * pairs);
-            imageCode = Arrays.copyOf(imageCode, 2 * pairs);
-        }
+    private short codeOf(int a, int b, int c) {
         int side = 2 * imageRange + 1;
-        int a = box[0] > 0 ? (int) Math.rint(sx / box[0]) : 0;
-        int b = box[1] > 0 ? (int) Math.rint(sy / box[1]) : 0;
-        int c = box[2] > 0 ? (int) Math.rint(sz / box[2]) : 0;
-        imageCode[pairs] = (short) (((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange));
-        first[pairs] = i;
-        second[pairs] = j;
-        shifts[3 * pairs] = sx;
-        shifts[3 * pairs + 1] = sy;
-        shifts[3 * pairs + 2] = sz;
-        pairs++;
+        return (short) (((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange));
+    }
+
+    private short code(double sx, double sy, double sz) {
+        return codeOf(box[0] > 0 ? (int) Math.rint(sx / box[0]) : 0, box[1] > 0 ? (int) Math.rint(sy / box[1]) : 0,
+                box[2] > 0 ? (int) Math.rint(sz / box[2]) : 0);
+    }
+
+    /// Growable pair arrays: the list's own, and one per thread during a parallel build.
+    private static final class PairBuffer {
+        int size;
+        int[] first = new int[64];
+        int[] second = new int[64];
+        short[] code = new short[64];
+        double[] shift = new double[192];
+
+        void clear() {
+            size = 0;
+        }
+
+        void add(int i, int j, short c, double sx, double sy, double sz) {
+            if (size == first.length) {
+                grow(2 * size);
+            }
+            first[size] = i;
+            second[size] = j;
+            code[size] = c;
+            shift[3 * size] = sx;
+            shift[3 * size + 1] = sy;
+            shift[3 * size + 2] = sz;
+            size++;
+        }
+
+        void grow(int capacity) {
+            first = Arrays.copyOf(first, capacity);
+            second = Arrays.copyOf(second, capacity);
+            code = Arrays.copyOf(code, capacity);
+            shift = Arrays.copyOf(shift, 3 * capacity);
+        }
+
+        void append(PairBuffer o) {
+            if (size + o.size > first.length) {
+                grow(Math.max(2 * first.length, size + o.size));
+            }
+            System.arraycopy(o.first, 0, first, size, o.size);
+            System.arraycopy(o.second, 0, second, size, o.size);
+            System.arraycopy(o.code, 0, code, size, o.size);
+            System.arraycopy(o.shift, 0, shift, 3 * size, 3 * o.size);
+            size += o.size;
+        }
     }
 
     /// Pairs in the list.
     public int pairCount() {
-        return pairs;
+        return main.size;
     }
 
     /// First atoms of the pairs (live array, `pairCount()` valid entries).
     public int[] first() {
-        return first;
+        return main.first;
     }
 
     /// Second atoms of the pairs.
     public int[] second() {
-        return second;
+        return main.second;
     }
 
     /// Image shifts (Å, 3 per pair): r_j + shift − r_i is the pair's separation.
     public double[] shifts() {
-        return shifts;
+        return main.shift;
     }
 
     /// Where each atom's pairs begin: atom i's pairs are `[start()[i], end()[i])`, each with `i`
@@ -324,7 +437,7 @@ public final class NeighborList {
 
     /// Image code per pair, an index into `imageShifts()` (3 doubles per code).
     public short[] imageCodes() {
-        return imageCode;
+        return main.code;
     }
 
     /// The shift vector of every image code.

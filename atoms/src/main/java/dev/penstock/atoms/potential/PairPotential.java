@@ -97,7 +97,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
             }
         } else {
             NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
-            list.update(s);
+            list.update(s, pool, threads);
             e = threads == 1 ? listSum(s, list, r, f, rc2, 0, s.atoms()) : parallelListSum(s, list, r, f, rc2);
         }
         if (!Double.isFinite(e)) {

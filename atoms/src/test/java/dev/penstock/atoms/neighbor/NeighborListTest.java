@@ -85,8 +85,36 @@ class NeighborListTest {
             double rc = 1.2;
             NeighborList l = new NeighborList(rc, 0.3);
             l.build(s);
+            Set<String> truth = bruteForce(s, rc);
             assertThat(within(l, s, rc)).as("seed %d, n %d, box %.2f, pbc %s", seed, n, boxLen, java.util.Arrays.toString(pbc))
-                    .isEqualTo(bruteForce(s, rc));
+                    .isEqualTo(truth);
+        }
+    }
+
+    @Test
+    void aBuildSplitOverThreadsFindsTheSamePairs() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(3);
+        int n = 6000;
+        double boxLen = 20;
+        double[] r = new double[3 * n];
+        for (int i = 0; i < 3 * n; i++) {
+            r[i] = rnd.nextDouble(-5, boxLen + 5); // atoms outside the primary box too
+        }
+        double[] m = new double[n];
+        java.util.Arrays.fill(m, 1);
+        AtomicSystem s = new AtomicSystem(1, r, m, new int[n], new double[] {boxLen, boxLen, boxLen}, new boolean[] {true, true, false});
+        NeighborList serial = new NeighborList(1.5, 0.3);
+        serial.build(s);
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            NeighborList parallel = new NeighborList(1.5, 0.3);
+            parallel.build(s, pool, 3);
+            assertThat(parallel.pairCount()).isEqualTo(serial.pairCount());
+            assertThat(within(parallel, s, 1.8)).isEqualTo(within(serial, s, 1.8));
+            for (int i = 0; i < n; i++) {
+                for (int p = parallel.start()[i]; p < parallel.end()[i]; p++) {
+                    assertThat(parallel.first()[p]).isEqualTo(i);
+                }
+            }
         }
     }
 
