@@ -116,49 +116,9 @@ public final class NeighborList {
     }
 
     private void buildAllPairs(AtomicSystem s, double rl, double[] box) {
-        double[] r = s.positions();
-        int n = s.atoms();
-        int[] images = new int[3];
-        for (int d = 0; d < 3; d++) {
-            images[d] = s.periodic(d) ? (int) Math.ceil(rl / box[d]) : 0;
-        }
-        double rl2 = rl * rl;
-        for (int i = 0; i < n; i++) {
-            start[i] = main.size;
-            for (int j = i; j < n; j++) {
-                double dx = r[3 * j] - r[3 * i];
-                double dy = r[3 * j + 1] - r[3 * i + 1];
-                double dz = r[3 * j + 2] - r[3 * i + 2];
-                // bring j to the image nearest i first, then scan the images around it
-                double bx = s.periodic(0) ? -box[0] * Math.rint(dx / box[0]) : 0;
-                double by = s.periodic(1) ? -box[1] * Math.rint(dy / box[1]) : 0;
-                double bz = s.periodic(2) ? -box[2] * Math.rint(dz / box[2]) : 0;
-                for (int a = -images[0]; a <= images[0]; a++) {
-                    for (int b = -images[1]; b <= images[1]; b++) {
-                        for (int c = -images[2]; c <= images[2]; c++) {
-                            double sx = bx + a * box[0];
-                            double sy = by + b * box[1];
-                            double sz = bz + c * box[2];
-                            if (i == j && !positiveImage(sx, sy, sz)) {
-                                continue; // an atom's own images: count each ± pair once
-                            }
-                            double x = dx + sx;
-                            double y = dy + sy;
-                            double z = dz + sz;
-                            if (x * x + y * y + z * z < rl2) {
-                                main.add(i, j, code(sx, sy, sz), sx, sy, sz);
-                            }
-                        }
-                    }
-                }
-            }
-            end[i] = main.size;
-        }
+        AllPairs.search(s, rl, box, main, start, end, this::code);
     }
 
-    private static boolean positiveImage(double sx, double sy, double sz) {
-        return sx > 0 || (sx == 0 && (sy > 0 || (sy == 0 && sz > 0)));
-    }
 
     private void buildCells(AtomicSystem s, double rl, double[] box, int threads, java.util.concurrent.ExecutorService pool) {
         double[] r = s.positions();
@@ -358,50 +318,6 @@ public final class NeighborList {
     private short code(double sx, double sy, double sz) {
         return codeOf(box[0] > 0 ? (int) Math.rint(sx / box[0]) : 0, box[1] > 0 ? (int) Math.rint(sy / box[1]) : 0,
                 box[2] > 0 ? (int) Math.rint(sz / box[2]) : 0);
-    }
-
-    /// Growable pair arrays: the list's own, and one per thread during a parallel build.
-    private static final class PairBuffer {
-        int size;
-        int[] first = new int[64];
-        int[] second = new int[64];
-        short[] code = new short[64];
-        double[] shift = new double[192];
-
-        void clear() {
-            size = 0;
-        }
-
-        void add(int i, int j, short c, double sx, double sy, double sz) {
-            if (size == first.length) {
-                grow(2 * size);
-            }
-            first[size] = i;
-            second[size] = j;
-            code[size] = c;
-            shift[3 * size] = sx;
-            shift[3 * size + 1] = sy;
-            shift[3 * size + 2] = sz;
-            size++;
-        }
-
-        void grow(int capacity) {
-            first = Arrays.copyOf(first, capacity);
-            second = Arrays.copyOf(second, capacity);
-            code = Arrays.copyOf(code, capacity);
-            shift = Arrays.copyOf(shift, 3 * capacity);
-        }
-
-        void append(PairBuffer o) {
-            if (size + o.size > first.length) {
-                grow(Math.max(2 * first.length, size + o.size));
-            }
-            System.arraycopy(o.first, 0, first, size, o.size);
-            System.arraycopy(o.second, 0, second, size, o.size);
-            System.arraycopy(o.code, 0, code, size, o.size);
-            System.arraycopy(o.shift, 0, shift, 3 * size, 3 * o.size);
-            size += o.size;
-        }
     }
 
     /// Pairs in the list.
