@@ -16,7 +16,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 ///   v += dt F;  dr = dt v;  |dr| over all 3N > maxstep → dr ·= maxstep/|dr|;  r += dr
 /// ```
 ///
-/// Not thread-safe: one instance per system.
+/// `massWeighted()` is the same loop with v += dt·F/m. Not thread-safe: one instance per system.
 public final class Fire {
     /// ASE's defaults (REFERENCE §3).
     public static final double DT = 0.1;
@@ -28,10 +28,26 @@ public final class Fire {
     public static final double ASTART = 0.1;
     public static final double FA = 0.99;
 
+    private final boolean massWeighted;
     private double dt = DT;
     private double a = ASTART;
     private int steps;
     private boolean started;
+
+    /// FIRE in ASE-exact mode (masses ignored).
+    public Fire() {
+        this(false);
+    }
+
+    private Fire(boolean massWeighted) {
+        this.massWeighted = massWeighted;
+    }
+
+    /// FIRE in mass-weighted mode: the velocity update uses accelerations F/m, so heavy atoms
+    /// move less per step. With all masses 1 it is the ASE-exact mode.
+    public static Fire massWeighted() {
+        return new Fire(true);
+    }
 
     /// The outcome of a relaxation.
     ///
@@ -44,23 +60,12 @@ public final class Fire {
 
     /// Relaxes `s` under `model` until max |F_i| < `fmax` or `maxSteps` steps.
     public Result relax(AtomicSystem s, Model model, double fmax, int maxSteps) {
-        int taken = 0;
-        model.compute(s);
-        while (true) {
-            double fm = s.maxForce();
-            if (!Double.isFinite(fm)) {
-                throw new IllegalStateException("system " + s.id() + ": non-finite forces at step " + taken);
-            }
-            if (fm < fmax) {
-                return new Result(taken, true, s.energy(), fm);
-            }
-            if (taken == maxSteps) {
-                return new Result(taken, false, s.energy(), fm);
-            }
-            step(s);
-            taken++;
-            model.compute(s);
-        }
+        return Relaxation.run(this::step, s, model, Convergence.of(fmax, maxSteps));
+    }
+
+    /// Relaxes `s` under `model` until `rule` says it has converged or must stop.
+    public Result relax(AtomicSystem s, Model model, Convergence rule) {
+        return Relaxation.run(this::step, s, model, rule);
     }
 
     /// One FIRE step from the forces already in `s`.
@@ -103,8 +108,9 @@ public final class Fire {
             }
         }
         double drr = 0;
+        double[] m = s.masses();
         for (int i = 0; i < n3; i++) {
-            v[i] += dt * f[i];
+            v[i] += massWeighted ? dt * f[i] / m[i / 3] : dt * f[i];
             double dr = dt * v[i];
             drr += dr * dr;
         }

@@ -47,6 +47,52 @@ class FireTest {
         assertThat(res.energy()).as("seed %d", seed).isCloseTo(-44.326801, within(1e-6));
     }
 
+    private static AtomicSystem perturbedLj13(double mass) {
+        SplittableRandom rnd = new SplittableRandom(20261130L);
+        double[] r = icosahedron(1.1);
+        for (int i = 0; i < r.length; i++) {
+            r[i] += rnd.nextDouble(-0.05, 0.05);
+        }
+        double[] m = new double[13];
+        java.util.Arrays.fill(m, mass);
+        return new AtomicSystem(13, r, m, new int[13], new double[3], new boolean[3]);
+    }
+
+    @Test
+    void fire2AndMassWeightedFireReachTheSameMinimum() {
+        var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
+        Fire.Result f2 = new Fire2().relax(perturbedLj13(1), lj, Convergence.of(1e-6, 10_000));
+        assertThat(f2.converged()).isTrue();
+        assertThat(f2.energy()).isCloseTo(-44.326801, within(1e-6));
+        Fire.Result heavy = Fire.massWeighted().relax(perturbedLj13(4), lj, Convergence.of(1e-6, 10_000));
+        assertThat(heavy.converged()).isTrue();
+        assertThat(heavy.energy()).isCloseTo(-44.326801, within(1e-6));
+    }
+
+    @Test
+    void massWeightedFireWithUnitMassesIsTheAseExactMode() {
+        var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
+        AtomicSystem a = perturbedLj13(1);
+        AtomicSystem b = perturbedLj13(1);
+        Fire.Result ra = new Fire().relax(a, lj, 1e-4, 10_000);
+        Fire.Result rb = Fire.massWeighted().relax(b, lj, 1e-4, 10_000);
+        assertThat(rb.steps()).isEqualTo(ra.steps());
+        assertThat(b.positions()).containsExactly(a.positions());
+    }
+
+    @Test
+    void theStepBudgetAndTheEnergyRuleStopARelaxation() {
+        var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
+        Fire.Result budget = new Fire().relax(perturbedLj13(1), lj, Convergence.of(1e-12, 7));
+        assertThat(budget.converged()).isFalse();
+        assertThat(budget.steps()).isEqualTo(7);
+        // a loose force criterion plus a tight energy one takes longer than the force one alone
+        Fire.Result loose = new Fire().relax(perturbedLj13(1), lj, Convergence.of(0.5, 10_000));
+        Fire.Result both = new Fire().relax(perturbedLj13(1), lj, new Convergence(0.5, 1e-9, 10_000));
+        assertThat(both.converged()).isTrue();
+        assertThat(both.steps()).isGreaterThan(loose.steps());
+    }
+
     @Test
     void theDimerRelaxesToTwoToTheSixthSigma() {
         AtomicSystem s = AtomicSystem.free(2, new double[] {0, 0, 0, 1.5, 0.1, -0.2});
