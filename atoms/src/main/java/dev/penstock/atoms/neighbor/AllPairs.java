@@ -47,7 +47,7 @@ final class AllPairs {
                             double y = dy + sy;
                             double z = dz + sz;
                             if (x * x + y * y + z * z < rl2) {
-                                out.add(i, j, code.of(sx, sy, sz), sx, sy, sz);
+                                out.add(i, j, code.of(sx, sy, sz));
                             }
                         }
                     }

@@ -285,7 +285,7 @@ public final class NeighborList {
                         int ix = px ? kx + g.image[3 * i] - g.image[3 * j] : 0;
                         int iy = py ? ky + g.image[3 * i + 1] - g.image[3 * j + 1] : 0;
                         int iz = pz ? kz + g.image[3 * i + 2] - g.image[3 * j + 2] : 0;
-                        out.add(i, j, codeOf(ix, iy, iz), ix * box[0], iy * box[1], iz * box[2]);
+                        out.add(i, j, codeOf(ix, iy, iz));
                     }
                 }
             }
@@ -335,9 +335,14 @@ public final class NeighborList {
         return main.second;
     }
 
-    /// Image shifts (Å, 3 per pair): r_j + shift − r_i is the pair's separation.
+    /// Image shifts (Å, 3 per pair): r_j + shift − r_i is the pair's separation. A new array,
+    /// expanded from the image codes (the list itself stores 2 bytes per pair, not 24).
     public double[] shifts() {
-        return main.shift;
+        double[] out = new double[3 * main.size];
+        for (int p = 0; p < main.size; p++) {
+            System.arraycopy(imageShift, 3 * main.code[p], out, 3 * p, 3);
+        }
+        return out;
     }
 
     /// Where each atom's pairs begin: atom i's pairs are `[start()[i], end()[i])`, each with `i`

@@ -47,12 +47,13 @@ class NeighborListTest {
     private static Set<String> within(NeighborList l, AtomicSystem s, double rc) {
         Set<String> out = new HashSet<>();
         double[] r = s.positions();
+        double[] shifts = l.shifts();
         for (int p = 0; p < l.pairCount(); p++) {
             int i = l.first()[p];
             int j = l.second()[p];
-            double dx = r[3 * j] + l.shifts()[3 * p] - r[3 * i];
-            double dy = r[3 * j + 1] + l.shifts()[3 * p + 1] - r[3 * i + 1];
-            double dz = r[3 * j + 2] + l.shifts()[3 * p + 2] - r[3 * i + 2];
+            double dx = r[3 * j] + shifts[3 * p] - r[3 * i];
+            double dy = r[3 * j + 1] + shifts[3 * p + 1] - r[3 * i + 1];
+            double dz = r[3 * j + 2] + shifts[3 * p + 2] - r[3 * i + 2];
             if (dx * dx + dy * dy + dz * dz < rc * rc) {
                 if (i > j) { // a pair is listed under either atom: name it from the smaller one
                     int t = i;
