@@ -110,7 +110,7 @@ public final class EncodeBench {
         }
         double[] runs = new double[repeat];
         try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-            for (int r = -2; r < repeat; r++) { // two warm-up runs
+            for (int r = -6; r < repeat; r++) { // six warm-up runs (C2 compiles the vector paths late)
                 long t0 = System.nanoTime();
                 List<Future<?>> fs = new ArrayList<>();
                 for (int t = 0; t < threads; t++) {

@@ -26,6 +26,8 @@ public final class Encoder {
     private final double[] re;
     private final double[] im;
     private final double[] stats = new double[2];
+    private final double[] nextStats = new double[2];
+    private long statsReadyFor = -1; // row whose stats the previous write computed
 
     private Encoder(Encoding encoding, int qubits, boolean simd) {
         if (qubits < 1 || qubits > MAX_QUBITS) {
@@ -90,11 +92,13 @@ public final class Encoder {
         List<EncodingException> skipped = new ArrayList<>();
         long written = 0;
         boolean fastAmplitude = encoding == Encoding.AMPLITUDE && kernels == VectorKernels.INSTANCE && len >= 1 && len <= size;
+        statsReadyFor = -1;
         for (long r = 0; r < rows; r++) {
-            if (fastAmplitude && amplitudeFastPath(in, r, len, out, written)) {
+            if (fastAmplitude && amplitudeFastPath(in, r, rows, len, out, written)) {
                 written++;
                 continue;
             }
+            statsReadyFor = -1;
             readRow(in, r, len);
             String broken = Rules.check(encoding, qubits, x, len);
             if (broken != null) {
@@ -114,10 +118,17 @@ public final class Encoder {
     /// Encodes row `r` straight from the input segment into output row `outRow` (two passes,
     /// no scratch arrays). Returns false for a row the general path must look at (a bad row,
     /// whose rule that path names).
-    private boolean amplitudeFastPath(Block in, long r, int len, Block out, long outRow) {
+    private boolean amplitudeFastPath(Block in, long r, long rows, int len, Block out, long outRow) {
         boolean f32 = in.dtype() == DType.F32;
-        long offset = r * len * (long) in.dtype().byteSize();
-        VectorKernels.amplitudeStats(in.segment(), offset, len, f32, stats);
+        long rowBytesIn = len * (long) in.dtype().byteSize();
+        long offset = r * rowBytesIn;
+        if (statsReadyFor != r) {
+            VectorKernels.amplitudeStats(in.segment(), offset, len, f32, stats);
+        } else {
+            stats[0] = nextStats[0];
+            stats[1] = nextStats[1];
+        }
+        statsReadyFor = -1;
         double max = stats[0];
         if (!Double.isFinite(max) || max == 0) {
             return false;
@@ -132,8 +143,14 @@ public final class Encoder {
             b = 1 / Math.sqrt(VectorKernels.amplitudeScaledSum(in.segment(), offset, len, f32, a));
         }
         long rowBytes = (long) size * out.dtype().byteSize();
-        VectorKernels.amplitudeWrite(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
-                out.dtype() == DType.C64);
+        if (r + 1 < rows) {
+            VectorKernels.amplitudeWriteThenStats(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
+                    out.dtype() == DType.C64, offset + rowBytesIn, nextStats);
+            statsReadyFor = r + 1;
+        } else {
+            VectorKernels.amplitudeWrite(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
+                    out.dtype() == DType.C64);
+        }
         return true;
     }
 
