@@ -123,7 +123,7 @@ public final class Encoder {
         long rowBytesIn = len * (long) in.dtype().byteSize();
         long offset = r * rowBytesIn;
         if (statsReadyFor != r) {
-            VectorKernels.amplitudeStats(in.segment(), offset, len, f32, stats);
+            AmplitudeFastPath.amplitudeStats(in.segment(), offset, len, f32, stats);
         } else {
             stats[0] = nextStats[0];
             stats[1] = nextStats[1];
@@ -140,15 +140,15 @@ public final class Encoder {
             b = 1 / Math.sqrt(stats[1]); // no overflow or underflow possible in Σ x²
         } else {
             a = 1 / max;
-            b = 1 / Math.sqrt(VectorKernels.amplitudeScaledSum(in.segment(), offset, len, f32, a));
+            b = 1 / Math.sqrt(AmplitudeFastPath.amplitudeScaledSum(in.segment(), offset, len, f32, a));
         }
         long rowBytes = (long) size * out.dtype().byteSize();
         if (r + 1 < rows) {
-            VectorKernels.amplitudeWriteThenStats(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
+            AmplitudeFastPath.amplitudeWriteThenStats(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
                     out.dtype() == DType.C64, offset + rowBytesIn, nextStats);
             statsReadyFor = r + 1;
         } else {
-            VectorKernels.amplitudeWrite(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
+            AmplitudeFastPath.amplitudeWrite(in.segment(), offset, len, f32, a, b, size, out.segment(), outRow * rowBytes,
                     out.dtype() == DType.C64);
         }
         return true;
