@@ -2,10 +2,9 @@ package dev.penstock.benchmarks;
 
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -117,28 +116,11 @@ public final class MdBench {
         if (p.waitFor() != 0) {
             throw new IllegalStateException("LAMMPS failed (" + String.join(" ", cmd) + "): " + output);
         }
-        double loop = Double.NaN;
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(dir.resolve("log.lammps")),
-                StandardCharsets.UTF_8))) {
-            String line;
-            boolean thermo = false;
-            while ((line = in.readLine()) != null) {
-                String t = line.trim();
-                if (t.startsWith("Step")) {
-                    thermo = true;
-                    continue;
-                }
-                if (t.startsWith("Loop time of")) {
-                    thermo = false;
-                    loop = Double.parseDouble(t.split("\\s+")[3]);
-                    continue;
-                }
-                if (thermo) {
-                    energy.add(Double.parseDouble(t.split("\\s+")[4]));
-                }
-            }
+        LammpsLog log = LammpsLog.read(dir.resolve("log.lammps"));
+        for (double e : log.column("TotEng")) {
+            energy.add(e);
         }
-        return loop;
+        return log.loopSeconds();
     }
 
     /// 100 NVE steps; records the total energy per atom at steps 0…100 when `energy` is given.

@@ -9,7 +9,6 @@ import picocli.CommandLine.Command;
         subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class,
             BenchEncodeCommand.class, BenchEncodeFileCommand.class, BenchRelaxCommand.class,
             BenchMdCommand.class})
-/// `penstock bench`: lists the standard workloads.
 public final class BenchCommand implements Runnable {
     @Override
     public void run() {

@@ -16,7 +16,6 @@ import picocli.CommandLine.Spec;
 /// PyTorch's DataLoader.
 @Command(name = "loader", mixinStandardHelpOptions = true,
         description = "Map dataset of N samples (2 ms latency + 65,536 float32 each), batch 32, 5 ms model step.")
-/// `penstock bench loader`: the loader workload, optionally against PyTorch.
 public final class BenchLoaderCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -17,7 +17,6 @@ import picocli.CommandLine.Option;
 /// `penstock bench pump`: the JMH `PumpBenchmark` (pump vs `ArrayBlockingQueue`) with `-prof gc`.
 @Command(name = "pump", mixinStandardHelpOptions = true,
         description = "JMH: handoff cost and allocation per item, Pump vs ArrayBlockingQueue.")
-/// `penstock bench pump`: the JMH pump benchmark.
 public final class BenchPumpCommand implements Callable<Integer> {
     @Option(names = "--forks", description = "JMH forks (default: ${DEFAULT-VALUE})", defaultValue = "1")
     int forks;

@@ -7,7 +7,6 @@ import picocli.CommandLine.Command;
 @Command(name = "penstock", mixinStandardHelpOptions = true, version = "penstock 0.1.0-SNAPSHOT",
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
         subcommands = {EncodeCommand.class, InspectCommand.class, BenchCommand.class})
-/// The `penstock` command.
 public final class Main implements Runnable {
 
     /// Runs the command line and exits with its code.

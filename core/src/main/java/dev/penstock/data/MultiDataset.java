@@ -24,7 +24,7 @@ public final class MultiDataset<H, D> implements Dataset<Tagged<H>, Tagged<D>> {
     /// Concatenates `parts` in order.
     @SafeVarargs
     public static <H, D> MultiDataset<H, D> of(Dataset<H, D>... parts) {
-        return new MultiDataset<>(Arrays.asList(parts));
+        return new MultiDataset<>(Arrays.stream(parts).toList());
     }
 
     /// Concatenates `parts` in order.

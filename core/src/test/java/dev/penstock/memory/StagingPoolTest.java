@@ -41,6 +41,7 @@ class StagingPoolTest {
     }
 
     @Test
+    @SuppressWarnings("try") // b is returned early on purpose, inside its try block
     void buffersArePageAlignedCountedAndHandedOutMostRecentlyReturnedFirst() {
         assertThat(Memory.liveBytes() - liveBefore).isEqualTo(3 * 8192);
         try (Lease a = pool.tryAcquire(); Lease b = pool.tryAcquire()) {

@@ -9,6 +9,7 @@ import static dev.penstock.quantum.VectorKernels.ZIP_HI;
 import static dev.penstock.quantum.VectorKernels.ZIP_LO;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -34,11 +35,16 @@ final class AmplitudeFastPath {
             maxV = maxV.max(v.abs());
             sumV = v.fma(v, sumV);
         }
+        statsTail(in, offset, i, len, f32, maxV, sumV, stats);
+    }
+
+    /// Reduces the lane accumulators and adds the scalar tail [from, len) into `stats`.
+    private static void statsTail(MemorySegment in, long offset, int from, int len, boolean f32,
+                                  DoubleVector maxV, DoubleVector sumV, double[] stats) {
         double max = maxV.reduceLanes(VectorOperators.MAX);
         double sum = sumV.reduceLanes(VectorOperators.ADD);
-        for (; i < len; i++) {
-            double v = f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
-                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i);
+        for (int i = from; i < len; i++) {
+            double v = value(in, offset, i, f32);
             max = Double.isNaN(v) ? v : Math.max(max, Math.abs(v));
             sum += v * v;
         }
@@ -58,8 +64,7 @@ final class AmplitudeFastPath {
         }
         double sum = sumV.reduceLanes(VectorOperators.ADD);
         for (; i < len; i++) {
-            double t = (f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
-                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i)) * inv;
+            double t = value(in, offset, i, f32) * inv;
             sum += t * t;
         }
         return sum;
@@ -75,14 +80,7 @@ final class AmplitudeFastPath {
             DoubleVector v = load(in, offset, i, f32).mul(a).mul(b);
             DoubleVector lo = v.rearrange(ZIP_LO, EVEN);
             DoubleVector hi = v.rearrange(ZIP_HI, EVEN);
-            long at = outOffset + (long) elem * i;
-            if (c64) {
-                ((FloatVector) lo.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at, LE);
-                ((FloatVector) hi.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at + 4L * L, LE);
-            } else {
-                lo.intoMemorySegment(out, at, LE);
-                hi.intoMemorySegment(out, at + 8L * L, LE);
-            }
+            VectorKernels.storeInterleaved(lo, hi, out, outOffset + (long) elem * i, c64);
         }
         if (i < len || len < size) {
             amplitudeWriteTail(in, offset, i, len, f32, a, b, size, out, outOffset, c64);
@@ -107,25 +105,9 @@ final class AmplitudeFastPath {
             DoubleVector v = load(in, offset, i, f32).mul(a).mul(b);
             DoubleVector lo = v.rearrange(ZIP_LO, EVEN);
             DoubleVector hi = v.rearrange(ZIP_HI, EVEN);
-            long at = outOffset + (long) elem * i;
-            if (c64) {
-                ((FloatVector) lo.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at, LE);
-                ((FloatVector) hi.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at + 4L * L, LE);
-            } else {
-                lo.intoMemorySegment(out, at, LE);
-                hi.intoMemorySegment(out, at + 8L * L, LE);
-            }
+            VectorKernels.storeInterleaved(lo, hi, out, outOffset + (long) elem * i, c64);
         }
-        double max = maxV.reduceLanes(VectorOperators.MAX);
-        double sum = sumV.reduceLanes(VectorOperators.ADD);
-        for (int t = i; t < len; t++) {
-            double nv = f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, nextOffset + 4L * t)
-                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, nextOffset + 8L * t);
-            max = Double.isNaN(nv) ? nv : Math.max(max, Math.abs(nv));
-            sum += nv * nv;
-        }
-        nextStats[0] = max;
-        nextStats[1] = sum;
+        statsTail(in, nextOffset, i, len, f32, maxV, sumV, nextStats);
         // the scalar tail and the zero padding of row r, exactly as amplitudeWrite does them
         if (i < len || len < size) {
             amplitudeWriteTail(in, offset, i, len, f32, a, b, size, out, outOffset, c64);
@@ -136,20 +118,23 @@ final class AmplitudeFastPath {
                                            int size, MemorySegment out, long outOffset, boolean c64) {
         int elem = c64 ? 8 : 16;
         for (int i = from; i < len; i++) {
-            double v = (f32 ? in.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset + 4L * i)
-                    : in.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, offset + 8L * i)) * a * b;
+            double v = value(in, offset, i, f32) * a * b;
             long at = outOffset + (long) elem * i;
             if (c64) {
-                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at, (float) v);
-                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at + 4, 0f);
+                out.set(ValueLayout.JAVA_FLOAT, at, (float) v);
+                out.set(ValueLayout.JAVA_FLOAT, at + 4, 0f);
             } else {
-                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at, v);
-                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at + 8, 0d);
+                out.set(ValueLayout.JAVA_DOUBLE, at, v);
+                out.set(ValueLayout.JAVA_DOUBLE, at + 8, 0d);
             }
         }
         if (len < size) {
             out.asSlice(outOffset + (long) elem * len, (long) elem * (size - len)).fill((byte) 0);
         }
+    }
+
+    private static double value(MemorySegment in, long offset, int i, boolean f32) {
+        return f32 ? in.get(ValueLayout.JAVA_FLOAT, offset + 4L * i) : in.get(ValueLayout.JAVA_DOUBLE, offset + 8L * i);
     }
 
     private static DoubleVector load(MemorySegment in, long offset, int i, boolean f32) {

@@ -40,12 +40,17 @@ final class ScalarKernels implements Kernels {
             int half = 1 << k;
             double c = Math.cos(x[k]);
             double s = Math.sin(x[k]);
-            for (int j = 0; j < half; j++) {
-                re[j + half] = re[j] * s;
-                re[j] *= c;
-            }
+            angleDoubling(re, half, c, s);
         }
         Arrays.fill(im, 0, 1 << n, 0);
+    }
+
+    /// Angle doubling step: `re[j + half] = re[j]·s`, `re[j] ·= c` for j < half.
+    static void angleDoubling(double[] re, int half, double c, double s) {
+        for (int j = 0; j < half; j++) {
+            re[j + half] = re[j] * s;
+            re[j] *= c;
+        }
     }
 
     @Override
@@ -63,10 +68,15 @@ final class ScalarKernels implements Kernels {
             int half = 1 << k;
             double c = Math.cos(x[k]);
             double s = Math.sin(x[k]);
-            for (int j = 0; j < half; j++) {
-                re[j + half] = re[j] * c - im[j] * s;
-                im[j + half] = re[j] * s + im[j] * c;
-            }
+            phaseDoubling(re, im, half, c, s);
+        }
+    }
+
+    /// Phase doubling step: amplitudes [half, 2·half) = amplitudes [0, half) · (c + i·s).
+    static void phaseDoubling(double[] re, double[] im, int half, double c, double s) {
+        for (int j = 0; j < half; j++) {
+            re[j + half] = re[j] * c - im[j] * s;
+            im[j + half] = re[j] * s + im[j] * c;
         }
     }
 
@@ -82,10 +92,7 @@ final class ScalarKernels implements Kernels {
             if (pairs) {
                 for (int i = 0; i < k; i++) {
                     int h = 1 << i;
-                    double d = x[Rules.pairIndex(n, i, k)];
-                    for (int y = 0; y < h; y++) {
-                        coupling[y + h] = coupling[y] + d;
-                    }
+                    addShifted(coupling, h, x[Rules.pairIndex(n, i, k)]);
                 }
             } else {
                 Arrays.fill(coupling, 0, half, 0);
@@ -107,33 +114,50 @@ final class ScalarKernels implements Kernels {
         }
     }
 
+    /// `a[y + h] = a[y] + d` for y < h.
+    static void addShifted(double[] a, int h, double d) {
+        for (int y = 0; y < h; y++) {
+            a[y + h] = a[y] + d;
+        }
+    }
+
     /// Unnormalised in-place Walsh–Hadamard transform of a complex vector.
     static void walshHadamard(double[] re, double[] im, int size) {
         for (int h = 1; h < size; h <<= 1) {
-            for (int i = 0; i < size; i += h << 1) {
-                for (int j = i; j < i + h; j++) {
-                    double ar = re[j];
-                    double ai = im[j];
-                    double br = re[j + h];
-                    double bi = im[j + h];
-                    re[j] = ar + br;
-                    im[j] = ai + bi;
-                    re[j + h] = ar - br;
-                    im[j + h] = ai - bi;
-                }
+            butterflies(re, im, size, h);
+        }
+    }
+
+    /// One Walsh–Hadamard stage: (a, b) → (a + b, a − b) for every pair h apart.
+    static void butterflies(double[] re, double[] im, int size, int h) {
+        for (int i = 0; i < size; i += h << 1) {
+            for (int j = i; j < i + h; j++) {
+                double ar = re[j];
+                double ai = im[j];
+                double br = re[j + h];
+                double bi = im[j + h];
+                re[j] = ar + br;
+                im[j] = ai + bi;
+                re[j + h] = ar - br;
+                im[j + h] = ai - bi;
             }
         }
     }
 
     @Override
     public void write(double[] re, double[] im, int size, MemorySegment out, long offset, boolean singlePrecision) {
+        write(re, im, 0, size, out, offset, singlePrecision);
+    }
+
+    /// Writes amplitudes [from, size) interleaved at `offset` (amplitude i at offset + i·elem).
+    static void write(double[] re, double[] im, int from, int size, MemorySegment out, long offset, boolean singlePrecision) {
         if (singlePrecision) {
-            for (int i = 0; i < size; i++) {
+            for (int i = from; i < size; i++) {
                 out.set(ValueLayout.JAVA_FLOAT, offset + 8L * i, (float) re[i]);
                 out.set(ValueLayout.JAVA_FLOAT, offset + 8L * i + 4, (float) im[i]);
             }
         } else {
-            for (int i = 0; i < size; i++) {
+            for (int i = from; i < size; i++) {
                 out.set(ValueLayout.JAVA_DOUBLE, offset + 16L * i, re[i]);
                 out.set(ValueLayout.JAVA_DOUBLE, offset + 16L * i + 8, im[i]);
             }

@@ -91,10 +91,7 @@ final class VectorKernels implements Kernels {
             double c = Math.cos(x[k]);
             double s = Math.sin(x[k]);
             if (half < L) {
-                for (int j = 0; j < half; j++) {
-                    re[j + half] = re[j] * s;
-                    re[j] *= c;
-                }
+                ScalarKernels.angleDoubling(re, half, c, s);
                 continue;
             }
             for (int j = 0; j < half; j += L) {
@@ -120,10 +117,7 @@ final class VectorKernels implements Kernels {
             double c = Math.cos(x[k]);
             double s = Math.sin(x[k]);
             if (half < L) {
-                for (int j = 0; j < half; j++) {
-                    re[j + half] = re[j] * c - im[j] * s;
-                    im[j + half] = re[j] * s + im[j] * c;
-                }
+                ScalarKernels.phaseDoubling(re, im, half, c, s);
                 continue;
             }
             for (int j = 0; j < half; j += L) {
@@ -146,9 +140,7 @@ final class VectorKernels implements Kernels {
             coupling[0] = 0;
             if (pairs) {
                 for (int i = 0; i < k; i++) {
-                    int h = 1 << i;
-                    double d = x[Rules.pairIndex(n, i, k)];
-                    addShifted(coupling, coupling, h, d);
+                    addShifted(coupling, 1 << i, x[Rules.pairIndex(n, i, k)]);
                 }
             } else {
                 Arrays.fill(coupling, 0, half, 0);
@@ -187,34 +179,21 @@ final class VectorKernels implements Kernels {
         }
     }
 
-    /// `dst[y + h] = src[y] + d` for y < h.
-    private static void addShifted(double[] src, double[] dst, int h, double d) {
+    /// `a[y + h] = a[y] + d` for y < h.
+    private static void addShifted(double[] a, int h, double d) {
         if (h < L) {
-            for (int y = 0; y < h; y++) {
-                dst[y + h] = src[y] + d;
-            }
+            ScalarKernels.addShifted(a, h, d);
             return;
         }
         for (int y = 0; y < h; y += L) {
-            DoubleVector.fromArray(D, src, y).add(d).intoArray(dst, y + h);
+            DoubleVector.fromArray(D, a, y).add(d).intoArray(a, y + h);
         }
     }
 
     private static void walshHadamard(double[] re, double[] im, int size) {
         for (int h = 1; h < size; h <<= 1) {
             if (h < L) {
-                for (int i = 0; i < size; i += h << 1) {
-                    for (int j = i; j < i + h; j++) {
-                        double ar = re[j];
-                        double ai = im[j];
-                        double br = re[j + h];
-                        double bi = im[j + h];
-                        re[j] = ar + br;
-                        im[j] = ai + bi;
-                        re[j + h] = ar - br;
-                        im[j + h] = ai - bi;
-                    }
-                }
+                ScalarKernels.butterflies(re, im, size, h);
                 continue;
             }
             for (int i = 0; i < size; i += h << 1) {
@@ -242,31 +221,22 @@ final class VectorKernels implements Kernels {
             DoubleVector b = DoubleVector.fromArray(D, im, i);
             DoubleVector lo = a.rearrange(ZIP_LO).blend(b.rearrange(ZIP_LO), ODD);
             DoubleVector hi = a.rearrange(ZIP_HI).blend(b.rearrange(ZIP_HI), ODD);
-            long at = offset + (long) elem * i;
-            if (singlePrecision) {
-                ((FloatVector) lo.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at, LE);
-                ((FloatVector) hi.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at + 4L * L, LE);
-            } else {
-                lo.intoMemorySegment(out, at, LE);
-                hi.intoMemorySegment(out, at + 8L * L, LE);
-            }
+            storeInterleaved(lo, hi, out, offset + (long) elem * i, singlePrecision);
         }
         if (i < size) {
-            scalarTail(re, im, i, size, out, offset, singlePrecision);
+            ScalarKernels.write(re, im, i, size, out, offset, singlePrecision);
         }
     }
 
-    private void scalarTail(double[] re, double[] im, int from, int size, MemorySegment out, long offset, boolean single) {
-        int elem = single ? 8 : 16;
-        for (int i = from; i < size; i++) {
-            long at = offset + (long) elem * i;
-            if (single) {
-                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at, (float) re[i]);
-                out.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, at + 4, (float) im[i]);
-            } else {
-                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at, re[i]);
-                out.set(java.lang.foreign.ValueLayout.JAVA_DOUBLE, at + 8, im[i]);
-            }
+    /// Stores 2·L interleaved values (`lo` then `hi`, each L doubles) at `at`, as complex64
+    /// (narrowed to float) or complex128.
+    static void storeInterleaved(DoubleVector lo, DoubleVector hi, MemorySegment out, long at, boolean c64) {
+        if (c64) {
+            ((FloatVector) lo.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at, LE);
+            ((FloatVector) hi.convertShape(VectorOperators.D2F, F, 0)).intoMemorySegment(out, at + 4L * L, LE);
+        } else {
+            lo.intoMemorySegment(out, at, LE);
+            hi.intoMemorySegment(out, at + 8L * L, LE);
         }
     }
 }

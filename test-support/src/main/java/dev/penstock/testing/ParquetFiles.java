@@ -34,7 +34,7 @@ public final class ParquetFiles {
         // PlainParquetConfiguration: no Hadoop Configuration, so none of Hadoop's dependencies
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
                 .withConf(new PlainParquetConfiguration())
-                .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize(rowGroupBytes)
+                .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize((long) rowGroupBytes)
                 .withPageSize(4096).build()) {
             for (int r = 0; r < rows; r++) {
                 Group g = groups.newGroup().append("f0", r * 4.0).append("f1", (float) (r * 4 + 1)).append("f2", r * 4 + 2)
@@ -57,7 +57,7 @@ public final class ParquetFiles {
         SimpleGroupFactory groups = new SimpleGroupFactory(schema);
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
                 .withConf(new PlainParquetConfiguration()).withCompressionCodec(CompressionCodecName.UNCOMPRESSED)
-                .withRowGroupSize(64 * 1024).withPageSize(4096).build()) {
+                .withRowGroupSize(64L * 1024).withPageSize(4096).build()) {
             for (int r = 0; r < rows; r++) {
                 Group g = groups.newGroup();
                 if (withId) {

@@ -109,7 +109,7 @@ public final class LammpsData {
         return id - 1;
     }
 
-    private static double number(String tok, Path file, int line) {
+    static double number(String tok, Path file, int line) {
         try {
             return Double.parseDouble(tok);
         } catch (NumberFormatException e) {

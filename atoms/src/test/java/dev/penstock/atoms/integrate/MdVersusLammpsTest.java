@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,18 +47,7 @@ class MdVersusLammpsTest {
                 .directory(dir.toFile()).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();
         assertThat(p.waitFor()).isZero();
-        List<Double> lammps = new ArrayList<>();
-        boolean thermo = false;
-        for (String line : Files.readAllLines(dir.resolve("log.lammps"))) {
-            String t = line.trim();
-            if (t.startsWith("Step")) {
-                thermo = true;
-            } else if (t.startsWith("Loop time")) {
-                thermo = false;
-            } else if (thermo) {
-                lammps.add(Double.parseDouble(t.split("\\s+")[1]));
-            }
-        }
+        double[] lammps = LammpsLog.read(dir.resolve("log.lammps")).column("TotEng");
         assertThat(lammps).hasSize(101);
         AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1);
         assertThat(s.atoms()).isEqualTo(864);
@@ -71,7 +59,7 @@ class MdVersusLammpsTest {
                 vv.step(s, lj);
             }
             double e = (s.energy() + VelocityVerlet.kineticEnergy(s)) / s.atoms();
-            assertThat(Math.abs(e - lammps.get(step)) / Math.abs(lammps.get(step))).as("step %d", step).isLessThan(1e-9);
+            assertThat(Math.abs(e - lammps[step]) / Math.abs(lammps[step])).as("step %d", step).isLessThan(1e-9);
         }
     }
 }
