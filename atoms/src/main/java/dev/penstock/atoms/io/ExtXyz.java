@@ -1,6 +1,7 @@
 package dev.penstock.atoms.io;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Writer;
@@ -15,10 +16,10 @@ import java.util.Map;
 /// `key=value` pairs (`Lattice="ax ay az bx by bz cx cy cz"`, `Properties=species:S:1:pos:R:3:…`,
 /// `energy=…`, `pbc="T T F"`), then one line per atom.
 ///
-/// Written: species, pos, masses, momenta (m·v, ASE's convention for velocities), forces; the
-/// cell is orthorhombic. Read: species (or Z), pos, optional masses (standard atomic masses
-/// otherwise, as ASE) and momenta (or vel), the lattice diagonal and pbc. Errors name the file
-/// and line.
+/// Written: species, pos, masses, momenta (m·v, ASE's convention for velocities), forces, the
+/// full lattice (orthorhombic or triclinic). Read: species (or Z), pos, optional masses
+/// (standard atomic masses otherwise, as ASE) and momenta (or vel), the lattice and pbc.
+/// Errors name the file and line.
 public final class ExtXyz {
     private ExtXyz() {
     }
@@ -27,10 +28,14 @@ public final class ExtXyz {
     public static void write(Writer out, List<AtomicSystem> systems) throws IOException {
         for (AtomicSystem s : systems) {
             int n = s.atoms();
-            double[] box = s.box();
+            double[] cell = s.cell().vectors();
             StringBuilder sb = new StringBuilder();
             sb.append(n).append('\n');
-            sb.append(String.format(Locale.ROOT, "Lattice=\"%s 0.0 0.0 0.0 %s 0.0 0.0 0.0 %s\" ", num(box[0]), num(box[1]), num(box[2])));
+            sb.append("Lattice=\"");
+            for (int k = 0; k < 9; k++) {
+                sb.append(k == 0 ? "" : " ").append(num(cell[k]));
+            }
+            sb.append("\" ");
             sb.append("Properties=species:S:1:pos:R:3:masses:R:1:momenta:R:3:forces:R:3");
             if (!Double.isNaN(s.energy())) {
                 sb.append(" energy=").append(num(s.energy()));
@@ -148,20 +153,15 @@ public final class ExtXyz {
                     col += k;
                 }
             }
-            double[] box = new double[3];
+            double[] vectors = new double[9];
             boolean[] pbc = new boolean[3];
             if (kv.containsKey("Lattice")) {
                 String[] lat = kv.get("Lattice").trim().split("\\s+");
                 if (lat.length != 9) {
                     throw error(file, line - n, "expected 9 numbers in Lattice=, found " + lat.length);
                 }
-                for (int d = 0; d < 3; d++) {
-                    box[d] = parse(lat[4 * d], file, line - n, "Lattice");
-                    for (int e = 0; e < 3; e++) {
-                        if (e != d && parse(lat[3 * d + e], file, line - n, "Lattice") != 0) {
-                            throw error(file, line - n, "only orthorhombic cells are supported so far (Lattice has off-diagonal terms)");
-                        }
-                    }
+                for (int k = 0; k < 9; k++) {
+                    vectors[k] = parse(lat[k], file, line - n, "Lattice");
                 }
                 String p = kv.getOrDefault("pbc", "T T T").trim();
                 String[] pt = p.split("\\s+");
@@ -175,8 +175,21 @@ public final class ExtXyz {
                     m[i] = Elements.mass(z[i]); // as ASE: standard masses unless given
                 }
             }
-            long id = kv.containsKey("id") ? Long.parseLong(kv.get("id")) : out.size();
-            AtomicSystem s = new AtomicSystem(id, r, m, z, box, pbc);
+            long id = out.size();
+            if (kv.containsKey("id")) {
+                try {
+                    id = Long.parseLong(kv.get("id").trim());
+                } catch (NumberFormatException e) {
+                    throw error(file, line - n, "id= is not an integer: '" + kv.get("id") + "'");
+                }
+            }
+            Cell cell;
+            try {
+                cell = Cell.of(vectors, pbc);
+            } catch (IllegalArgumentException e) {
+                throw error(file, line - n, "bad cell: " + e.getMessage());
+            }
+            AtomicSystem s = new AtomicSystem(id, r, m, z, cell);
             if (mom != null) {
                 for (int i = 0; i < 3 * n; i++) {
                     s.velocities()[i] = mom[i] / m[i / 3];

@@ -1,6 +1,7 @@
 package dev.penstock.atoms.neighbor;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
 import java.util.Arrays;
 
 /// A half neighbour list (each pair once) with a skin: pairs closer than `cutoff + skin` at the
@@ -10,9 +11,10 @@ import java.util.Arrays;
 /// Two atoms can then have closed in by at most `skin`, so a pair inside `cutoff` now was inside
 /// `cutoff + skin` at the build: no pair is ever missed.
 ///
-/// Building: cell lists (cells of at least `cutoff + skin`, 27 neighbouring cells, periodic
-/// wrap-around) when every periodic axis is at least three cells long; otherwise an all-pairs
-/// search over the needed periodic images (small boxes, and the reference the tests use).
+/// Building: cell lists (bins in fractional coordinates at least `cutoff + skin` apart across
+/// their faces, 27 neighbouring bins, periodic wrap-around; orthorhombic and triclinic cells)
+/// when every periodic axis is at least three bins long; otherwise an all-pairs search over the
+/// needed periodic images (small boxes).
 public final class NeighborList {
     private final double cutoff;
     private final double skin;
@@ -20,6 +22,7 @@ public final class NeighborList {
     private PairBuffer[] parts = new PairBuffer[0];
     private int[] start = new int[1];
     private int[] end = new int[1];
+    private static final int MAX_IMAGE_RANGE = 15; // (2·15 + 1)³ codes fit a short
     private int imageRange;       // image counts per axis lie in [-imageRange, imageRange]
     private double[] imageShift = new double[3]; // table: code -> (sx, sy, sz)
     private double[] builtAt = new double[0];
@@ -78,11 +81,33 @@ public final class NeighborList {
     public void build(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
         main.clear();
         double rl = cutoff + skin;
-        double[] box = s.box();
+        Cell cell = s.cell();
+        double[] r = s.positions();
+        int n = s.atoms();
+        double[] frac = new double[3 * n];
+        int[] lowImage = {Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE};
+        int[] highImage = {Integer.MIN_VALUE, Integer.MIN_VALUE, Integer.MIN_VALUE};
+        for (int i = 0; i < n; i++) {
+            for (int d = 0; d < 3; d++) {
+                double f = cell.fractional(d, r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+                frac[3 * i + d] = f;
+                int img = (int) Math.floor(f);
+                lowImage[d] = Math.min(lowImage[d], img);
+                highImage[d] = Math.max(highImage[d], img);
+            }
+        }
+        // a pair's translation: its atoms' distance in whole cells (unwrapped positions drift)
+        // plus the images a cutoff sphere reaches
         imageRange = 1;
         for (int d = 0; d < 3; d++) {
-            if (s.periodic(d)) {
-                imageRange = Math.max(imageRange, (int) Math.ceil(rl / box[d]) + 1);
+            if (s.periodic(d) && n > 0) {
+                long reach = (long) Math.ceil(rl / cell.faceDistance(d)) + 1 + ((long) highImage[d] - lowImage[d]);
+                if (reach > MAX_IMAGE_RANGE) {
+                    throw new IllegalStateException("system " + s.id() + ": atoms lie " + (highImage[d] - lowImage[d])
+                            + " cells apart along axis " + d + " (cutoff reach " + (long) Math.ceil(rl / cell.faceDistance(d))
+                            + " cells); wrap the positions into the cell, or use a larger cell");
+                }
+                imageRange = Math.max(imageRange, (int) reach);
             }
         }
         int side = 2 * imageRange + 1;
@@ -90,59 +115,54 @@ public final class NeighborList {
         for (int a = -imageRange; a <= imageRange; a++) {
             for (int b = -imageRange; b <= imageRange; b++) {
                 for (int c = -imageRange; c <= imageRange; c++) {
-                    int code = ((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange);
-                    imageShift[3 * code] = a * box[0];
-                    imageShift[3 * code + 1] = b * box[1];
-                    imageShift[3 * code + 2] = c * box[2];
+                    int code = codeOf(a, b, c);
+                    for (int e = 0; e < 3; e++) {
+                        imageShift[3 * code + e] = cell.translation(a, b, c, e);
+                    }
                 }
             }
         }
-        this.box = box;
         if (start.length < s.atoms() + 1) {
             start = new int[s.atoms() + 1];
             end = new int[s.atoms() + 1];
         }
         boolean cells = s.atoms() > 64;
         for (int d = 0; d < 3 && cells; d++) {
-            cells = !s.periodic(d) || box[d] >= 3 * rl;
+            cells = !s.periodic(d) || cell.faceDistance(d) >= 3 * rl;
         }
         if (cells) {
-            buildCells(s, rl, box, pool == null ? 1 : threads, pool);
+            buildCells(s, rl, cell, frac, pool == null ? 1 : threads, pool);
         } else {
-            buildAllPairs(s, rl, box);
+            AllPairs.search(s, rl, main, start, end, this::codeOf);
         }
         builtAt = s.positions().clone();
         builds++;
     }
 
-    private void buildAllPairs(AtomicSystem s, double rl, double[] box) {
-        AllPairs.search(s, rl, box, main, start, end, this::code);
-    }
-
-
-    private void buildCells(AtomicSystem s, double rl, double[] box, int threads, java.util.concurrent.ExecutorService pool) {
+    private void buildCells(AtomicSystem s, double rl, Cell cell, double[] frac, int threads,
+                            java.util.concurrent.ExecutorService pool) {
         double[] r = s.positions();
         int n = s.atoms();
+        // bin by fractional coordinate: a bin at least rl / faceDistance wide in s_d holds every
+        // point within rl of its neighbours' points, so 27 bins suffice for any tilt
         double[] lo = new double[3];
         double[] len = new double[3];
         int[] nc = new int[3];
         for (int d = 0; d < 3; d++) {
             if (s.periodic(d)) {
                 lo[d] = 0;
-                len[d] = box[d];
+                len[d] = 1;
+                nc[d] = Math.max(1, (int) Math.floor(cell.faceDistance(d) / rl));
             } else {
                 double mn = Double.POSITIVE_INFINITY;
                 double mx = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < n; i++) {
-                    mn = Math.min(mn, r[3 * i + d]);
-                    mx = Math.max(mx, r[3 * i + d]);
+                    mn = Math.min(mn, frac[3 * i + d]);
+                    mx = Math.max(mx, frac[3 * i + d]);
                 }
                 lo[d] = mn;
                 len[d] = Math.max(mx - mn, 1e-9);
-            }
-            nc[d] = Math.max(1, (int) Math.floor(len[d] / rl));
-            if (!s.periodic(d)) {
-                nc[d] = Math.max(1, nc[d]);
+                nc[d] = Math.max(1, (int) Math.floor(len[d] / rl));
             }
         }
         int cellsTotal = nc[0] * nc[1] * nc[2];
@@ -151,12 +171,12 @@ public final class NeighborList {
         // linked list through random atoms (the list version spent ~3 µs per atom on misses).
         int[] cellOf = new int[3 * n];
         int[] image = new int[3 * n]; // how many boxes each atom sits away from the primary box
-        int[] cell = new int[n];
+        int[] binOf = new int[n];
         int[] cellStart = new int[cellsTotal + 1];
         for (int i = 0; i < n; i++) {
             int c = 0;
             for (int d = 0; d < 3; d++) {
-                double x = r[3 * i + d] - lo[d];
+                double x = frac[3 * i + d] - lo[d];
                 if (s.periodic(d)) {
                     int img = (int) Math.floor(x / len[d]);
                     image[3 * i + d] = img;
@@ -166,7 +186,7 @@ public final class NeighborList {
                 cellOf[3 * i + d] = k;
                 c = c * nc[d] + k;
             }
-            cell[i] = c;
+            binOf[i] = c;
             cellStart[c + 1]++;
         }
         for (int c = 0; c < cellsTotal; c++) {
@@ -178,13 +198,13 @@ public final class NeighborList {
         double[] wy = new double[n];
         double[] wz = new double[n];
         for (int i = 0; i < n; i++) {
-            int q = fill[cell[i]]++;
+            int q = fill[binOf[i]]++;
             sorted[q] = i;
-            wx[q] = r[3 * i] - image[3 * i] * box[0];
-            wy[q] = r[3 * i + 1] - image[3 * i + 1] * box[1];
-            wz[q] = r[3 * i + 2] - image[3 * i + 2] * box[2];
+            wx[q] = r[3 * i] - cell.translation(image[3 * i], image[3 * i + 1], image[3 * i + 2], 0);
+            wy[q] = r[3 * i + 1] - cell.translation(image[3 * i], image[3 * i + 1], image[3 * i + 2], 1);
+            wz[q] = r[3 * i + 2] - cell.translation(image[3 * i], image[3 * i + 1], image[3 * i + 2], 2);
         }
-        Cells g = new Cells(s, rl * rl, box, nc, cellOf, image, cellStart, sorted, wx, wy, wz);
+        Cells g = new Cells(s, rl * rl, cell, nc, cellOf, image, cellStart, sorted, wx, wy, wz);
         if (threads <= 1 || n < 4096) {
             scan(g, 0, n, main);
             return;
@@ -233,7 +253,7 @@ public final class NeighborList {
     }
 
     /// The binned atoms of one build.
-    private record Cells(AtomicSystem s, double rl2, double[] box, int[] nc, int[] cellOf, int[] image, int[] cellStart,
+    private record Cells(AtomicSystem s, double rl2, Cell cell, int[] nc, int[] cellOf, int[] image, int[] cellStart,
                          int[] sorted, double[] wx, double[] wy, double[] wz) {
     }
 
@@ -245,7 +265,7 @@ public final class NeighborList {
         AtomicSystem s = g.s;
         double[] r = s.positions();
         int[] nc = g.nc;
-        double[] box = g.box;
+        Cell cell = g.cell;
         boolean px = s.periodic(0);
         boolean py = s.periodic(1);
         boolean pz = s.periodic(2);
@@ -271,9 +291,9 @@ public final class NeighborList {
                 int kx = Math.floorDiv(ci + a, nc[0]); // crossing the box edge: one box of shift
                 int ky = Math.floorDiv(cj + b, nc[1]);
                 int kz = Math.floorDiv(ck + c, nc[2]);
-                double ox = kx * box[0];
-                double oy = ky * box[1];
-                double oz = kz * box[2];
+                double ox = cell.translation(kx, ky, kz, 0);
+                double oy = cell.translation(kx, ky, kz, 1);
+                double oz = cell.translation(kx, ky, kz, 2);
                 int cc = (x * nc[1] + y) * nc[2] + z;
                 for (int q = o == 0 ? qi + 1 : g.cellStart[cc]; q < g.cellStart[cc + 1]; q++) {
                     double dx = g.wx[q] + ox - xi;
@@ -308,16 +328,9 @@ public final class NeighborList {
         return periodic ? Math.floorMod(k, n) : -1;
     }
 
-    private double[] box = new double[3];
-
     private short codeOf(int a, int b, int c) {
         int side = 2 * imageRange + 1;
         return (short) (((a + imageRange) * side + (b + imageRange)) * side + (c + imageRange));
-    }
-
-    private short code(double sx, double sy, double sz) {
-        return codeOf(box[0] > 0 ? (int) Math.rint(sx / box[0]) : 0, box[1] > 0 ? (int) Math.rint(sy / box[1]) : 0,
-                box[2] > 0 ? (int) Math.rint(sz / box[2]) : 0);
     }
 
     /// Pairs in the list.

@@ -3,8 +3,8 @@ package dev.penstock.atoms.system;
 import java.util.Arrays;
 
 /// One atomic system in structure-of-arrays form (units: Å, eV, amu): positions, velocities
-/// and forces as `[x0, y0, z0, x1, …]`, masses, atomic numbers, an orthorhombic cell (box
-/// lengths; 0 on a free axis) and periodicity per axis.
+/// and forces as `[x0, y0, z0, x1, …]`, masses, atomic numbers and a `Cell` (lattice vectors,
+/// orthorhombic or triclinic, and periodicity per axis).
 ///
 /// Threading: not thread-safe; one stage works on a system at a time.
 public final class AtomicSystem {
@@ -15,12 +15,25 @@ public final class AtomicSystem {
     private final double[] forces;
     private final double[] masses;
     private final int[] numbers;
-    private final double[] box;
-    private final boolean[] pbc;
+    private final Cell cell;
     private double energy = Double.NaN;
 
-    /// A system `id` of `positions.length / 3` atoms; every array is copied.
+    /// A system `id` of `positions.length / 3` atoms in an orthorhombic box with edge lengths
+    /// `box` (0 on a free axis); every array is copied.
     public AtomicSystem(long id, double[] positions, double[] masses, int[] numbers, double[] box, boolean[] pbc) {
+        this(id, positions, masses, numbers, orthorhombic(id, box, pbc));
+    }
+
+    private static Cell orthorhombic(long id, double[] box, boolean[] pbc) {
+        try {
+            return Cell.orthorhombic(box, pbc);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("system " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    /// A system `id` of `positions.length / 3` atoms in `cell`; every array is copied.
+    public AtomicSystem(long id, double[] positions, double[] masses, int[] numbers, Cell cell) {
         if (positions.length % 3 != 0) {
             throw new IllegalArgumentException("system " + id + ": positions must hold 3 values per atom, got " + positions.length);
         }
@@ -30,21 +43,12 @@ public final class AtomicSystem {
             throw new IllegalArgumentException("system " + id + ": " + atoms + " atoms but " + masses.length + " masses and "
                     + numbers.length + " atomic numbers");
         }
-        if (box.length != 3 || pbc.length != 3) {
-            throw new IllegalArgumentException("system " + id + ": the box and pbc need 3 entries each");
-        }
-        for (int d = 0; d < 3; d++) {
-            if (pbc[d] && !(box[d] > 0)) {
-                throw new IllegalArgumentException("system " + id + ": axis " + d + " is periodic but its box length is " + box[d]);
-            }
-        }
         this.positions = positions.clone();
         this.velocities = new double[3 * atoms];
         this.forces = new double[3 * atoms];
         this.masses = masses.clone();
         this.numbers = numbers.clone();
-        this.box = box.clone();
-        this.pbc = pbc.clone();
+        this.cell = cell;
     }
 
     /// A free (non-periodic) system of identical atoms of mass 1 and atomic number 0, as in
@@ -53,7 +57,7 @@ public final class AtomicSystem {
         int n = positions.length / 3;
         double[] m = new double[n];
         Arrays.fill(m, 1);
-        return new AtomicSystem(id, positions, m, new int[n], new double[3], new boolean[3]);
+        return new AtomicSystem(id, positions, m, new int[n], Cell.free());
     }
 
     /// The system's id.
@@ -91,14 +95,14 @@ public final class AtomicSystem {
         return numbers;
     }
 
-    /// Box lengths per axis (0 on a free axis).
-    public double[] box() {
-        return box.clone();
+    /// The cell (lattice vectors and periodicity).
+    public Cell cell() {
+        return cell;
     }
 
     /// Whether axis `d` is periodic.
     public boolean periodic(int d) {
-        return pbc[d];
+        return cell.periodic(d);
     }
 
     /// Energy from the last model evaluation (NaN before the first).

@@ -68,7 +68,7 @@ class ExtXyzTest {
                 import sys
                 from ase import Atoms
                 from ase.io import write
-                a = Atoms('CuAu', positions=[[0, 0, 0], [1.5, 1.25, 0.5]], cell=[4, 5, 6], pbc=[True, False, True])
+                a = Atoms('CuAu', positions=[[0, 0, 0], [1.5, 1.25, 0.5]], cell=[[4, 0, 0], [1, 5, 0], [0.5, 0.25, 6]], pbc=[True, False, True])
                 a.set_velocities([[0.1, 0, 0], [0, 0.2, 0]])
                 b = Atoms('H2O', positions=[[0, 0, 0], [0.76, 0.59, 0], [-0.76, 0.59, 0]])
                 write(sys.argv[1], [a, b], format='extxyz')
@@ -83,7 +83,7 @@ class ExtXyzTest {
         AtomicSystem a = systems.get(0);
         assertThat(a.numbers()).containsExactly(29, 79);
         assertThat(a.positions()).containsExactly(0, 0, 0, 1.5, 1.25, 0.5);
-        assertThat(a.box()).containsExactly(4, 5, 6);
+        assertThat(a.cell().vectors()).as("a triclinic cell").containsExactly(4, 0, 0, 1, 5, 0, 0.5, 0.25, 6);
         assertThat(a.periodic(0)).isTrue();
         assertThat(a.periodic(1)).isFalse();
         assertThat(a.velocities()[4]).isCloseTo(0.2, org.assertj.core.api.Assertions.within(1e-12));
@@ -104,6 +104,11 @@ class ExtXyzTest {
                 .hasMessageContaining("bad.xyz:3").hasMessageContaining("'zero'");
         assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader("1\n\nQq 0 0 0\n")), f))
                 .hasMessageContaining("bad.xyz:3").hasMessageContaining("unknown element 'Qq'");
+        assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader(
+                "1\nLattice=\"1 0 0 2 0 0 0 0 1\" pbc=\"T T T\"\nH 0 0 0\n")), f))
+                .hasMessageContaining("bad.xyz:2").hasMessageContaining("linearly dependent");
+        assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader("1\nid=first\nH 0 0 0\n")), f))
+                .hasMessageContaining("bad.xyz:2").hasMessageContaining("id=");
     }
 
     @Test

@@ -27,8 +27,9 @@ class AtomicBatchTest {
             z[i] = (int) (id % 90) + 1;
         }
         boolean periodic = rnd.nextBoolean();
-        AtomicSystem s = new AtomicSystem(id, r, m, z, periodic ? new double[] {10 + id % 3, 11, 12} : new double[3],
-                new boolean[] {periodic, periodic, false});
+        Cell cell = periodic ? Cell.of(new double[] {10 + id % 3, 0, 0, id % 5, 11, 0, 0.5, 0.25, 12}, new boolean[] {true, true, rnd.nextBoolean()})
+                : Cell.free();
+        AtomicSystem s = new AtomicSystem(id, r, m, z, cell);
         for (int i = 0; i < 3 * n; i++) {
             s.velocities()[i] = -id - i * 1e-3;
             s.forces()[i] = id + i * 1e-6;
@@ -41,25 +42,51 @@ class AtomicBatchTest {
         return 5 * s.atoms();
     }
 
-    private record Entry(AtomicSystem system, int status, long steps) {
+    private record Entry(AtomicSystem system, int status, long steps, AtomicBatch.Edges edges) {
+        Entry(AtomicSystem system, int status, long steps) {
+            this(system, status, steps, new AtomicBatch.Edges(new int[0], new int[0], new double[0]));
+        }
+    }
+
+    /// Edges that say whose they are: atom indices within the system, shifts from the id.
+    private static AtomicBatch.Edges randomEdges(SplittableRandom rnd, AtomicSystem s, int count) {
+        int[] a = new int[count];
+        int[] b = new int[count];
+        double[] sh = new double[3 * count];
+        for (int p = 0; p < count; p++) {
+            a[p] = rnd.nextInt(s.atoms());
+            b[p] = rnd.nextInt(s.atoms());
+            for (int c = 0; c < 3; c++) {
+                sh[3 * p + c] = s.id() * 100 + p + c * 0.5;
+            }
+        }
+        return new AtomicBatch.Edges(a, b, sh);
     }
 
     private static void assertSame(AtomicBatch b, List<Entry> model, int systemCap, int atomCap, long edgeCap, long seed, int op) {
         assertThat(b.systems()).as("seed %d op %d: systems", seed, op).isEqualTo(model.size());
         int atoms = 0;
         long edges = 0;
+        int previousEnd = 0;
         for (int k = 0; k < model.size(); k++) {
             AtomicSystem want = model.get(k).system();
             AtomicSystem got = b.get(k);
             String where = "seed " + seed + " op " + op + " system " + k;
-            assertThat(b.atomStart(k)).as(where + ": packed").isEqualTo(atoms);
+            assertThat(b.atomStart(k)).as(where + ": rows in system order, no overlap").isGreaterThanOrEqualTo(previousEnd);
+            previousEnd = b.atomStart(k) + b.atomCount(k);
+            assertThat(previousEnd).as(where).isLessThanOrEqualTo(b.atomRowsUsed());
+            AtomicBatch.Edges we = model.get(k).edges();
+            AtomicBatch.Edges ge = b.edges(k);
+            assertThat(ge.first()).as(where + ": edges").containsExactly(we.first());
+            assertThat(ge.second()).as(where + ": edges").containsExactly(we.second());
+            assertThat(ge.shifts()).as(where + ": edge shifts").containsExactly(we.shifts());
             assertThat(got.id()).as(where).isEqualTo(want.id());
             assertThat(got.positions()).as(where).containsExactly(want.positions());
             assertThat(got.velocities()).as(where).containsExactly(want.velocities());
             assertThat(got.forces()).as(where).containsExactly(want.forces());
             assertThat(got.masses()).as(where).containsExactly(want.masses());
             assertThat(got.numbers()).as(where).containsExactly(want.numbers());
-            assertThat(got.box()).as(where).containsExactly(want.box());
+            assertThat(got.cell()).as(where).isEqualTo(want.cell());
             for (int d = 0; d < 3; d++) {
                 assertThat(got.periodic(d)).as(where).isEqualTo(want.periodic(d));
             }
@@ -67,7 +94,8 @@ class AtomicBatchTest {
             assertThat(b.status(k)).as(where).isEqualTo(model.get(k).status());
             assertThat(b.steps(k)).as(where).isEqualTo(model.get(k).steps());
             atoms += want.atoms();
-            edges += edgesOf(want);
+            edges += b.edgeReserve(k);
+            assertThat(b.edgeReserve(k)).as(where).isGreaterThanOrEqualTo(Math.max(edgesOf(want), we.first().length));
         }
         assertThat(b.atoms()).isEqualTo(atoms).isLessThanOrEqualTo(atomCap);
         assertThat(b.edges()).isEqualTo(edges).isLessThanOrEqualTo(edgeCap);
@@ -86,7 +114,7 @@ class AtomicBatchTest {
             try (AtomicBatch b = new AtomicBatch(systemCap, atomCap, edgeCap)) {
                 List<Entry> model = new ArrayList<>();
                 for (int op = 0; op < 60; op++) {
-                    switch (rnd.nextInt(5)) {
+                    switch (rnd.nextInt(8)) {
                         case 0, 1 -> { // put a few new systems under a random mask
                             List<AtomicSystem> src = new ArrayList<>();
                             int count = 1 + rnd.nextInt(5);
@@ -95,9 +123,9 @@ class AtomicBatchTest {
                                 src.add(randomSystem(rnd, nextId++));
                                 mask[i] = rnd.nextInt(4) != 0;
                             }
-                            AtomicBatch.PutResult res = b.put(src, mask, AtomicBatchTest::edgesOf);
                             int atoms = model.stream().mapToInt(e -> e.system().atoms()).sum();
-                            long edges = model.stream().mapToLong(e -> edgesOf(e.system())).sum();
+                            long edges = b.edges();
+                            AtomicBatch.PutResult res = b.put(src, mask, AtomicBatchTest::edgesOf);
                             List<Integer> taken = new ArrayList<>();
                             List<Integer> rejected = new ArrayList<>();
                             for (int i = 0; i < count; i++) {
@@ -132,6 +160,38 @@ class AtomicBatchTest {
                             }
                             model = next;
                         }
+                        case 5 -> { // new edges for one system, sometimes more than it reserved
+                            if (!model.isEmpty()) {
+                                int k = rnd.nextInt(model.size());
+                                Entry e = model.get(k);
+                                int count = rnd.nextInt(8 * e.system().atoms());
+                                AtomicBatch.Edges ed = randomEdges(rnd, e.system(), count);
+                                long room = edgeCap - b.edges() + b.edgeReserve(k);
+                                if (count > b.edgeReserve(k) && count > room) {
+                                    assertThatThrownBy(() -> b.edges(k, ed.first(), ed.second(), ed.shifts(), count))
+                                            .hasMessageContaining("system " + e.system().id());
+                                } else {
+                                    b.edges(k, ed.first(), ed.second(), ed.shifts(), count);
+                                    model.set(k, new Entry(e.system(), e.status(), e.steps(), ed));
+                                }
+                            }
+                        }
+                        case 6 -> { // lazy removal, sometimes packed at once
+                            boolean[] drop = new boolean[model.size()];
+                            List<Entry> next = new ArrayList<>();
+                            for (int k = 0; k < drop.length; k++) {
+                                drop[k] = rnd.nextInt(3) == 0;
+                                if (!drop[k]) {
+                                    next.add(model.get(k));
+                                }
+                            }
+                            b.trim(drop);
+                            model = next;
+                            if (rnd.nextBoolean()) {
+                                b.defrag();
+                                assertThat(b.atomRowsUsed()).as("defrag packs").isEqualTo(b.atoms());
+                            }
+                        }
                         case 3 -> { // drop where a mask says so
                             boolean[] drop = new boolean[model.size()];
                             List<Entry> next = new ArrayList<>();
@@ -151,7 +211,7 @@ class AtomicBatchTest {
                                 b.status(k, st);
                                 b.countStep(k);
                                 Entry e = model.get(k);
-                                model.set(k, new Entry(e.system(), st, e.steps() + 1));
+                                model.set(k, new Entry(e.system(), st, e.steps() + 1, e.edges()));
                             }
                         }
                     }
