@@ -10,4 +10,5 @@ module dev.penstock.core {
     exports dev.penstock.data;
     exports dev.penstock.observe;
     exports dev.penstock.transfer;
+    exports dev.penstock.stage;
 }

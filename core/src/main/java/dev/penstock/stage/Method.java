@@ -1,0 +1,40 @@
+package dev.penstock.stage;
+
+/// What a stage does to each of its samples: a relaxation, an integrator. `enter` makes the
+/// per-sample state (a `Motion`) when a sample enters the stage; the engine then drives it
+/// around the shared evaluation of every step:
+///
+/// ```
+///   enter (evaluation current) → finished? → beforeEvaluation → evaluate → afterEvaluation
+///                                   ↑                                         │
+///                                   └─────────────── steps += 1 ──────────────┘
+/// ```
+///
+/// @param <S> the sample type
+public interface Method<S> {
+    /// The stage's name in reports ("fire", "langevin", …).
+    String name();
+
+    /// The per-sample state for `sample`, which has just entered; its evaluation is current.
+    Motion enter(S sample);
+
+    /// Whether every sample is sure to finish: the method has a step budget (or another rule
+    /// that always ends). A pipeline refuses, before it runs, a method that does not.
+    boolean terminates();
+
+    /// One sample's progress through a method.
+    interface Motion {
+        /// The part of a step before the evaluation (e.g. move positions).
+        void beforeEvaluation();
+
+        /// The part of a step after it (e.g. finish the velocities).
+        void afterEvaluation();
+
+        /// Whether the sample graduates now: its convergence rule or step budget says so.
+        /// Checked on entry (the evaluation is current then) and after every step.
+        boolean finished();
+
+        /// Steps taken in this method.
+        long steps();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.penstock.stage;
+
+/// Where samples go: a result sink receives finished samples only (and never gives them back);
+/// an overflow sink holds work that does not fit a buffer yet and gives it back (`poll`).
+/// Sinks come in tiers: a write that a sink refuses (`offer` false: full) goes to the next tier;
+/// when every tier refuses, the writer waits — backpressure, never loss.
+///
+/// Threading: a sink is called by one pipeline thread at a time, but `poll` and `offer` of an
+/// overflow sink may come from different threads (the buffer serialises them).
+///
+/// @param <S> the sample type
+public interface Sink<S> extends AutoCloseable {
+    /// Takes `sample` if there is room; false (taking nothing) when full.
+    boolean offer(S sample) throws Exception;
+
+    /// The sink's name in reports ("memory", "results.xyz", …).
+    String name();
+
+    /// Samples taken and not given back.
+    long held();
+
+    /// Flushes and releases what the sink holds open (files); samples taken stay delivered.
+    @Override
+    default void close() throws Exception {
+    }
+
+    /// An overflow tier: also gives samples back, oldest first.
+    interface Overflow<S> extends Sink<S> {
+        /// The oldest sample held, removed; null when empty.
+        S poll() throws Exception;
+
+        /// The oldest sample held, left in place; null when empty.
+        S peek() throws Exception;
+    }
+}

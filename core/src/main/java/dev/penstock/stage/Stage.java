@@ -1,0 +1,75 @@
+package dev.penstock.stage;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/// A stage: one or more methods (sub-stages) over one shared evaluator. `fuse` joins stages on
+/// one device: each step evaluates every sample once, whichever sub-stage it is in, and a
+/// sample's status (0, 1, …) says which sub-stage's method moves it; status = number of
+/// sub-stages means it has left the stage. `then` chains stages on workers (see `Pipeline`).
+///
+/// Graduation rule (fused stages): a sample whose sub-stage says `finished` graduates from it
+/// and enters the next sub-stage at once — in the same step, as its evaluation is current —
+/// where `finished` is asked again before any step is taken. A sample can so pass several
+/// sub-stages in one step (each graduation reported once, in order) but takes at most one step
+/// per step of the stage, in the sub-stage it was in when the step began.
+///
+/// @param <S> the sample type
+public final class Stage<S> {
+    private final Evaluator<S> evaluator;
+    private final List<Method<S>> methods;
+
+    private Stage(Evaluator<S> evaluator, List<Method<S>> methods) {
+        this.evaluator = evaluator;
+        this.methods = List.copyOf(methods);
+    }
+
+    /// A stage of one method over `evaluator`.
+    public static <S> Stage<S> of(Evaluator<S> evaluator, Method<S> method) {
+        if (evaluator == null || method == null) {
+            throw new IllegalArgumentException("a stage needs an evaluator and a method");
+        }
+        return new Stage<>(evaluator, List.of(method));
+    }
+
+    /// This stage's sub-stages followed by `next`'s, sharing one evaluation per step. Both must
+    /// use the same evaluator (one model on one device), else it fails naming both stages.
+    public Stage<S> fuse(Stage<S> next) {
+        if (next.evaluator != evaluator) {
+            throw new IllegalArgumentException("cannot fuse '" + name() + "' with '" + next.name()
+                    + "': fused stages share one evaluation, so they need the same evaluator (model)");
+        }
+        List<Method<S>> all = new ArrayList<>(methods);
+        all.addAll(next.methods);
+        return new Stage<>(evaluator, all);
+    }
+
+    /// A pipeline of this stage followed by `next` on its own worker.
+    public Pipeline<S> then(Stage<S> next) {
+        return new Pipeline<>(this).then(next);
+    }
+
+    /// The shared evaluator.
+    public Evaluator<S> evaluator() {
+        return evaluator;
+    }
+
+    /// The sub-stages' methods, in routing order (status k → `methods().get(k)`).
+    public List<Method<S>> methods() {
+        return methods;
+    }
+
+    /// "fire+langevin".
+    public String name() {
+        StringBuilder sb = new StringBuilder();
+        for (Method<S> m : methods) {
+            sb.append(sb.isEmpty() ? "" : "+").append(m.name());
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,221 @@
+package dev.penstock.stage;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/// A stage's active batch: the samples it is stepping, within a capacity in every dimension of
+/// the sizer. `admit` takes in samples (evaluating the newcomers once), `step` steps every
+/// sample once with one shared evaluation; both report graduations and quarantines as events,
+/// and samples that leave free their room at once.
+///
+/// Threading: one thread at a time (a pipeline worker owns its stage's batch).
+///
+/// @param <S> the sample type
+public final class StageBatch<S> {
+    private final Stage<S> stage;
+    private final Sizer<S> sizer;
+    private final Capacity capacity;
+    private final List<Entry<S>> active = new ArrayList<>();
+    private final long[] used;
+    private long evaluations;
+    private long steps;
+
+    private static final class Entry<S> {
+        final S sample;
+        int status;
+        Method.Motion motion;
+
+        Entry(S sample) {
+            this.sample = sample;
+        }
+    }
+
+    /// An empty batch of `stage` with room `capacity` (in `sizer`'s dimensions).
+    public StageBatch(Stage<S> stage, Sizer<S> sizer, Capacity capacity) {
+        if (capacity.dimensions() != sizer.dimensions().size()) {
+            throw new IllegalArgumentException("capacity has " + capacity.dimensions() + " dimensions but the sample type declares "
+                    + sizer.dimensions());
+        }
+        this.stage = stage;
+        this.sizer = sizer;
+        this.capacity = capacity;
+        this.used = new long[capacity.dimensions()];
+    }
+
+    /// Whether `sample` fits in the room left now.
+    public boolean fits(S sample) {
+        return capacity.fits(sizer, sample, used);
+    }
+
+    /// Takes in, in order, each of `samples` that fits the room left (a later, smaller one may
+    /// fit after a larger one did not), evaluates the newcomers once and starts them in the
+    /// first sub-stage. Returns the samples that did not fit, in order. A sample that could
+    /// never fit, even into an empty batch, is an error naming its id.
+    public List<S> admit(List<S> samples, Consumer<Event<S>> events) {
+        List<S> rest = new ArrayList<>();
+        List<Entry<S>> fresh = new ArrayList<>();
+        for (S s : samples) {
+            if (!capacity.admits(sizer, s)) {
+                throw new IllegalArgumentException("sample " + sizer.id(s) + " is larger than stage '" + stage.name()
+                        + "' can ever hold (" + capacity.describe(sizer.dimensions()) + ")");
+            }
+            if (!fits(s)) {
+                rest.add(s);
+                continue;
+            }
+            for (int d = 0; d < used.length; d++) {
+                used[d] += sizer.size(s, d);
+            }
+            Entry<S> e = new Entry<>(s);
+            fresh.add(e);
+            active.add(e);
+        }
+        if (!fresh.isEmpty()) {
+            List<Entry<S>> failed = evaluate(fresh);
+            for (Entry<S> e : fresh) {
+                if (!failed.contains(e)) {
+                    e.motion = stage.methods().getFirst().enter(e.sample);
+                    advance(e, events);
+                }
+            }
+            removeLeft(failed, events);
+        }
+        return rest;
+    }
+
+    /// One step of every sample: each sample's sub-stage moves it before and after one shared
+    /// evaluation; then every sample whose sub-stage says `finished` graduates (see `Stage`).
+    public void step(Consumer<Event<S>> events) {
+        if (active.isEmpty()) {
+            return;
+        }
+        List<Entry<S>> all = new ArrayList<>(active);
+        for (Entry<S> e : all) {
+            e.motion.beforeEvaluation();
+        }
+        List<Entry<S>> failed = evaluate(all);
+        for (Entry<S> e : all) {
+            if (!failed.contains(e)) {
+                e.motion.afterEvaluation();
+                advance(e, events);
+            }
+        }
+        steps++;
+        removeLeft(failed, events);
+    }
+
+    private final Map<Entry<S>, String> diagnoses = new IdentityHashMap<>();
+
+    private List<Entry<S>> evaluate(List<Entry<S>> entries) {
+        List<S> samples = new ArrayList<>(entries.size());
+        Map<S, Entry<S>> of = new IdentityHashMap<>();
+        for (Entry<S> e : entries) {
+            samples.add(e.sample);
+            of.put(e.sample, e);
+        }
+        List<Entry<S>> failed = new ArrayList<>();
+        evaluations++;
+        stage.evaluator().evaluate(samples, (s, why) -> {
+            Entry<S> e = of.get(s);
+            if (e == null) {
+                throw new IllegalStateException("evaluator of stage '" + stage.name() + "' reported a sample it was not given");
+            }
+            if (!diagnoses.containsKey(e)) {
+                diagnoses.put(e, why);
+                failed.add(e);
+            }
+        });
+        return failed;
+    }
+
+    private void advance(Entry<S> e, Consumer<Event<S>> events) {
+        List<Method<S>> methods = stage.methods();
+        while (e.status < methods.size() && e.motion.finished()) {
+            int from = e.status++;
+            boolean last = e.status == methods.size();
+            events.accept(new Event<>(last ? Event.Kind.EXITED : Event.Kind.GRADUATED, e.sample, from,
+                    methods.get(from).name(), e.motion.steps(), null));
+            if (!last) {
+                e.motion = methods.get(e.status).enter(e.sample);
+            }
+        }
+    }
+
+    private void removeLeft(List<Entry<S>> failed, Consumer<Event<S>> events) {
+        for (Entry<S> e : failed) {
+            String why = diagnoses.remove(e);
+            events.accept(new Event<>(Event.Kind.QUARANTINED, e.sample, e.status, stage.methods().get(e.status).name(),
+                    e.motion == null ? 0 : e.motion.steps(), why));
+            e.status = -1;
+        }
+        int kept = 0;
+        for (int i = 0; i < active.size(); i++) {
+            Entry<S> e = active.get(i);
+            if (e.status >= 0 && e.status < stage.methods().size()) {
+                active.set(kept++, e);
+            } else {
+                for (int d = 0; d < used.length; d++) {
+                    used[d] -= sizer.size(e.sample, d);
+                }
+                stage.evaluator().forget(e.sample);
+            }
+        }
+        active.subList(kept, active.size()).clear();
+    }
+
+    /// Samples held.
+    public int size() {
+        return active.size();
+    }
+
+    /// Whether no sample is held.
+    public boolean isEmpty() {
+        return active.isEmpty();
+    }
+
+    /// Room used in dimension `d`.
+    public long used(int d) {
+        return used[d];
+    }
+
+    /// The samples held, in admission order (a copy).
+    public List<S> samples() {
+        List<S> out = new ArrayList<>(active.size());
+        for (Entry<S> e : active) {
+            out.add(e.sample);
+        }
+        return out;
+    }
+
+    /// The sub-stage each held sample is in, in the order of `samples()`.
+    public int[] statuses() {
+        int[] out = new int[active.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = active.get(i).status;
+        }
+        return out;
+    }
+
+    /// Evaluations so far (one per step, plus one per admission of newcomers).
+    public long evaluations() {
+        return evaluations;
+    }
+
+    /// Steps so far.
+    public long steps() {
+        return steps;
+    }
+
+    /// The stage this batch runs.
+    public Stage<S> stage() {
+        return stage;
+    }
+
+    /// The batch's room.
+    public Capacity capacity() {
+        return capacity;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.penstock.stage;
+
+import java.time.Duration;
+import java.util.List;
+
+/// What a pipeline run did.
+///
+/// @param stages      per stage, in chain order
+/// @param delivered   samples delivered to the result sinks
+/// @param quarantined samples removed with a diagnosis (quarantine events), in order
+/// @param spilled     samples placed in each overflow tier, per buffer
+/// @param wall        wall time of the run
+/// @param trace       buffer populations per step (debug mode only; empty otherwise)
+/// @param <S>         the sample type
+public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>> quarantined, List<long[]> spilled,
+                         Duration wall, List<String> trace) {
+
+    /// One stage's figures.
+    ///
+    /// @param name          the stage ("fire+langevin")
+    /// @param steps         steps taken
+    /// @param evaluations   shared evaluations (one per step, plus one per admission)
+    /// @param graduated     graduations per sub-stage
+    /// @param exited        samples that left the stage finished
+    /// @param quarantined   samples removed with a diagnosis
+    /// @param sampleSteps   Σ over steps of the batch's size, per dimension (e.g. atom-steps)
+    /// @param capacity      the batch's room
+    /// @param waitInNs      time the worker waited for samples with an empty batch
+    /// @param waitOutNs     time it waited for room downstream
+    public record StageReport(String name, long steps, long evaluations, long[] graduated, long exited, long quarantined,
+                              long[] sampleSteps, Capacity capacity, long waitInNs, long waitOutNs) {
+        /// Mean share of the batch's room used per step in dimension `d`.
+        public double meanOccupancy(int d) {
+            return steps == 0 ? 0 : (double) sampleSteps[d] / steps / capacity.limit(d);
+        }
+    }
+}
