@@ -1,6 +1,5 @@
 package dev.penstock.atoms.integrate;
 
-import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.random.Seeds;
 import java.util.random.RandomGenerator;
@@ -15,7 +14,7 @@ import java.util.random.RandomGenerator;
 /// The normal draws ξ of step k come from `Seeds.generator(seed, "penstock.langevin", system id,
 /// k)`, in atom order: a system's trajectory depends on its seed, id and step only, never on
 /// which other systems share its batch or thread. Per system: dt (τ), kT (eV) and γ (1/τ).
-public final class Langevin {
+public final class Langevin implements Integrator {
     /// Domain of the keyed noise.
     public static final String DOMAIN = "penstock.langevin";
 
@@ -49,8 +48,9 @@ public final class Langevin {
         this.step = k;
     }
 
-    /// One BAOAB step of `s` under `model` (forces must be current).
-    public void step(AtomicSystem s, Model model) {
+    /// B, A, O, A of a BAOAB step (forces must be current).
+    @Override
+    public void beforeForces(AtomicSystem s) {
         VelocityVerlet.halfKick(s, dt);
         VelocityVerlet.drift(s, 0.5 * dt);
         RandomGenerator rng = Seeds.generator(seed, DOMAIN, s.id(), step++);
@@ -63,7 +63,11 @@ public final class Langevin {
             v[3 * i + 2] = c1 * v[3 * i + 2] + sd * rng.nextGaussian();
         }
         VelocityVerlet.drift(s, 0.5 * dt);
-        model.compute(s);
+    }
+
+    /// The final B of a BAOAB step.
+    @Override
+    public void afterForces(AtomicSystem s) {
         VelocityVerlet.halfKick(s, dt);
     }
 }

@@ -1,6 +1,5 @@
 package dev.penstock.atoms.integrate;
 
-import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.system.AtomicSystem;
 
 /// Velocity Verlet (NVE): v += ½dt·F/m; r += dt·v; F = F(r); v += ½dt·F/m. Time-reversible
@@ -8,7 +7,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 ///
 /// Per system: each instance carries its system's `dt` (τ). `step` assumes the system's
 /// forces are current (call `model.compute` once before the first step).
-public final class VelocityVerlet {
+public final class VelocityVerlet implements Integrator {
     private final double dt;
 
     /// An integrator with time step `dt` (τ; positive).
@@ -19,11 +18,14 @@ public final class VelocityVerlet {
         this.dt = dt;
     }
 
-    /// One step of `s` under `model`.
-    public void step(AtomicSystem s, Model model) {
+    @Override
+    public void beforeForces(AtomicSystem s) {
         halfKick(s, dt);
         drift(s, dt);
-        model.compute(s);
+    }
+
+    @Override
+    public void afterForces(AtomicSystem s) {
         halfKick(s, dt);
     }
 

@@ -10,4 +10,9 @@ import dev.penstock.atoms.system.AtomicSystem;
 public interface Model {
     /// Computes the energy and forces of `system` into `system.energy(…)` and `system.forces()`.
     void compute(AtomicSystem system);
+
+    /// Drops whatever the model keeps for system `id` (a neighbour list): called when the system
+    /// leaves a stage, so a long pipeline does not accumulate state for finished systems.
+    default void forget(long id) {
+    }
 }

@@ -8,15 +8,16 @@ import java.util.Arrays;
 /// cutoff it uses a neighbour list per system (skin 0.3 of the length scale unless set); with
 /// an infinite cutoff it sums every pair of a free system.
 ///
-/// Threading: one caller at a time (it keeps per-system neighbour lists); `threads(n)` splits
-/// the force loop itself over n threads.
+/// Threading: several threads may compute different systems at once (each system's neighbour
+/// list is its own); one system is computed by one thread at a time. `threads(n)` splits the
+/// force loop itself over n threads (such sums run one at a time).
 public abstract class PairPotential implements Model, AutoCloseable {
     private final double cutoff;
     private final double skin;
     private int threads = 1;
     private java.util.concurrent.ExecutorService pool;
     private double[][] threadForces = new double[0][];
-    private final java.util.Map<Long, NeighborList> lists = new java.util.HashMap<>();
+    private final java.util.Map<Long, NeighborList> lists = new java.util.concurrent.ConcurrentHashMap<>();
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
     protected PairPotential(double cutoff, double skin) {
@@ -77,6 +78,16 @@ public abstract class PairPotential implements Model, AutoCloseable {
     }
 
     @Override
+    public void forget(long id) {
+        lists.remove(id);
+    }
+
+    /// Systems whose neighbour lists are kept.
+    public int listsHeld() {
+        return lists.size();
+    }
+
+    @Override
     public void compute(AtomicSystem s) {
         double[] r = s.positions();
         double[] f = s.forces();
@@ -98,7 +109,13 @@ public abstract class PairPotential implements Model, AutoCloseable {
         } else {
             NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
             list.update(s, pool, threads);
-            e = threads == 1 ? listSum(s, list, r, f, rc2, 0, s.atoms()) : parallelListSum(s, list, r, f, rc2);
+            if (threads == 1) {
+                e = listSum(s, list, r, f, rc2, 0, s.atoms());
+            } else {
+                synchronized (this) { // one parallel sum at a time: the force threads and their arrays are shared
+                    e = parallelListSum(s, list, r, f, rc2);
+                }
+            }
         }
         if (!Double.isFinite(e)) {
             throw new IllegalStateException("system " + s.id() + ": the energy is " + e);

@@ -1,0 +1,177 @@
+package dev.penstock.atoms.stage;
+
+import dev.penstock.atoms.integrate.Integrator;
+import dev.penstock.atoms.integrate.Langevin;
+import dev.penstock.atoms.integrate.VelocityVerlet;
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.optimize.Fire2;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.stage.Method;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/// Stage methods for atomic systems. Every parameter can differ per system: pass a function of
+/// the system (e.g. `s -> s.id() % 2 == 0 ? 300 : 600`), or a constant. Each system gets its own
+/// optimiser or integrator state when it enters the stage, so its trajectory is the one it
+/// would have alone, whatever else shares its batch.
+public final class Methods {
+    private Methods() {
+    }
+
+    /// FIRE in ASE-exact mode until `rule` says converged or the step budget is spent.
+    public static Method<AtomicSystem> fire(Convergence rule) {
+        return optimizer("fire", () -> new Fire()::step, rule);
+    }
+
+    /// FIRE with mass-weighted velocity updates.
+    public static Method<AtomicSystem> fireMassWeighted(Convergence rule) {
+        return optimizer("fire-mw", () -> Fire.massWeighted()::step, rule);
+    }
+
+    /// FIRE 2.0.
+    public static Method<AtomicSystem> fire2(Convergence rule) {
+        return optimizer("fire2", () -> new Fire2()::step, rule);
+    }
+
+    /// Velocity Verlet (NVE) for `steps` steps with time step `dt` (τ) per system.
+    public static Method<AtomicSystem> nve(ToDoubleFunction<AtomicSystem> dt, ToLongFunction<AtomicSystem> steps) {
+        return integrator("nve", s -> new VelocityVerlet(dt.applyAsDouble(s)), steps);
+    }
+
+    /// Velocity Verlet with one `dt` and step count for every system.
+    public static Method<AtomicSystem> nve(double dt, long steps) {
+        return bounded(nve(s -> dt, s -> steps), steps);
+    }
+
+    /// Langevin BAOAB (NVT) for `steps` steps: per system dt (τ), kT (eV), friction γ (1/τ); the
+    /// noise keyed by (seed, system id, step).
+    public static Method<AtomicSystem> langevin(ToDoubleFunction<AtomicSystem> dt, ToDoubleFunction<AtomicSystem> kT,
+                                                ToDoubleFunction<AtomicSystem> gamma, long seed, ToLongFunction<AtomicSystem> steps) {
+        return integrator("langevin", s -> new Langevin(dt.applyAsDouble(s), kT.applyAsDouble(s), gamma.applyAsDouble(s), seed), steps);
+    }
+
+    /// Langevin with the same parameters for every system.
+    public static Method<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps) {
+        return bounded(langevin(s -> dt, s -> kT, s -> gamma, seed, s -> steps), steps);
+    }
+
+    /// `m`, refused up front by a pipeline when `steps` is negative (no budget).
+    private static Method<AtomicSystem> bounded(Method<AtomicSystem> m, long steps) {
+        return new Method<>() {
+            @Override
+            public String name() {
+                return m.name();
+            }
+
+            @Override
+            public Motion enter(AtomicSystem s) {
+                return m.enter(s);
+            }
+
+            @Override
+            public boolean terminates() {
+                return steps >= 0;
+            }
+        };
+    }
+
+    /// Any integrator, made per system on entry, for a per-system number of steps (negative: no
+    /// budget — refused by a pipeline, since such a stage would never finish).
+    public static Method<AtomicSystem> integrator(String name, Function<AtomicSystem, Integrator> make, ToLongFunction<AtomicSystem> steps) {
+        return new Method<>() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public boolean terminates() {
+                return true; // checked per system: a negative budget fails on entry
+            }
+
+            @Override
+            public Motion enter(AtomicSystem s) {
+                Integrator integrator = make.apply(s);
+                long budget = steps.applyAsLong(s);
+                if (budget < 0) {
+                    throw new IllegalArgumentException("stage '" + name + "': system " + s.id() + " has no step budget (" + budget + ")");
+                }
+                return new Motion() {
+                    long taken;
+
+                    @Override
+                    public void beforeEvaluation() {
+                        integrator.beforeForces(s);
+                    }
+
+                    @Override
+                    public void afterEvaluation() {
+                        integrator.afterForces(s);
+                        taken++;
+                    }
+
+                    @Override
+                    public boolean finished() {
+                        return taken >= budget;
+                    }
+
+                    @Override
+                    public long steps() {
+                        return taken;
+                    }
+                };
+            }
+        };
+    }
+
+    /// Any optimiser, made per system on entry (`make` gives its step function), run until
+    /// `rule` says converged or its step budget is spent — ASE's loop: the rule is asked on the
+    /// current forces before each step.
+    public static Method<AtomicSystem> optimizer(String name, Supplier<Consumer<AtomicSystem>> make, Convergence rule) {
+        return new Method<>() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public boolean terminates() {
+                return true; // a Convergence always has a step budget
+            }
+
+            @Override
+            public Motion enter(AtomicSystem s) {
+                Consumer<AtomicSystem> step = make.get();
+                return new Motion() {
+                    long taken;
+                    double previous = Double.NaN;
+
+                    @Override
+                    public void beforeEvaluation() {
+                        previous = s.energy();
+                        step.accept(s);
+                    }
+
+                    @Override
+                    public void afterEvaluation() {
+                        taken++;
+                    }
+
+                    @Override
+                    public boolean finished() {
+                        return rule.converged(s.maxForce(), s.energy(), previous) || taken >= rule.maxSteps();
+                    }
+
+                    @Override
+                    public long steps() {
+                        return taken;
+                    }
+                };
+            }
+        };
+    }
+}
