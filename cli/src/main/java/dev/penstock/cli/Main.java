@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /// Entry point of the `penstock` command.
 @Command(name = "penstock", mixinStandardHelpOptions = true, version = "penstock 0.1.0-SNAPSHOT",
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
-        subcommands = {EncodeCommand.class, InspectCommand.class, BenchCommand.class})
+        subcommands = {EncodeCommand.class, SimulateCommand.class, InspectCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
 
     /// Runs the command line and exits with its code.

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class MainTest {
 
-    private static String run(int expectedCode, String... args) {
+    static String run(int expectedCode, String... args) {
         PrintStream out = System.out;
         PrintStream err = System.err;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();

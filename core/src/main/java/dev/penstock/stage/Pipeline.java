@@ -200,6 +200,13 @@ public final class Pipeline<S> implements AutoCloseable {
         return c;
     }
 
+    /// The checks `run()` makes before anything runs (a method without an end, a sample larger
+    /// than a stage or buffer, duplicate ids, missing settings), without running: to fail before
+    /// opening output files.
+    public void check() {
+        Run.validate(this);
+    }
+
     /// Runs every sample through every stage; returns when all are delivered. Once only.
     public Summary<S> run() {
         synchronized (this) {

@@ -44,7 +44,7 @@ final class Run<S> {
         this.reports = new Summary.StageReport[n];
         this.results = p.results.isEmpty() ? List.of(MemorySink.unbounded("results")) : List.copyOf(p.results);
         this.barrier = p.synchronizedSteps ? new Phaser(n) : null;
-        validate();
+        validate(p);
         for (int i = 0; i + 1 < n; i++) {
             Capacity c = p.bufferCapacity != null ? p.bufferCapacity : p.capacityOf(i + 1);
             buffers.add(new Buffer<>("after stage " + i + " (" + p.stages.get(i).name() + ")", sizer, c, p.overflow.get()));
@@ -53,7 +53,12 @@ final class Run<S> {
 
     /// Refuses, before anything runs, what could never finish: a method without an end, a
     /// sample no stage or buffer could ever hold, two samples with one id.
-    private void validate() {
+    static <S> void validate(Pipeline<S> p) {
+        if (p.sizer == null || p.samples == null) {
+            throw new IllegalArgumentException("a pipeline needs a sizer and samples before run()");
+        }
+        int n = p.stages.size();
+        Sizer<S> sizer = p.sizer;
         for (int i = 0; i < n; i++) {
             for (Method<S> m : p.stages.get(i).methods()) {
                 if (!m.terminates()) {

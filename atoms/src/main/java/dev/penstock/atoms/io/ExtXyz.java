@@ -41,6 +41,16 @@ public final class ExtXyz {
                 sb.append(" energy=").append(num(s.energy()));
             }
             sb.append(" id=").append(s.id());
+            for (Map.Entry<String, String> e : s.info().entrySet()) {
+                if (!e.getKey().matches("[A-Za-z_][A-Za-z0-9_]*") || RESERVED.contains(e.getKey())) {
+                    throw new IllegalArgumentException("system " + s.id() + ": info key '" + e.getKey()
+                            + "' cannot be written to extended XYZ (a name of letters, digits and _, not a reserved key)");
+                }
+                if (e.getValue().contains("\"") || e.getValue().contains("\\") || e.getValue().contains("\n")) {
+                    throw new IllegalArgumentException("system " + s.id() + ": info '" + e.getKey() + "' holds a quote, backslash or newline");
+                }
+                sb.append(' ').append(e.getKey()).append("=\"").append(e.getValue()).append('"');
+            }
             sb.append(" pbc=\"").append(tf(s.periodic(0))).append(' ').append(tf(s.periodic(1))).append(' ')
                     .append(tf(s.periodic(2))).append("\"\n");
             double[] r = s.positions();
@@ -64,6 +74,8 @@ public final class ExtXyz {
             out.write(sb.toString());
         }
     }
+
+    private static final java.util.Set<String> RESERVED = java.util.Set.of("Lattice", "Properties", "pbc", "energy", "id");
 
     private static String num(double x) {
         return Double.toString(x); // shortest repr that round-trips exactly
@@ -190,6 +202,11 @@ public final class ExtXyz {
                 throw error(file, line - n, "bad cell: " + e.getMessage());
             }
             AtomicSystem s = new AtomicSystem(id, r, m, z, cell);
+            for (Map.Entry<String, String> e : kv.entrySet()) {
+                if (!RESERVED.contains(e.getKey())) {
+                    s.info().put(e.getKey(), e.getValue());
+                }
+            }
             if (mom != null) {
                 for (int i = 0; i < 3 * n; i++) {
                     s.velocities()[i] = mom[i] / m[i / 3];

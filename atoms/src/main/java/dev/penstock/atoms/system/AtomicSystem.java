@@ -17,6 +17,7 @@ public final class AtomicSystem {
     private final int[] numbers;
     private final Cell cell;
     private double energy = Double.NaN;
+    private final java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
 
     /// A system `id` of `positions.length / 3` atoms in an orthorhombic box with edge lengths
     /// `box` (0 on a free axis); every array is copied.
@@ -113,6 +114,12 @@ public final class AtomicSystem {
     /// Sets the energy (models do, after filling `forces()`).
     public void energy(double e) {
         this.energy = e;
+    }
+
+    /// Free-form per-system annotations (extended XYZ comment keys such as the stage history),
+    /// in insertion order (live map).
+    public java.util.Map<String, String> info() {
+        return info;
     }
 
     /// Largest per-atom force norm, √max_i |F_i|².

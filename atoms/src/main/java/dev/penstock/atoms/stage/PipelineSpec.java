@@ -1,0 +1,196 @@
+package dev.penstock.atoms.stage;
+
+import dev.penstock.atoms.integrate.Units;
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.potential.Morse;
+import dev.penstock.atoms.potential.PairPotential;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.stage.Method;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Stage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/// The text form of a stage pipeline and a potential, as the `simulate` command takes them:
+///
+/// ```
+///   pipeline   fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) | nve(dt=1, steps=1000)
+///              `+` fuses (one worker, one evaluation per step), `|` chains (a worker each)
+///   potential  lj(epsilon=0.0104, sigma=3.4, cutoff=8.5[, shifted=true])
+///              morse(depth=0.3429, a=1.3588, r0=2.866, cutoff=9)
+/// ```
+///
+/// Methods (units: eV, Å, fs, K): `fire`, `fire2`, `fire_mw` (fmax in eV/Å, steps = budget,
+/// default 10000, energy = energy-change tolerance, default off); `langevin` (T, dt, steps,
+/// friction in 1/fs, default 0.01); `nve` (dt, steps). Errors name the call and the argument.
+public final class PipelineSpec {
+    private PipelineSpec() {
+    }
+
+    /// One `name(key=value, …)` term, at `offset` in the text.
+    public record Call(String name, Map<String, String> args, int offset) {
+        double number(String key, Double fallback) {
+            String v = args.get(key);
+            if (v == null) {
+                if (fallback == null) {
+                    throw new IllegalArgumentException("'" + name + "' needs '" + key + "' (at character " + offset + ")");
+                }
+                return fallback;
+            }
+            try {
+                return Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + name + "': '" + key + "' must be a number, got '" + v + "'");
+            }
+        }
+
+        long count(String key, Long fallback) {
+            double d = number(key, fallback == null ? null : fallback.doubleValue());
+            if (d != Math.rint(d) || d < 0) {
+                throw new IllegalArgumentException("'" + name + "': '" + key + "' must be a whole number ≥ 0, got '" + args.get(key) + "'");
+            }
+            return (long) d;
+        }
+
+        void only(Set<String> allowed) {
+            for (String k : args.keySet()) {
+                if (!allowed.contains(k)) {
+                    throw new IllegalArgumentException("'" + name + "' has no argument '" + k + "' (it takes " + String.join(", ", allowed) + ")");
+                }
+            }
+        }
+    }
+
+    /// Parses `text` into stages (split by `|`) of fused calls (split by `+`).
+    public static List<List<Call>> parse(String text) {
+        List<List<Call>> stages = new ArrayList<>();
+        int offset = 0;
+        for (String stage : text.split("\\|", -1)) {
+            List<Call> fused = new ArrayList<>();
+            int inner = offset;
+            for (String term : stage.split("\\+", -1)) {
+                fused.add(call(term, inner));
+                inner += term.length() + 1;
+            }
+            stages.add(fused);
+            offset += stage.length() + 1;
+        }
+        return stages;
+    }
+
+    /// Parses one `name(key=value, …)` (the parentheses may be omitted when there are no arguments).
+    public static Call call(String term, int offset) {
+        String t = term.strip();
+        if (t.isEmpty()) {
+            throw new IllegalArgumentException("empty stage at character " + offset + " (two '|' or '+' in a row?)");
+        }
+        int open = t.indexOf('(');
+        String name = (open < 0 ? t : t.substring(0, open)).strip();
+        if (!name.matches("[a-z][a-z0-9_]*")) {
+            throw new IllegalArgumentException("'" + t + "' at character " + offset + " is not a call like name(key=value, …)");
+        }
+        Map<String, String> args = new LinkedHashMap<>();
+        if (open >= 0) {
+            if (!t.endsWith(")")) {
+                throw new IllegalArgumentException("'" + t + "' at character " + offset + ": missing ')'");
+            }
+            String inside = t.substring(open + 1, t.length() - 1).strip();
+            if (!inside.isEmpty()) {
+                for (String kv : inside.split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (eq < 0) {
+                        throw new IllegalArgumentException("'" + name + "': '" + kv.strip() + "' is not key=value");
+                    }
+                    String key = kv.substring(0, eq).strip();
+                    if (args.put(key, kv.substring(eq + 1).strip()) != null) {
+                        throw new IllegalArgumentException("'" + name + "': '" + key + "' given twice");
+                    }
+                }
+            }
+        }
+        return new Call(name, args, offset);
+    }
+
+    /// A factory of the potential `text` describes (each stage worker gets its own instance).
+    public static Supplier<PairPotential> potential(String text) {
+        Call c = call(text, 0);
+        return switch (c.name()) {
+            case "lj" -> {
+                c.only(Set.of("epsilon", "sigma", "cutoff", "shifted"));
+                double eps = c.number("epsilon", null);
+                double sigma = c.number("sigma", null);
+                double cutoff = c.number("cutoff", 2.5 * sigma);
+                boolean shifted = !"false".equals(c.args().getOrDefault("shifted", "true"));
+                new LennardJones(eps, sigma, cutoff, shifted); // validates now, not in a worker
+                yield () -> new LennardJones(eps, sigma, cutoff, shifted);
+            }
+            case "morse" -> {
+                c.only(Set.of("depth", "a", "r0", "cutoff"));
+                double d = c.number("depth", null);
+                double a = c.number("a", null);
+                double r0 = c.number("r0", null);
+                double cutoff = c.number("cutoff", null);
+                new Morse(d, a, r0, cutoff);
+                yield () -> new Morse(d, a, r0, cutoff);
+            }
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse)");
+        };
+    }
+
+    /// The method of one call; `seed` keys Langevin noise.
+    public static Method<AtomicSystem> method(Call c, long seed) {
+        return switch (c.name()) {
+            case "fire", "fire2", "fire_mw" -> {
+                c.only(Set.of("fmax", "steps", "energy"));
+                Convergence rule = new Convergence(c.number("fmax", null), c.number("energy", 0.0), (int) Math.min(Integer.MAX_VALUE,
+                        c.count("steps", 10_000L)));
+                yield switch (c.name()) {
+                    case "fire" -> Methods.fire(rule);
+                    case "fire2" -> Methods.fire2(rule);
+                    default -> Methods.fireMassWeighted(rule);
+                };
+            }
+            case "langevin" -> {
+                c.only(Set.of("T", "dt", "steps", "friction"));
+                double kT = Units.KB_EV_PER_K * c.number("T", null);
+                double dt = Units.fsToTau(c.number("dt", null));
+                double gamma = c.number("friction", 0.01) * Units.TAU_FS; // 1/fs → 1/τ
+                yield Methods.langevin(dt, kT, gamma, seed, requireSteps(c));
+            }
+            case "nve" -> {
+                c.only(Set.of("dt", "steps"));
+                yield Methods.nve(Units.fsToTau(c.number("dt", null)), requireSteps(c));
+            }
+            default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
+                    + " (known: fire, fire2, fire_mw, langevin, nve)");
+        };
+    }
+
+    private static long requireSteps(Call c) {
+        if (!c.args().containsKey("steps")) {
+            throw new IllegalArgumentException("'" + c.name() + "' needs 'steps' (a step budget): without one its systems would never finish");
+        }
+        return c.count("steps", null);
+    }
+
+    /// Builds the pipeline: a fresh model per stage (chained stages run on their own workers).
+    public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed) {
+        Pipeline<AtomicSystem> p = null;
+        for (List<Call> fused : stages) {
+            ModelEvaluator ev = new ModelEvaluator(model.get());
+            Stage<AtomicSystem> stage = null;
+            for (Call c : fused) {
+                Stage<AtomicSystem> s = Stage.of(ev, method(c, seed));
+                stage = stage == null ? s : stage.fuse(s);
+            }
+            p = p == null ? Pipeline.of(stage) : p.then(stage);
+        }
+        return p;
+    }
+}

@@ -1,0 +1,163 @@
+package dev.penstock.cli;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.io.ExtXyzSink;
+import dev.penstock.atoms.potential.PairPotential;
+import dev.penstock.atoms.stage.PipelineSpec;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Hook;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.PipelineException;
+import dev.penstock.stage.Sink;
+import dev.penstock.stage.Summary;
+import java.io.BufferedReader;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/// `penstock simulate INPUT.xyz --pipeline "…" --potential "…" --out OUT.xyz|OUT.zarr`: atomic
+/// systems through a stage pipeline (`+` fuses, `|` chains), with in-flight refill of the first
+/// stage, a progress line per stage and a summary of where the time went.
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = "Relax and simulate the systems of an extended XYZ file through a stage pipeline.")
+public final class SimulateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "INPUT.xyz", description = "systems to simulate (extended XYZ, as ASE writes)")
+    Path input;
+
+    @Option(names = "--pipeline", required = true, description = "stages, e.g. \"fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) "
+            + "| nve(dt=1, steps=1000)\": '+' fuses (one worker), '|' chains (a worker each); units eV, Å, fs, K")
+    String pipeline;
+
+    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=) or morse(depth=, a=, r0=, cutoff=)")
+    String potential;
+
+    @Option(names = "--out", required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")
+    Path out;
+
+    @Option(names = "--max-atoms", defaultValue = "4096", description = "atoms per stage batch (default: ${DEFAULT-VALUE})")
+    long maxAtoms;
+
+    @Option(names = "--max-systems", defaultValue = "256", description = "systems per stage batch (default: ${DEFAULT-VALUE})")
+    long maxSystems;
+
+    @Option(names = "--max-edges", description = "neighbour pairs per stage batch (default: no limit)")
+    Long maxEdges;
+
+    @Option(names = "--refill-every", defaultValue = "10", description = "refill the first stage every k steps (default: ${DEFAULT-VALUE})")
+    int refillEvery;
+
+    @Option(names = "--mode", defaultValue = "sync", description = "sync, async-receive or fully-async (same results)")
+    String mode;
+
+    @Option(names = "--seed", defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--debug", description = "print buffer populations per step at the end")
+    boolean debug;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(input)) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": no such file");
+        }
+        String o = out.toString();
+        boolean zarr = o.endsWith(".zarr");
+        if (!zarr && !o.endsWith(".xyz") && !o.endsWith(".extxyz")) {
+            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .xyz/.extxyz file or a .zarr directory");
+        }
+        Pipeline.Mode m = switch (mode.toLowerCase(Locale.ROOT)) {
+            case "sync" -> Pipeline.Mode.SYNC;
+            case "async-receive" -> Pipeline.Mode.ASYNC_RECEIVE;
+            case "fully-async" -> Pipeline.Mode.FULLY_ASYNC;
+            default -> throw new ParameterException(spec.commandLine(), "option '--mode': expected sync, async-receive or fully-async, got '"
+                    + mode + "'");
+        };
+        Supplier<PairPotential> model;
+        List<List<PipelineSpec.Call>> stages;
+        try {
+            model = PipelineSpec.potential(potential);
+            stages = PipelineSpec.parse(pipeline);
+            for (List<PipelineSpec.Call> fused : stages) {
+                for (PipelineSpec.Call c : fused) {
+                    PipelineSpec.method(c, seed); // every error before anything runs
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        List<AtomicSystem> systems;
+        try (BufferedReader in = Files.newBufferedReader(input)) {
+            systems = ExtXyz.read(in, input);
+        }
+        PrintStream po = System.out;
+        po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
+        StageProgress progress = StageProgress.start(stages.size(), systems.size());
+        Hook<AtomicSystem> history = new Hook<>() {
+            @Override
+            public void onEvent(int stage, Event<AtomicSystem> e) {
+                AtomicSystem s = e.sample();
+                String entry = e.kind() == Event.Kind.QUARANTINED ? e.method() + ":quarantined" : e.method() + ":" + e.steps();
+                s.info().merge("stages", entry, (a, b) -> a + "," + b);
+                if (e.left()) {
+                    progress.left(stage);
+                }
+            }
+        };
+        Summary<AtomicSystem> summary;
+        try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed)) {
+            long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
+            p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
+                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
+            p.check(); // before the output exists
+            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out)) {
+                summary = p.results(sink).run();
+            }
+        } catch (IllegalArgumentException e) {
+            progress.stop();
+            System.err.println("penstock simulate: " + e.getMessage());
+            return 2;
+        } catch (PipelineException e) {
+            progress.stop();
+            System.err.println("penstock simulate: " + e.getMessage());
+            return 3;
+        }
+        progress.stop();
+        report(po, summary, systems.size());
+        return summary.quarantined().isEmpty() ? 0 : 4;
+    }
+
+    private void report(PrintStream o, Summary<AtomicSystem> s, int systems) {
+        double wall = s.wall().toNanos() / 1e9;
+        long atomSteps = 0;
+        o.printf(Locale.ROOT, "%-28s %8s %10s %10s %9s %9s %9s%n", "stage", "steps", "graduated", "atom-steps", "occupancy", "wait-in", "wait-out");
+        for (Summary.StageReport r : s.stages()) {
+            atomSteps += r.sampleSteps()[Systems.ATOMS];
+            o.printf(Locale.ROOT, "%-28s %8d %10s %10.3g %8.0f%% %8.2fs %8.2fs%n", r.name(), r.steps(), java.util.Arrays.toString(r.graduated()),
+                    (double) r.sampleSteps()[Systems.ATOMS], 100 * r.meanOccupancy(Systems.ATOMS), r.waitInNs() / 1e9, r.waitOutNs() / 1e9);
+        }
+        for (Event<AtomicSystem> q : s.quarantined()) {
+            o.println("quarantined: " + q.diagnosis());
+        }
+        if (!s.trace().isEmpty()) {
+            s.trace().forEach(o::println);
+        }
+        o.printf(Locale.ROOT, "%,d of %,d systems finished in %.2f s (%,d quarantined); %.3g atom-steps/s; written to %s%n", s.delivered(),
+                systems, wall, s.quarantined().size(), atomSteps / wall, out);
+    }
+}

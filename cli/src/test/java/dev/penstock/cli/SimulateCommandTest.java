@@ -1,0 +1,97 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.testing.Python;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// The README's `simulate` example, end to end, checked with ASE and zarr-python.
+class SimulateCommandTest {
+    private static final String EXAMPLE = "../examples/argon-clusters.xyz";
+    private static final String PIPELINE = "fire(fmax=0.005) + langevin(T=40, dt=5, steps=300) | nve(dt=5, steps=200)";
+    private static final String LJ = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theExampleWritesEveryFinishedSystemWithItsEnergyAndStageHistory() throws Exception {
+        Path xyz = dir.resolve("out.xyz");
+        String out = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", xyz.toString(),
+                "--max-atoms", "500", "--mode", "fully-async");
+        assertThat(out).contains("24 systems, 1,553 atoms").contains("fire+langevin").contains("24 of 24 systems finished")
+                .contains("atom-steps/s");
+        assumeTrue(Python.required() || Python.has("ase"), "ASE (python3-ase) is not installed");
+        // ASE reads the file; its own Lennard-Jones gives the energy written for each system
+        Python.Result r = Python.run("""
+                import sys
+                from ase.io import read
+                from ase.calculators.lj import LennardJones
+                frames = read(sys.argv[1], index=':')
+                ids = sorted(a.info['id'] for a in frames)
+                assert ids == list(range(24)), ids
+                worst = 0.0
+                for a in frames:
+                    stages = a.info['stages'].split(',')
+                    assert [s.split(':')[0] for s in stages] == ['fire', 'langevin', 'nve'], stages
+                    assert stages[1:] == ['langevin:300', 'nve:200'], stages
+                    written = a.info['energy']
+                    a.calc = LennardJones(epsilon=0.0104, sigma=3.4, rc=8.5)
+                    e = a.get_potential_energy()
+                    worst = max(worst, abs(e - written) / abs(e))
+                print('worst', worst)
+                """, xyz.toString());
+        assertThat(r.exitCode()).as(r.output()).isZero();
+        double worst = Double.parseDouble(r.output().lines().filter(l -> l.startsWith("worst")).findFirst().orElseThrow().substring(6));
+        assertThat(worst).as("energy written vs ASE's on the written positions").isLessThan(1e-9);
+    }
+
+    @Test
+    void aZarrOutputHoldsTheSameSystemsAsTheXyzOutput() throws Exception {
+        Path xyz = dir.resolve("out.xyz");
+        Path zarr = dir.resolve("out.zarr");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", xyz.toString(), "--max-atoms", "700");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", zarr.toString(), "--max-atoms", "300",
+                "--mode", "async-receive");
+        assumeTrue(Python.required() || (Python.has("ase") && Python.has("zarr")), "ASE and zarr-python are not installed");
+        Python.Result r = Python.run("""
+                import sys
+                import numpy as np
+                import zarr
+                from ase.io import read
+                frames = {a.info['id']: a for a in read(sys.argv[1], index=':')}
+                g = zarr.open(sys.argv[2], mode='r')
+                ids = g['id'][:, 0]
+                assert sorted(ids) == sorted(frames), ids
+                for k, i in enumerate(ids):
+                    s, n = g['atom_start'][k, 0], g['atom_count'][k, 0]
+                    a = frames[i]
+                    assert n == len(a)
+                    assert np.array_equal(g['positions'][s:s + n], a.positions), i
+                    assert np.array_equal(g['numbers'][s:s + n, 0], a.numbers), i
+                    assert g['energy'][k, 0] == a.info['energy'], i
+                print('same', len(ids))
+                """, xyz.toString(), zarr.toString());
+        assertThat(r.exitCode()).as(r.output()).isZero();
+        assertThat(r.output()).contains("same 24");
+    }
+
+    @Test
+    void badPipelinesArePointedOutBeforeAnythingRuns() {
+        Path xyz = dir.resolve("never.xyz");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01) | nve(dt=1)", "--potential", LJ, "--out", xyz.toString()))
+                .contains("'nve' needs 'steps'");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01, tmax=3)", "--potential", LJ, "--out", xyz.toString()))
+                .contains("'fire' has no argument 'tmax'");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01) ++ nve(dt=1, steps=3)", "--potential", LJ, "--out",
+                xyz.toString())).contains("empty stage");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "nve(dt=1, steps=3)", "--potential", "buckingham(a=1)", "--out",
+                xyz.toString())).contains("unknown potential 'buckingham'");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "nve(dt=1, steps=3)", "--potential", LJ, "--out", xyz.toString(),
+                "--max-atoms", "100")).contains("larger than a stage").contains("(stage 0");
+        assertThat(xyz).doesNotExist();
+    }
+}
