@@ -37,6 +37,12 @@ public final class RelaxBench {
     /// The start of an `n`-atom cluster: a Mackay icosahedron for 13, else the `n` fcc sites
     /// nearest the origin (nearest-neighbour distance 1.1σ), plus seeded ±0.05σ noise.
     public static AtomicSystem cluster(int n) {
+        return cluster(n, n, 0.05, 1000 + n);
+    }
+
+    /// System `id`: the `n` fcc sites nearest the origin (nearest-neighbour distance 1.1σ, n ≤
+    /// 365) with uniform ±`noise` displacements from `seed`.
+    public static AtomicSystem cluster(long id, int n, double noise, long seed) {
         List<double[]> sites = new ArrayList<>();
         double a = 1.1 * Math.sqrt(2);
         for (int x = -4; x <= 4; x++) {
@@ -53,11 +59,11 @@ public final class RelaxBench {
         for (int i = 0; i < n; i++) {
             System.arraycopy(sites.get(i), 0, r, 3 * i, 3);
         }
-        SplittableRandom rnd = new SplittableRandom(1000 + n);
+        SplittableRandom rnd = new SplittableRandom(seed);
         for (int i = 0; i < r.length; i++) {
-            r[i] += rnd.nextDouble(-0.05, 0.05);
+            r[i] += rnd.nextDouble(-noise, noise);
         }
-        return AtomicSystem.free(n, r);
+        return AtomicSystem.free(id, r);
     }
 
     /// Writes the clusters' starts (for the peer); returns the file.

@@ -121,8 +121,15 @@ class MainTest {
     }
 
     @Test
+    void aSmallInflightBenchmarkComparesRefillWithStaticBatches() {
+        String out = run(0, "bench", "inflight", "--clusters", "12", "--max-atoms", "400");
+        assertThat(out).contains("ratio_static_vs_inflight: ").contains("mean_occupancy: ").contains("batch_steps_static: ")
+                .contains("max_energy_diff: 0.00");
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
-        assertThat(out).contains("loader").contains("pump").contains("transfer");
+        assertThat(out).contains("loader").contains("pump").contains("transfer").contains("inflight");
     }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 final class Run<S> {
     private static final System.Logger LOG = System.getLogger(Pipeline.class.getName());
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final int SCAN = 64; // samples a refill looks past when they do not fit
 
     private final Pipeline<S> p;
     private final int n;
@@ -260,6 +261,7 @@ final class Run<S> {
         final long[] sampleSteps;
         final List<S> pendingOut = new ArrayList<>();
         Inbox inbox;
+        boolean freed = true;
         Buffer<S> outbox;
         Thread sender;
         long exited;
@@ -345,13 +347,17 @@ final class Run<S> {
                 return false; // synchronized mode: nothing new until the exits have left
             }
             if (i == 0) {
-                if (empty || batch.steps() % p.refillEvery == 0) {
+                // refill every k steps, and only if room was freed since the last look (else
+                // nothing new can fit); the scan passes over at most SCAN samples that do not fit
+                if (empty || (batch.steps() % p.refillEvery == 0 && freed)) {
+                    freed = false;
                     List<S> take = new ArrayList<>();
                     long[] used = new long[capacity.dimensions()];
                     for (int d = 0; d < used.length; d++) {
                         used[d] = batch.used(d);
                     }
-                    for (Iterator<S> it = unsampled.iterator(); it.hasNext(); ) {
+                    int passed = 0;
+                    for (Iterator<S> it = unsampled.iterator(); it.hasNext() && passed < SCAN; ) {
                         S s = it.next();
                         if (capacity.fits(sizer, s, used)) {
                             it.remove();
@@ -359,6 +365,8 @@ final class Run<S> {
                             for (int d = 0; d < used.length; d++) {
                                 used[d] += sizer.size(s, d);
                             }
+                        } else {
+                            passed++;
                         }
                     }
                     batch.admit(take, this::onEvent);
@@ -447,8 +455,11 @@ final class Run<S> {
                         quarantined.add(e);
                     }
                 }
-                if (e.left() && inbox != null) {
-                    inbox.release(e.sample());
+                if (e.left()) {
+                    freed = true;
+                    if (inbox != null) {
+                        inbox.release(e.sample());
+                    }
                 }
                 for (Hook<S> h : p.hooks) {
                     h.onEvent(i, e);

@@ -92,13 +92,13 @@ public final class StageBatch<S> {
         if (active.isEmpty()) {
             return;
         }
-        List<Entry<S>> all = new ArrayList<>(active);
+        List<Entry<S>> all = active;
         for (Entry<S> e : all) {
             e.motion.beforeEvaluation();
         }
         List<Entry<S>> failed = evaluate(all);
         for (Entry<S> e : all) {
-            if (!failed.contains(e)) {
+            if (failed.isEmpty() || !failed.contains(e)) {
                 e.motion.afterEvaluation();
                 advance(e, events);
             }
@@ -108,18 +108,23 @@ public final class StageBatch<S> {
     }
 
     private final Map<Entry<S>, String> diagnoses = new IdentityHashMap<>();
+    private final List<S> scratch = new ArrayList<>();
 
     private List<Entry<S>> evaluate(List<Entry<S>> entries) {
-        List<S> samples = new ArrayList<>(entries.size());
-        Map<S, Entry<S>> of = new IdentityHashMap<>();
+        scratch.clear();
         for (Entry<S> e : entries) {
-            samples.add(e.sample);
-            of.put(e.sample, e);
+            scratch.add(e.sample);
         }
-        List<Entry<S>> failed = new ArrayList<>();
+        List<Entry<S>> failed = new ArrayList<>(0);
         evaluations++;
-        stage.evaluator().evaluate(samples, (s, why) -> {
-            Entry<S> e = of.get(s);
+        stage.evaluator().evaluate(scratch, (s, why) -> {
+            Entry<S> e = null;
+            for (Entry<S> x : entries) { // failures are rare: a scan beats a map per step
+                if (x.sample == s) {
+                    e = x;
+                    break;
+                }
+            }
             if (e == null) {
                 throw new IllegalStateException("evaluator of stage '" + stage.name() + "' reported a sample it was not given");
             }

@@ -1,0 +1,209 @@
+package dev.penstock.benchmarks;
+
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.Methods;
+import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.MemorySink;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Stage;
+import dev.penstock.stage.Summary;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/// The `inflight` workload (BENCHMARKS.md): LJ clusters of 13…147 atoms with mixed difficulty
+/// (noise 0.02σ, 0.1σ or 0.2σ) relaxed by FIRE (ASE-exact) to fmax 0.01 under one atom budget,
+/// three ways, in one run:
+///
+/// - **in-flight**: a `Pipeline` stage refilled from the size-aware sampler every step; a
+///   system leaves the batch the step it converges.
+/// - **static**: batches filled to the budget and evaluated as a whole until their last system
+///   converges — fixed shapes, as a device evaluates a static batch: converged systems stay
+///   (frozen, still evaluated). The baseline of the `ratio_static_vs_inflight` figure.
+/// - **static, skipping**: the same batches, but converged systems are no longer evaluated
+///   (the pipeline refilled only when empty). On a CPU, where a step costs in proportion to the
+///   atoms still live, this is what static batching costs; reported as
+///   `ratio_static_skip_vs_inflight`.
+///
+/// Every way gives every system the same final energy (checked: `max_energy_diff`).
+/// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000]`.
+public final class InflightBench {
+    private static final double FMAX = 0.01;
+    private static final int BUDGET = 5000;
+    private static final double[] NOISE = {0.02, 0.1, 0.2};
+
+    private final PrintStream out;
+    private final int clusters;
+    private final long maxAtoms;
+
+    /// A run over `clusters` clusters with `maxAtoms` atoms per batch.
+    public InflightBench(PrintStream out, int clusters, long maxAtoms) {
+        if (clusters < 1 || maxAtoms < 147) {
+            throw new IllegalArgumentException("bench inflight: need at least 1 cluster and --max-atoms ≥ 147 (the largest cluster), got "
+                    + clusters + ", " + maxAtoms);
+        }
+        this.out = out;
+        this.clusters = clusters;
+        this.maxAtoms = maxAtoms;
+    }
+
+    /// The clusters: sizes uniform in 13…147, noise drawn from {0.02, 0.1, 0.2}σ (seed 2026).
+    public List<AtomicSystem> systems() {
+        SplittableRandom rnd = new SplittableRandom(2026);
+        List<AtomicSystem> out = new ArrayList<>();
+        for (int k = 0; k < clusters; k++) {
+            int n = 13 + rnd.nextInt(135);
+            out.add(RelaxBench.cluster(k, n, NOISE[rnd.nextInt(NOISE.length)], 7_000 + k));
+        }
+        return out;
+    }
+
+    private static LennardJones model() {
+        return new LennardJones(1, 1, 2.5, true);
+    }
+
+    /// Runs the three ways; returns the figures.
+    public Map<String, String> run() {
+        List<AtomicSystem> warm = new InflightBench(new PrintStream(PrintStream.nullOutputStream()), Math.min(clusters, 24), maxAtoms).systems();
+        inflight(warm); // JIT warm-up
+        inflight(systems(), new HashMap<>(), Integer.MAX_VALUE);
+        inflight(systems());
+        staticFixed(warm);
+
+        Map<Long, Double> energyInflight = new HashMap<>();
+        long t0 = System.nanoTime();
+        Summary<AtomicSystem> s = inflight(systems(), energyInflight, 1);
+        double wallInflight = (System.nanoTime() - t0) / 1e9;
+
+        Map<Long, Double> energySkip = new HashMap<>();
+        t0 = System.nanoTime();
+        Summary<AtomicSystem> skip = inflight(systems(), energySkip, Integer.MAX_VALUE);
+        double wallSkip = (System.nanoTime() - t0) / 1e9;
+
+        Map<Long, Double> energyStatic = new HashMap<>();
+        t0 = System.nanoTime();
+        long[] staticCounts = staticFixed(systems(), energyStatic);
+        double wallStatic = (System.nanoTime() - t0) / 1e9;
+
+        double diff = 0;
+        for (Map.Entry<Long, Double> e : energyInflight.entrySet()) {
+            diff = Math.max(diff, Math.abs(e.getValue() - energyStatic.get(e.getKey())));
+            diff = Math.max(diff, Math.abs(e.getValue() - energySkip.get(e.getKey())));
+        }
+        Summary.StageReport r = s.stages().getFirst();
+        double occStatic = (double) staticCounts[1] / staticCounts[0] / maxAtoms;
+        out.printf(Locale.ROOT, "%-22s %10s %12s %14s %10s%n", "way", "wall s", "batch-steps", "atom-steps", "occupancy");
+        out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "in-flight (every step)", wallInflight, r.steps(),
+                r.sampleSteps()[Systems.ATOMS], 100 * r.meanOccupancy(Systems.ATOMS));
+        out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "static (fixed shapes)", wallStatic, staticCounts[0], staticCounts[1],
+                100 * occStatic);
+        Summary.StageReport k = skip.stages().getFirst();
+        out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "static (skip finished)", wallSkip, k.steps(),
+                k.sampleSteps()[Systems.ATOMS], 100 * k.meanOccupancy(Systems.ATOMS));
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("clusters", Integer.toString(clusters));
+        f.put("max_atoms", Long.toString(maxAtoms));
+        f.put("wall_inflight_s", String.format(Locale.ROOT, "%.3f", wallInflight));
+        f.put("wall_static_s", String.format(Locale.ROOT, "%.3f", wallStatic));
+        f.put("wall_static_skip_s", String.format(Locale.ROOT, "%.3f", wallSkip));
+        f.put("batch_steps_inflight", Long.toString(r.steps()));
+        f.put("batch_steps_static", Long.toString(staticCounts[0]));
+        f.put("mean_occupancy", String.format(Locale.ROOT, "%.3f", r.meanOccupancy(Systems.ATOMS)));
+        f.put("mean_occupancy_static", String.format(Locale.ROOT, "%.3f", occStatic));
+        f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
+        f.put("ratio_static_skip_vs_inflight", String.format(Locale.ROOT, "%.3f", wallSkip / wallInflight));
+        f.put("ratio_static_vs_inflight", String.format(Locale.ROOT, "%.3f", wallStatic / wallInflight));
+        return f;
+    }
+
+    private Summary<AtomicSystem> inflight(List<AtomicSystem> systems) {
+        return inflight(systems, new HashMap<>(), 1);
+    }
+
+    /// FIRE through one pipeline stage, refilled every `refill` steps (MAX_VALUE: only when empty).
+    private Summary<AtomicSystem> inflight(List<AtomicSystem> systems, Map<Long, Double> energy, int refill) {
+        MemorySink<AtomicSystem> sink = MemorySink.unbounded("relaxed");
+        Summary<AtomicSystem> s;
+        try (Pipeline<AtomicSystem> p = Pipeline.of(Stage.of(new ModelEvaluator(model()), Methods.fire(Convergence.of(FMAX, BUDGET))))
+                .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
+                .refillEvery(refill).samples(systems).results(sink)) {
+            s = p.run();
+        }
+        for (AtomicSystem a : sink.samples()) {
+            energy.put(a.id(), a.energy());
+        }
+        return s;
+    }
+
+    private long[] staticFixed(List<AtomicSystem> systems) {
+        return staticFixed(systems, new HashMap<>());
+    }
+
+    /// Static batches with fixed shapes: fill to the budget in order, step until every system of
+    /// the batch has converged; converged systems are frozen but still evaluated. Returns
+    /// {batch-steps, atom-steps}.
+    private long[] staticFixed(List<AtomicSystem> systems, Map<Long, Double> energy) {
+        LennardJones lj = model();
+        Convergence rule = Convergence.of(FMAX, BUDGET);
+        long batchSteps = 0;
+        long atomSteps = 0;
+        int next = 0;
+        while (next < systems.size()) {
+            List<AtomicSystem> batch = new ArrayList<>();
+            long atoms = 0;
+            while (next < systems.size() && atoms + systems.get(next).atoms() <= maxAtoms) {
+                atoms += systems.get(next).atoms();
+                batch.add(systems.get(next++));
+            }
+            int b = batch.size();
+            Fire[] fire = new Fire[b];
+            boolean[] done = new boolean[b];
+            int[] taken = new int[b];
+            double[] previous = new double[b];
+            int live = 0;
+            for (int i = 0; i < b; i++) {
+                fire[i] = new Fire();
+                lj.compute(batch.get(i));
+                previous[i] = Double.NaN;
+                done[i] = rule.converged(batch.get(i).maxForce(), batch.get(i).energy(), previous[i]);
+                live += done[i] ? 0 : 1;
+            }
+            while (live > 0) {
+                for (int i = 0; i < b; i++) {
+                    if (!done[i]) {
+                        previous[i] = batch.get(i).energy();
+                        fire[i].step(batch.get(i));
+                        taken[i]++;
+                    }
+                }
+                for (int i = 0; i < b; i++) {
+                    lj.compute(batch.get(i)); // the whole batch, as a fixed-shape evaluation does
+                }
+                for (int i = 0; i < b; i++) {
+                    AtomicSystem s = batch.get(i);
+                    if (!done[i] && (rule.converged(s.maxForce(), s.energy(), previous[i]) || taken[i] >= rule.maxSteps())) {
+                        done[i] = true;
+                        live--;
+                    }
+                }
+                batchSteps++;
+                atomSteps += atoms;
+            }
+            for (AtomicSystem s : batch) {
+                energy.put(s.id(), s.energy());
+                lj.forget(s.id());
+            }
+        }
+        return new long[] {batchSteps, atomSteps};
+    }
+}

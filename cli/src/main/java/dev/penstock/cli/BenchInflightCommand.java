@@ -1,0 +1,24 @@
+package dev.penstock.cli;
+
+import dev.penstock.benchmarks.InflightBench;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/// `penstock bench inflight`: in-flight refill vs static batches under one atom budget.
+@Command(name = "inflight", mixinStandardHelpOptions = true,
+        description = "LJ clusters (13-147 atoms, mixed difficulty) relaxed by FIRE to fmax 0.01 under one atom budget: "
+                + "in-flight refill vs static batches.")
+public final class BenchInflightCommand implements Callable<Integer> {
+    @Option(names = "--clusters", defaultValue = "512", description = "clusters to relax (default: ${DEFAULT-VALUE})")
+    int clusters;
+
+    @Option(names = "--max-atoms", defaultValue = "2000", description = "atoms per batch, the budget (default: ${DEFAULT-VALUE})")
+    long maxAtoms;
+
+    @Override
+    public Integer call() {
+        Figures.print(new InflightBench(System.out, clusters, maxAtoms).run(), System.out);
+        return 0;
+    }
+}
