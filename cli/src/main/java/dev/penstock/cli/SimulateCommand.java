@@ -2,6 +2,7 @@ package dev.penstock.cli;
 
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
+import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
@@ -71,6 +72,13 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print buffer populations per step at the end")
     boolean debug;
 
+    @Option(names = "--snapshots", paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
+            + "each stage) and, with --snapshot-every, DIR/stage-<i>.xyz")
+    Path snapshots;
+
+    @Option(names = "--snapshot-every", defaultValue = "0", description = "snapshot every system of a stage every K steps (default: off)")
+    int snapshotEvery;
+
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(input)) {
@@ -120,10 +128,14 @@ public final class SimulateCommand implements Callable<Integer> {
             }
         };
         Summary<AtomicSystem> summary;
+        SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
         try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed)) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
+            if (snaps != null) {
+                p.hook(snaps);
+            }
             p.check(); // before the output exists
             try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out)) {
                 summary = p.results(sink).run();
@@ -136,6 +148,10 @@ public final class SimulateCommand implements Callable<Integer> {
             progress.stop();
             System.err.println("penstock simulate: " + e.getMessage());
             return 3;
+        } finally {
+            if (snaps != null) {
+                snaps.close();
+            }
         }
         progress.stop();
         report(po, summary, systems.size());

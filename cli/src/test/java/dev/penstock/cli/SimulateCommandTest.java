@@ -21,7 +21,8 @@ class SimulateCommandTest {
     void theExampleWritesEveryFinishedSystemWithItsEnergyAndStageHistory() throws Exception {
         Path xyz = dir.resolve("out.xyz");
         String out = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", xyz.toString(),
-                "--max-atoms", "500", "--mode", "fully-async");
+                "--max-atoms", "500", "--mode", "fully-async", "--snapshots", dir.resolve("snaps").toString());
+        assertThat(java.nio.file.Files.readString(dir.resolve("snaps/converged.xyz"))).contains("stage=\"nve\"").contains("steps=\"200\"");
         assertThat(out).contains("24 systems, 1,553 atoms").contains("fire+langevin").contains("24 of 24 systems finished")
                 .contains("atom-steps/s");
         assumeTrue(Python.required() || Python.has("ase"), "ASE (python3-ase) is not installed");
