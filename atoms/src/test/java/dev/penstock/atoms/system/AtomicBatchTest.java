@@ -102,6 +102,24 @@ class AtomicBatchTest {
         assertThat(b.systems()).isLessThanOrEqualTo(systemCap);
     }
 
+    private static boolean[] randomDrops(SplittableRandom rnd, int n) {
+        boolean[] drop = new boolean[n];
+        for (int k = 0; k < n; k++) {
+            drop[k] = rnd.nextInt(3) == 0;
+        }
+        return drop;
+    }
+
+    private static List<Entry> kept(List<Entry> model, boolean[] drop) {
+        List<Entry> next = new ArrayList<>();
+        for (int k = 0; k < drop.length; k++) {
+            if (!drop[k]) {
+                next.add(model.get(k));
+            }
+        }
+        return next;
+    }
+
     @Test
     void randomOperationSequencesNeverMixTwoSystems() {
         for (long seed = 1; seed <= 25; seed++) {
@@ -177,32 +195,18 @@ class AtomicBatchTest {
                             }
                         }
                         case 6 -> { // lazy removal, sometimes packed at once
-                            boolean[] drop = new boolean[model.size()];
-                            List<Entry> next = new ArrayList<>();
-                            for (int k = 0; k < drop.length; k++) {
-                                drop[k] = rnd.nextInt(3) == 0;
-                                if (!drop[k]) {
-                                    next.add(model.get(k));
-                                }
-                            }
+                            boolean[] drop = randomDrops(rnd, model.size());
                             b.trim(drop);
-                            model = next;
+                            model = kept(model, drop);
                             if (rnd.nextBoolean()) {
                                 b.defrag();
                                 assertThat(b.atomRowsUsed()).as("defrag packs").isEqualTo(b.atoms());
                             }
                         }
                         case 3 -> { // drop where a mask says so
-                            boolean[] drop = new boolean[model.size()];
-                            List<Entry> next = new ArrayList<>();
-                            for (int k = 0; k < drop.length; k++) {
-                                drop[k] = rnd.nextInt(3) == 0;
-                                if (!drop[k]) {
-                                    next.add(model.get(k));
-                                }
-                            }
+                            boolean[] drop = randomDrops(rnd, model.size());
                             b.removeWhere(drop);
-                            model = next;
+                            model = kept(model, drop);
                         }
                         default -> { // status and step counters of one system
                             if (!model.isEmpty()) {

@@ -1,11 +1,10 @@
-package dev.penstock.atoms.io;
+package dev.penstock.atoms.stage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.stage.Methods;
-import dev.penstock.atoms.stage.ModelEvaluator;
-import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.stage.Capacity;
@@ -15,10 +14,8 @@ import dev.penstock.stage.Summary;
 import java.io.BufferedReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,22 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotHookTest {
     @TempDir
     Path dir;
-
-    private static List<AtomicSystem> clusters(int count) {
-        SplittableRandom rnd = new SplittableRandom(4);
-        List<AtomicSystem> out = new ArrayList<>();
-        for (int k = 0; k < count; k++) {
-            int n = 8 + rnd.nextInt(10);
-            double[] r = new double[3 * n];
-            for (int i = 0; i < n; i++) {
-                r[3 * i] = 1.12 * (i % 2) + rnd.nextDouble(-0.05, 0.05);
-                r[3 * i + 1] = 1.12 * (i / 2 % 2) + rnd.nextDouble(-0.05, 0.05);
-                r[3 * i + 2] = 1.12 * (i / 4) + rnd.nextDouble(-0.05, 0.05);
-            }
-            out.add(AtomicSystem.free(k, r));
-        }
-        return out;
-    }
 
     private static List<AtomicSystem> read(Path f) throws Exception {
         try (BufferedReader in = Files.newBufferedReader(f)) {
@@ -56,7 +37,7 @@ class SnapshotHookTest {
             ModelEvaluator ev = new ModelEvaluator(new LennardJones(1, 1, 2.5, true));
             try (Pipeline<AtomicSystem> p = Stage.of(ev, Methods.fire(Convergence.of(0.05, 300))).fuse(Stage.of(ev, Methods.langevin(0.002, 0.1, 1, 1, 20)))
                     .then(Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)), Methods.nve(0.002, 10)))
-                    .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(3, 60, 5000)).samples(clusters(7)).hook(hook)) {
+                    .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(3, 60, 5000)).samples(AtomsPipelineTest.clusters(7, 4)).hook(hook)) {
                 s = p.run();
             }
         }
