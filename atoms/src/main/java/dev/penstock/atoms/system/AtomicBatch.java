@@ -27,6 +27,10 @@ import java.util.function.ToIntFunction;
 /// rows again; `put` defragments by itself when only the holes would make room. `select` keeps
 /// a subset in a new order. No operation ever mixes two systems' data (property-tested).
 /// Threading: one thread at a time. Memory: owned by the batch, freed by `close()`.
+///
+/// (Over 400 lines on purpose: the layout and every operation that moves rows stay in one
+/// class, so that no other code ever sees offsets that a `trim`, `defrag` or `select` changed;
+/// most of the length is one-line accessors.)
 public final class AtomicBatch implements AutoCloseable {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;

@@ -1,0 +1,277 @@
+package dev.penstock.stage;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/// The worker of one stage (and its receiver and sender threads): receives what fits, steps,
+/// sends exits on, counts; see `Pipeline` for the contracts and `Run` for the rest of a run.
+final class StageWorker<S> {
+    final int i;
+    final Stage<S> stage;
+    final Capacity capacity;
+    final StageBatch<S> batch;
+    final long[] graduated;
+    final long[] sampleSteps;
+    final List<S> pendingOut = new ArrayList<>();
+    Inbox<S> inbox;
+    boolean freed = true;
+    Buffer<S> outbox;
+    Thread sender;
+    long exited;
+    long quarantinedHere;
+    long waitIn;
+    long waitOut;
+
+    private final Run<S> run;
+
+    StageWorker(Run<S> run, int i) {
+        this.run = run;
+        this.i = i;
+        this.stage = run.p.stages.get(i);
+        this.capacity = run.p.capacityOf(i);
+        this.batch = new StageBatch<>(stage, run.sizer, capacity);
+        this.graduated = new long[stage.methods().size()];
+        this.sampleSteps = new long[capacity.dimensions()];
+    }
+
+    void work() throws Exception {
+        boolean async = run.p.mode != Pipeline.Mode.SYNC && run.barrier == null;
+        if (async && i > 0) {
+            inbox = new Inbox<>(run.sizer, capacity.dimensions());
+            run.helper("penstock-receive-" + i, "receiver of stage " + i, this::receive);
+        }
+        if (run.p.mode == Pipeline.Mode.FULLY_ASYNC && run.barrier == null) {
+            outbox = new Buffer<>("outbox of stage " + i, run.sizer, capacity, List.of());
+            sender = run.helper("penstock-send-" + i, "sender of stage " + i, this::sendLoop);
+        }
+        try {
+            loop();
+        } finally {
+            report();
+        }
+        if (outbox != null) {
+            outbox.close();
+            sender.join();
+        }
+        if (i + 1 < run.n && !run.stopping) {
+            run.buffers.get(i).close();
+        }
+        if (run.barrier != null) {
+            run.barrier.arriveAndDeregister();
+        }
+    }
+
+    private void loop() throws Exception {
+        while (!run.stopping) {
+            flushPending();
+            boolean inputDone = receive(batch.isEmpty());
+            if (batch.isEmpty() && pendingOut.isEmpty()) {
+                if (inputDone) {
+                    return;
+                }
+                if (run.barrier != null) {
+                    run.barrier.arriveAndAwaitAdvance();
+                }
+                continue;
+            }
+            if (!batch.isEmpty()) {
+                int held = batch.size();
+                for (int d = 0; d < sampleSteps.length; d++) {
+                    sampleSteps[d] += batch.used(d);
+                }
+                batch.step(this::onEvent);
+                for (Hook<S> h : run.p.hooks) {
+                    if (batch.steps() % h.every() == 0) {
+                        h.onStep(i, stage.name(), batch.steps(), batch.samples());
+                    }
+                }
+                if (run.p.debug) {
+                    run.trace.add("stage " + i + " (" + stage.name() + ") step " + batch.steps() + ": batch " + held + " -> "
+                            + batch.size() + (i > 0 ? ", buffer in " + run.buffers.get(i - 1).population() : "")
+                            + (i + 1 < run.n ? ", buffer out " + run.buffers.get(i).population() : ""));
+                }
+            }
+            if (run.barrier != null) {
+                run.barrier.arriveAndAwaitAdvance();
+            }
+        }
+    }
+
+    /// Admits what is waiting and fits; returns whether no more input will come.
+    private boolean receive(boolean empty) throws Exception {
+        if (!pendingOut.isEmpty()) {
+            return false; // synchronized mode: nothing new until the exits have left
+        }
+        if (i == 0) {
+            // refill every k steps, and only if room was freed since the last look (else
+            // nothing new can fit); the scan passes over at most Run.SCAN samples that do not fit
+            if (empty || (batch.steps() % run.p.refillEvery == 0 && freed)) {
+                freed = false;
+                List<S> take = new ArrayList<>();
+                long[] used = new long[capacity.dimensions()];
+                for (int d = 0; d < used.length; d++) {
+                    used[d] = batch.used(d);
+                }
+                int passed = 0;
+                for (Iterator<S> it = run.unsampled.iterator(); it.hasNext() && passed < Run.SCAN; ) {
+                    S s = it.next();
+                    if (capacity.fits(run.sizer, s, used)) {
+                        it.remove();
+                        take.add(s);
+                        for (int d = 0; d < used.length; d++) {
+                            used[d] += run.sizer.size(s, d);
+                        }
+                    } else {
+                        passed++;
+                    }
+                }
+                batch.admit(take, this::onEvent);
+            }
+            return run.unsampled.isEmpty();
+        }
+        if (inbox != null) {
+            long t = System.nanoTime();
+            while (empty && inbox.isEmpty() && !inbox.done && !run.stopping) {
+                synchronized (inbox) {
+                    inbox.wait(20);
+                }
+            }
+            waitIn += empty ? System.nanoTime() - t : 0;
+            boolean done = inbox.done; // read before taking: nothing arrives after done
+            batch.admit(inbox.takeAll(), this::onEvent);
+            return done && inbox.isEmpty();
+        }
+        Buffer<S> in = run.buffers.get(i - 1);
+        long t = System.nanoTime();
+        List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Run.POLL_NS : 0);
+        waitIn += empty ? System.nanoTime() - t : 0;
+        batch.admit(got, this::onEvent);
+        return in.isDrained();
+    }
+
+    private java.util.function.Predicate<S> fitter(java.util.function.IntToLongFunction usedNow) {
+        long[] used = new long[capacity.dimensions()];
+        for (int d = 0; d < used.length; d++) {
+            used[d] = usedNow.applyAsLong(d);
+        }
+        return s -> {
+            if (!capacity.fits(run.sizer, s, used)) {
+                return false;
+            }
+            for (int d = 0; d < used.length; d++) {
+                used[d] += run.sizer.size(s, d);
+            }
+            return true;
+        };
+    }
+
+    /// The receiver thread: fills the inbox while the worker steps.
+    private void receive() throws Exception {
+        Buffer<S> in = run.buffers.get(i - 1);
+        while (!run.stopping) {
+            long[] committed = inbox.snapshot();
+            List<S> got = in.take(fitter(d -> committed[d]), Run.POLL_NS);
+            if (!got.isEmpty()) {
+                inbox.add(got);
+                synchronized (inbox) {
+                    inbox.notifyAll();
+                }
+            } else if (in.isDrained()) {
+                inbox.done = true;
+                synchronized (inbox) {
+                    inbox.notifyAll();
+                }
+                return;
+            }
+        }
+    }
+
+    private void sendLoop() throws Exception {
+        while (true) {
+            List<S> out = outbox.take(s -> true, Run.POLL_NS);
+            for (S s : out) {
+                send(s);
+            }
+            if (out.isEmpty() && outbox.isDrained()) {
+                return;
+            }
+        }
+    }
+
+    private void onEvent(Event<S> e) {
+        try {
+            switch (e.kind()) {
+                case GRADUATED -> graduated[e.subStage()]++;
+                case EXITED -> {
+                    graduated[e.subStage()]++;
+                    exited++;
+                }
+                case QUARANTINED -> {
+                    quarantinedHere++;
+                    run.quarantined.add(e);
+                }
+            }
+            if (e.left()) {
+                freed = true;
+                if (inbox != null) {
+                    inbox.release(e.sample());
+                }
+            }
+            for (Hook<S> h : run.p.hooks) {
+                h.onEvent(i, e);
+            }
+            if (e.kind() == Event.Kind.EXITED) {
+                if (outbox != null) {
+                    outbox.put(e.sample());
+                } else if (run.barrier != null && i + 1 < run.n) {
+                    pendingOut.add(e.sample());
+                } else {
+                    send(e.sample());
+                }
+            }
+        } catch (RuntimeException ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private void flushPending() throws Exception {
+        for (Iterator<S> it = pendingOut.iterator(); it.hasNext(); ) {
+            if (run.buffers.get(i).offer(it.next())) {
+                it.remove();
+            }
+        }
+    }
+
+    private void send(S s) throws Exception {
+        long t = System.nanoTime();
+        if (i + 1 < run.n) {
+            run.buffers.get(i).put(s);
+        } else {
+            deliver(s);
+        }
+        waitOut += System.nanoTime() - t;
+    }
+
+    private void deliver(S s) throws Exception {
+        while (true) {
+            for (Sink<S> sink : run.results) {
+                if (sink.offer(s)) {
+                    run.delivered();
+                    return;
+                }
+            }
+            if (run.stopping) {
+                throw new IllegalStateException("stopping with sample " + run.sizer.id(s) + " undelivered: every result sink is full");
+            }
+            Thread.sleep(5); // every tier full: backpressure until someone drains one
+        }
+    }
+
+    private void report() {
+        run.reports[i] = new Summary.StageReport(stage.name(), batch.steps(), batch.evaluations(), graduated.clone(), exited,
+                quarantinedHere, sampleSteps.clone(), capacity, waitIn, waitOut);
+    }
+}
