@@ -22,6 +22,12 @@ public interface Method<S> {
     /// that always ends). A pipeline refuses, before it runs, a method that does not.
     boolean terminates();
 
+    /// Rebuilds the motion of `sample` from what its `Motion.save` wrote (restoring a
+    /// checkpoint): the sample continues exactly where it was, steps and budget included.
+    default Motion restore(S sample, java.io.DataInput in) throws java.io.IOException {
+        throw new UnsupportedOperationException("method '" + name() + "' cannot restore its state from a checkpoint");
+    }
+
     /// One sample's progress through a method.
     interface Motion {
         /// The part of a step before the evaluation (e.g. move positions).
@@ -36,5 +42,10 @@ public interface Method<S> {
 
         /// Steps taken in this method.
         long steps();
+
+        /// Writes the motion's state (for a checkpoint), read back by `Method.restore`.
+        default void save(java.io.DataOutput out) throws java.io.IOException {
+            throw new UnsupportedOperationException("this motion cannot save its state for a checkpoint");
+        }
     }
 }

@@ -171,6 +171,46 @@ public final class StageBatch<S> {
         active.subList(kept, active.size()).clear();
     }
 
+    /// A held sample as a checkpoint keeps it: the sample, its sub-stage and its motion's state.
+    ///
+    /// @param sample the sample (its evaluation current)
+    /// @param status its sub-stage
+    /// @param motion what its `Motion.save` wrote
+    public record Held<S>(S sample, int status, byte[] motion) {
+    }
+
+    /// Every held sample with its sub-stage and motion state, in admission order (for a checkpoint).
+    public List<Held<S>> save() throws java.io.IOException {
+        List<Held<S>> out = new ArrayList<>(active.size());
+        for (Entry<S> e : active) {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            e.motion.save(new java.io.DataOutputStream(bytes));
+            out.add(new Held<>(e.sample, e.status, bytes.toByteArray()));
+        }
+        return out;
+    }
+
+    /// Takes back a sample saved by `save` (restoring a checkpoint): no evaluation, the motion
+    /// rebuilt by its method's `restore`. Fails if it does not fit.
+    public void restore(Held<S> held) throws java.io.IOException {
+        if (!fits(held.sample())) {
+            throw new IllegalStateException("restoring sample " + sizer.id(held.sample()) + " into stage '" + stage.name()
+                    + "': it does not fit (" + capacity.describe(sizer.dimensions()) + ")");
+        }
+        if (held.status() < 0 || held.status() >= stage.methods().size()) {
+            throw new IllegalStateException("restoring sample " + sizer.id(held.sample()) + ": sub-stage " + held.status()
+                    + " of stage '" + stage.name() + "' does not exist");
+        }
+        Entry<S> e = new Entry<>(held.sample());
+        e.status = held.status();
+        e.motion = stage.methods().get(e.status).restore(held.sample(),
+                new java.io.DataInputStream(new java.io.ByteArrayInputStream(held.motion())));
+        for (int d = 0; d < used.length; d++) {
+            used[d] += sizer.size(held.sample(), d);
+        }
+        active.add(e);
+    }
+
     /// Samples held.
     public int size() {
         return active.size();

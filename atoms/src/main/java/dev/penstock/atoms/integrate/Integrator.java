@@ -14,6 +14,14 @@ public interface Integrator {
     /// The part after them (the final half kick).
     void afterForces(AtomicSystem s);
 
+    /// Writes the integrator's state (a stateless one writes nothing).
+    default void save(java.io.DataOutput out) throws java.io.IOException {
+    }
+
+    /// Reads back what `save` wrote.
+    default void restore(java.io.DataInput in) throws java.io.IOException {
+    }
+
     /// One whole step of `s` under `model` (forces must be current).
     default void step(AtomicSystem s, Model model) {
         beforeForces(s);

@@ -48,6 +48,16 @@ public final class Langevin implements Integrator {
         this.step = k;
     }
 
+    @Override
+    public void save(java.io.DataOutput out) throws java.io.IOException {
+        out.writeLong(step);
+    }
+
+    @Override
+    public void restore(java.io.DataInput in) throws java.io.IOException {
+        step = in.readLong();
+    }
+
     /// B, A, O, A of a BAOAB step (forces must be current).
     @Override
     public void beforeForces(AtomicSystem s) {

@@ -17,7 +17,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 /// ```
 ///
 /// `massWeighted()` is the same loop with v += dt·F/m. Not thread-safe: one instance per system.
-public final class Fire {
+public final class Fire implements Optimizer {
     /// ASE's defaults (REFERENCE §3).
     public static final double DT = 0.1;
     public static final double MAXSTEP = 0.2;
@@ -68,7 +68,24 @@ public final class Fire {
         return Relaxation.run(this::step, s, model, rule);
     }
 
+    @Override
+    public void save(java.io.DataOutput out) throws java.io.IOException {
+        out.writeDouble(dt);
+        out.writeDouble(a);
+        out.writeInt(steps);
+        out.writeBoolean(started);
+    }
+
+    @Override
+    public void restore(java.io.DataInput in) throws java.io.IOException {
+        dt = in.readDouble();
+        a = in.readDouble();
+        steps = in.readInt();
+        started = in.readBoolean();
+    }
+
     /// One FIRE step from the forces already in `s`.
+    @Override
     public void step(AtomicSystem s) {
         double[] f = s.forces();
         double[] v = s.velocities();

@@ -18,7 +18,7 @@ import java.util.Arrays;
 /// Defaults from the paper's Table 1 with ASE's FIRE time step 0.1: dtmax = 1.0, dtmin = 0.002,
 /// Ndelay = 20, finc = 1.1, fdec = 0.5, αstart = 0.25, fα = 0.99, initial delay on; the step
 /// is capped at 0.2 Å as in ASE's FIRE. Not thread-safe: one instance per system.
-public final class Fire2 {
+public final class Fire2 implements Optimizer {
     private static final double DTMAX = 1.0;
     private static final double DTMIN = 0.002;
     private static final int NDELAY = 20;
@@ -39,7 +39,32 @@ public final class Fire2 {
         return Relaxation.run(this::step, s, model, rule);
     }
 
+    @Override
+    public void save(java.io.DataOutput out) throws java.io.IOException {
+        out.writeDouble(dt);
+        out.writeDouble(a);
+        out.writeInt(npos);
+        out.writeInt(stepIndex);
+        out.writeInt(lastStep.length);
+        for (double x : lastStep) {
+            out.writeDouble(x);
+        }
+    }
+
+    @Override
+    public void restore(java.io.DataInput in) throws java.io.IOException {
+        dt = in.readDouble();
+        a = in.readDouble();
+        npos = in.readInt();
+        stepIndex = in.readInt();
+        lastStep = new double[in.readInt()];
+        for (int i = 0; i < lastStep.length; i++) {
+            lastStep[i] = in.readDouble();
+        }
+    }
+
     /// One FIRE 2.0 step from the forces already in `s`.
+    @Override
     public void step(AtomicSystem s) {
         double[] f = s.forces();
         double[] v = s.velocities();

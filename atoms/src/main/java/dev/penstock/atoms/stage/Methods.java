@@ -6,9 +6,9 @@ import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
+import dev.penstock.atoms.optimize.Optimizer;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Method;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -24,17 +24,17 @@ public final class Methods {
 
     /// FIRE in ASE-exact mode until `rule` says converged or the step budget is spent.
     public static Method<AtomicSystem> fire(Convergence rule) {
-        return optimizer("fire", () -> new Fire()::step, rule);
+        return optimizer("fire", Fire::new, rule);
     }
 
     /// FIRE with mass-weighted velocity updates.
     public static Method<AtomicSystem> fireMassWeighted(Convergence rule) {
-        return optimizer("fire-mw", () -> Fire.massWeighted()::step, rule);
+        return optimizer("fire-mw", Fire::massWeighted, rule);
     }
 
     /// FIRE 2.0.
     public static Method<AtomicSystem> fire2(Convergence rule) {
-        return optimizer("fire2", () -> new Fire2()::step, rule);
+        return optimizer("fire2", Fire2::new, rule);
     }
 
     /// Velocity Verlet (NVE) for `steps` steps with time step `dt` (τ) per system.
@@ -73,6 +73,11 @@ public final class Methods {
             }
 
             @Override
+            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+                return m.restore(s, in);
+            }
+
+            @Override
             public boolean terminates() {
                 return steps >= 0;
             }
@@ -95,43 +100,68 @@ public final class Methods {
 
             @Override
             public Motion enter(AtomicSystem s) {
-                Integrator integrator = make.apply(s);
                 long budget = steps.applyAsLong(s);
                 if (budget < 0) {
                     throw new IllegalArgumentException("stage '" + name + "': system " + s.id() + " has no step budget (" + budget + ")");
                 }
-                return new Motion() {
-                    long taken;
+                return new Integrating(s, make.apply(s), budget);
+            }
 
-                    @Override
-                    public void beforeEvaluation() {
-                        integrator.beforeForces(s);
-                    }
-
-                    @Override
-                    public void afterEvaluation() {
-                        integrator.afterForces(s);
-                        taken++;
-                    }
-
-                    @Override
-                    public boolean finished() {
-                        return taken >= budget;
-                    }
-
-                    @Override
-                    public long steps() {
-                        return taken;
-                    }
-                };
+            @Override
+            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+                Integrating m = new Integrating(s, make.apply(s), steps.applyAsLong(s));
+                m.taken = in.readLong();
+                m.integrator.restore(in);
+                return m;
             }
         };
     }
 
-    /// Any optimiser, made per system on entry (`make` gives its step function), run until
+    /// One system under an integrator, for a budget of steps.
+    private static final class Integrating implements Method.Motion {
+        final AtomicSystem s;
+        final Integrator integrator;
+        final long budget;
+        long taken;
+
+        Integrating(AtomicSystem s, Integrator integrator, long budget) {
+            this.s = s;
+            this.integrator = integrator;
+            this.budget = budget;
+        }
+
+        @Override
+        public void beforeEvaluation() {
+            integrator.beforeForces(s);
+        }
+
+        @Override
+        public void afterEvaluation() {
+            integrator.afterForces(s);
+            taken++;
+        }
+
+        @Override
+        public boolean finished() {
+            return taken >= budget;
+        }
+
+        @Override
+        public long steps() {
+            return taken;
+        }
+
+        @Override
+        public void save(java.io.DataOutput out) throws java.io.IOException {
+            out.writeLong(taken);
+            integrator.save(out);
+        }
+    }
+
+    /// Any optimiser, made per system on entry, run until
     /// `rule` says converged or its step budget is spent — ASE's loop: the rule is asked on the
     /// current forces before each step.
-    public static Method<AtomicSystem> optimizer(String name, Supplier<Consumer<AtomicSystem>> make, Convergence rule) {
+    public static Method<AtomicSystem> optimizer(String name, Supplier<Optimizer> make, Convergence rule) {
         return new Method<>() {
             @Override
             public String name() {
@@ -145,33 +175,60 @@ public final class Methods {
 
             @Override
             public Motion enter(AtomicSystem s) {
-                Consumer<AtomicSystem> step = make.get();
-                return new Motion() {
-                    long taken;
-                    double previous = Double.NaN;
+                return new Relaxing(s, make.get(), rule);
+            }
 
-                    @Override
-                    public void beforeEvaluation() {
-                        previous = s.energy();
-                        step.accept(s);
-                    }
-
-                    @Override
-                    public void afterEvaluation() {
-                        taken++;
-                    }
-
-                    @Override
-                    public boolean finished() {
-                        return rule.converged(s.maxForce(), s.energy(), previous) || taken >= rule.maxSteps();
-                    }
-
-                    @Override
-                    public long steps() {
-                        return taken;
-                    }
-                };
+            @Override
+            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+                Relaxing m = new Relaxing(s, make.get(), rule);
+                m.taken = in.readLong();
+                m.previous = in.readDouble();
+                m.optimizer.restore(in);
+                return m;
             }
         };
+    }
+
+    /// One system under an optimiser until its convergence rule or step budget says so.
+    private static final class Relaxing implements Method.Motion {
+        final AtomicSystem s;
+        final Optimizer optimizer;
+        final Convergence rule;
+        long taken;
+        double previous = Double.NaN;
+
+        Relaxing(AtomicSystem s, Optimizer optimizer, Convergence rule) {
+            this.s = s;
+            this.optimizer = optimizer;
+            this.rule = rule;
+        }
+
+        @Override
+        public void beforeEvaluation() {
+            previous = s.energy();
+            optimizer.step(s);
+        }
+
+        @Override
+        public void afterEvaluation() {
+            taken++;
+        }
+
+        @Override
+        public boolean finished() {
+            return rule.converged(s.maxForce(), s.energy(), previous) || taken >= rule.maxSteps();
+        }
+
+        @Override
+        public long steps() {
+            return taken;
+        }
+
+        @Override
+        public void save(java.io.DataOutput out) throws java.io.IOException {
+            out.writeLong(taken);
+            out.writeDouble(previous);
+            optimizer.save(out);
+        }
     }
 }
