@@ -183,14 +183,20 @@ public final class PipelineSpec {
     public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed) {
         Pipeline<AtomicSystem> p = null;
         for (List<Call> fused : stages) {
-            ModelEvaluator ev = new ModelEvaluator(model.get());
-            Stage<AtomicSystem> stage = null;
-            for (Call c : fused) {
-                Stage<AtomicSystem> s = Stage.of(ev, method(c, seed));
-                stage = stage == null ? s : stage.fuse(s);
-            }
+            Stage<AtomicSystem> stage = stage(fused, model, seed);
             p = p == null ? Pipeline.of(stage) : p.then(stage);
         }
         return p;
+    }
+
+    /// One chained stage: its fused calls over one new model.
+    public static Stage<AtomicSystem> stage(List<Call> fused, Supplier<? extends Model> model, long seed) {
+        ModelEvaluator ev = new ModelEvaluator(model.get());
+        Stage<AtomicSystem> stage = null;
+        for (Call c : fused) {
+            Stage<AtomicSystem> s = Stage.of(ev, method(c, seed));
+            stage = stage == null ? s : stage.fuse(s);
+        }
+        return stage;
     }
 }

@@ -1,0 +1,182 @@
+package dev.penstock.flink;
+
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Stage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/// Runs a stage pipeline as a Flink DataStream job:
+///
+/// ```
+///   SampleSource (FLIP-27, id ranges) ─rebalance─▶ stage 0 ×P ─rebalance─▶ stage 1 ×P … ─▶ ResultFileSink (exactly once)
+///        slot-sharing group "stage-0"               "stage-1"              …     └─ quarantine side outputs ─▶ quarantined/
+/// ```
+///
+/// Each chained stage is one operator (its fused sub-stages inside it) with parallelism P (the
+/// devices for it) in its own slot-sharing group, so stages land in different slots; between
+/// operators travel encoded samples, and Flink's credit-based flow control is the backpressure.
+/// The end of the bounded input is the done signal. With checkpointing on, the operators'
+/// batches and pending samples are checkpointed and the result files appear per completed
+/// checkpoint; after a failure the job resumes from the last checkpoint (fixed-delay restarts).
+///
+/// The embedded default is a local MiniCluster (`localEnvironment`); `SimulateJob` is the same
+/// job as a `main` for `flink run` on a standalone cluster.
+public final class FlinkRunner {
+    private FlinkRunner() {
+    }
+
+    /// How the job runs.
+    ///
+    /// @param parallelism        instances of each stage (devices per stage)
+    /// @param checkpointInterval time between checkpoints (zero: none; results then appear at the end)
+    /// @param pendingLimit       samples a stage operator holds beyond its batch before it stops reading
+    /// @param restartAttempts    restarts after failures (fixed delay)
+    public record Options(int parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
+        /// Validates the options.
+        public Options {
+            if (parallelism < 1 || pendingLimit < 1 || restartAttempts < 0 || checkpointInterval.isNegative()) {
+                throw new IllegalArgumentException("flink runner: 'parallelism' and 'pendingLimit' must be ≥ 1, 'restartAttempts' and "
+                        + "'checkpointInterval' ≥ 0, got " + parallelism + ", " + pendingLimit + ", " + restartAttempts + ", "
+                        + checkpointInterval);
+            }
+        }
+
+        /// P instances per stage, a checkpoint every `interval`, 3 restarts.
+        public static Options of(int parallelism, Duration interval) {
+            return new Options(parallelism, interval, 4, 3);
+        }
+    }
+
+    /// Slots a job of `stages` stages at `parallelism` needs (one slot-sharing group per stage).
+    public static int slotsNeeded(int stages, int parallelism) {
+        return stages * parallelism;
+    }
+
+    /// A local MiniCluster environment with `slots` task slots and the restart strategy of `o`.
+    public static StreamExecutionEnvironment localEnvironment(int slots, Options o) {
+        Configuration conf = new Configuration();
+        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+        configure(conf, o);
+        return StreamExecutionEnvironment.createLocalEnvironment(slots, conf);
+    }
+
+    static void configure(Configuration conf, Options o) {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, o.restartAttempts() == 0 ? "none" : "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, o.restartAttempts());
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        if (!o.checkpointInterval().isZero()) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, o.checkpointInterval());
+        }
+    }
+
+    /// Checks `samples` against every stage's room (as `Pipeline.check` does), encodes them and
+    /// adds the job to `env`: source, one operator per stage, result and quarantine sinks under
+    /// `out`. Returns the stage names.
+    public static <S> List<String> build(StreamExecutionEnvironment env, JobSpec<S> spec, List<S> samples, Path out, Options o) {
+        Configuration conf = new Configuration();
+        configure(conf, o);
+        env.configure(conf);
+        List<String> names = new ArrayList<>();
+        for (JobSpec.StageFactory<S> f : spec.stages()) {
+            Stage<S> probe = f.create(); // fails here, on the client, if the stage cannot be made
+            for (var m : probe.methods()) {
+                if (!m.terminates()) {
+                    throw new IllegalArgumentException("stage " + names.size() + " ('" + probe.name() + "'): method '" + m.name()
+                            + "' has no step budget or convergence rule, so its samples might never finish");
+                }
+            }
+            names.add(probe.name());
+        }
+        List<byte[]> records = new ArrayList<>(samples.size());
+        Set<Long> ids = new HashSet<>();
+        for (S s : samples) {
+            long id = spec.sizer().id(s);
+            if (!ids.add(id)) {
+                throw new IllegalArgumentException("two samples have the id " + id + "; ids must be unique");
+            }
+            for (int i = 0; i < names.size(); i++) {
+                Capacity c = spec.capacity(i);
+                if (!c.admits(spec.sizer(), s)) {
+                    throw new IllegalArgumentException("sample " + id + " is larger than stage " + i + " can ever hold ("
+                            + c.describe(spec.sizer().dimensions()) + ")");
+                }
+            }
+            records.add(Bytes.encode(spec.codec(), s));
+        }
+        DataStream<byte[]> stream = env.fromSource(new SampleSource(records), WatermarkStrategy.noWatermarks(), "samples")
+                .setParallelism(Math.min(o.parallelism(), records.size())).slotSharingGroup("stage-0");
+        DataStream<byte[]> quarantined = null;
+        for (int i = 0; i < names.size(); i++) {
+            SingleOutputStreamOperator<byte[]> op = stream.rebalance()
+                    .transform("stage " + i + ": " + names.get(i), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                            new StageOperatorFactory<>(spec, i, o.pendingLimit()))
+                    .setParallelism(o.parallelism()).slotSharingGroup("stage-" + i).uid("penstock-stage-" + i);
+            DataStream<byte[]> q = op.getSideOutput(StageOperator.QUARANTINE);
+            quarantined = quarantined == null ? q : quarantined.union(q);
+            stream = op;
+        }
+        String last = "stage-" + (names.size() - 1);
+        stream.sinkTo(new ResultFileSink<>(out, "xyz", spec)).setParallelism(o.parallelism()).slotSharingGroup(last)
+                .name("results").uid("penstock-results");
+        quarantined.sinkTo(new ResultFileSink<>(out.resolve("quarantined"), "xyz", spec)).setParallelism(1).slotSharingGroup(last)
+                .name("quarantined").uid("penstock-quarantined");
+        return names;
+    }
+
+    /// What a run did.
+    ///
+    /// @param wall    wall time from submission to the end
+    /// @param result  Flink's result (accumulators: steps and the most samples held, per stage)
+    /// @param parts   the committed result files
+    public record Result(Duration wall, JobExecutionResult result, List<Path> parts) {
+        /// Steps of stage `i`, all instances together.
+        public long steps(int i) {
+            Long v = result.getAccumulatorResult(StageOperator.stepsAccumulator(i));
+            return v == null ? 0 : v;
+        }
+
+        /// The most samples one instance of stage `i` held at once (batch and pending).
+        public int holdingMax(int i) {
+            Integer v = result.getAccumulatorResult(StageOperator.holdingAccumulator(i));
+            return v == null ? 0 : v;
+        }
+    }
+
+    /// Builds the job on `env`, runs it to the end and lists the committed result files.
+    public static <S> Result run(StreamExecutionEnvironment env, JobSpec<S> spec, List<S> samples, Path out, Options o, String jobName)
+            throws Exception {
+        build(env, spec, samples, out, o);
+        long t0 = System.nanoTime();
+        JobClient client = env.executeAsync(jobName);
+        JobExecutionResult r = client.getJobExecutionResult().get();
+        return new Result(Duration.ofNanos(System.nanoTime() - t0), r, parts(out));
+    }
+
+    /// The committed result files in `dir` (`part-*`), in name order.
+    public static List<Path> parts(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("part-")).sorted().toList();
+        }
+    }
+}

@@ -1,0 +1,207 @@
+package dev.penstock.flink;
+
+import dev.penstock.stage.Event;
+import dev.penstock.stage.StageBatch;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.accumulators.IntMaximum;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/// One chained stage as a Flink operator: it holds the stage's active batch and steps it.
+///
+/// ```
+///   processElement: decode → pending (waiting for room); while pending is full: yield to
+///                   the mailbox (steps run, room frees) — the operator never holds more than
+///                   its batch plus `pendingLimit` samples, and Flink's credit-based flow
+///                   control stops the upstream when it stops reading
+///   step (a mailbox mail, re-posted while there is work): admit what fits → step → emit
+///                   the samples that left (EXITED downstream, QUARANTINED to a side output)
+///   endInput:       yield until batch and pending are empty (checkpoints still run)
+///   snapshotState:  every held sample with its sub-stage and motion state, and the pending ones
+/// ```
+///
+/// Steps and checkpoints both run on the task's mailbox thread, so a checkpoint always sees a
+/// batch between two steps; a restored operator continues every sample exactly where it was.
+final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements OneInputStreamOperator<byte[], byte[]>, BoundedOneInput {
+    /// Quarantined samples (with a `quarantined` info entry) leave through this side output.
+    static final OutputTag<byte[]> QUARANTINE = new OutputTag<>("quarantine", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+
+    private final JobSpec<S> spec;
+    private final int index;
+    private final int pendingLimit;
+    private final transient MailboxExecutor mailbox;
+    private transient StageBatch<S> batch;
+    private transient ArrayDeque<S> pending;
+    private transient ListState<byte[]> heldState;
+    private transient ListState<byte[]> pendingState;
+    private transient boolean scheduled;
+    private transient boolean freed;
+    private transient List<Event<S>> events;
+    private transient IntMaximum holdingMax;
+    private transient LongCounter steps;
+
+    StageOperator(StreamOperatorParameters<byte[]> parameters, JobSpec<S> spec, int index, int pendingLimit) {
+        super(parameters);
+        this.spec = spec;
+        this.index = index;
+        this.pendingLimit = pendingLimit;
+        this.mailbox = parameters.getMailboxExecutor();
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        heldState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("held", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        pendingState = context.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("pending", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        batch = new StageBatch<>(spec.stages().get(index).create(), spec.sizer(), spec.capacity(index));
+        pending = new ArrayDeque<>();
+        events = new ArrayList<>();
+        freed = true;
+        if (context.isRestored()) {
+            for (byte[] h : heldState.get()) {
+                batch.restore(held(h));
+            }
+            for (byte[] p : pendingState.get()) {
+                pending.add(Bytes.decode(spec.codec(), p));
+            }
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        holdingMax = new IntMaximum();
+        steps = new LongCounter();
+        getRuntimeContext().addAccumulator(holdingAccumulator(index), holdingMax);
+        getRuntimeContext().addAccumulator(stepsAccumulator(index), steps);
+        if (!batch.isEmpty() || !pending.isEmpty()) {
+            schedule();
+        }
+    }
+
+    @Override
+    public void processElement(StreamRecord<byte[]> record) throws Exception {
+        pending.add(Bytes.decode(spec.codec(), record.getValue()));
+        holdingMax.add(batch.size() + pending.size());
+        schedule();
+        while (pending.size() > pendingLimit) {
+            mailbox.yield(); // run steps until room frees: backpressure, never a drop
+        }
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        while (!batch.isEmpty() || !pending.isEmpty()) {
+            mailbox.yield();
+        }
+    }
+
+    private void schedule() {
+        if (!scheduled) {
+            scheduled = true;
+            mailbox.execute(this::step, "step stage " + index);
+        }
+    }
+
+    private void step() throws Exception {
+        scheduled = false;
+        if (freed || batch.isEmpty()) { // room was freed: admit in order what fits now
+            freed = false;
+            List<S> waiting = new ArrayList<>(pending);
+            pending.clear();
+            pending.addAll(batch.admit(waiting, events::add));
+            emit();
+        }
+        if (!batch.isEmpty()) {
+            holdingMax.add(batch.size() + pending.size());
+            batch.step(events::add);
+            steps.add(1);
+            emit();
+        }
+        if (!batch.isEmpty() || !pending.isEmpty()) {
+            schedule();
+        }
+    }
+
+    private void emit() {
+        for (Event<S> e : events) {
+            if (e.kind() == Event.Kind.EXITED) {
+                output.collect(new StreamRecord<>(Bytes.encode(spec.codec(), e.sample())));
+            } else if (e.kind() == Event.Kind.QUARANTINED) {
+                output.collect(QUARANTINE, new StreamRecord<>(Bytes.encode(spec.codec(), e.sample())));
+            }
+            if (e.left()) {
+                freed = true;
+            }
+        }
+        events.clear();
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        List<byte[]> held = new ArrayList<>();
+        for (StageBatch.Held<S> h : batch.save()) {
+            held.add(held(h));
+        }
+        heldState.update(held);
+        List<byte[]> waiting = new ArrayList<>(pending.size());
+        for (S s : pending) {
+            waiting.add(Bytes.encode(spec.codec(), s));
+        }
+        pendingState.update(waiting);
+    }
+
+    private byte[] held(StageBatch.Held<S> h) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(b);
+        byte[] sample = Bytes.encode(spec.codec(), h.sample());
+        out.writeInt(h.status());
+        out.writeInt(sample.length);
+        out.write(sample);
+        out.writeInt(h.motion().length);
+        out.write(h.motion());
+        out.flush();
+        return b.toByteArray();
+    }
+
+    private StageBatch.Held<S> held(byte[] bytes) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+        int status = in.readInt();
+        byte[] sample = new byte[in.readInt()];
+        in.readFully(sample);
+        byte[] motion = new byte[in.readInt()];
+        in.readFully(motion);
+        return new StageBatch.Held<>(Bytes.decode(spec.codec(), sample), status, motion);
+    }
+
+    /// The name of the accumulator with the most samples an instance of stage `i` held at once.
+    static String holdingAccumulator(int i) {
+        return "penstock-stage-" + i + "-holding-max";
+    }
+
+    /// The name of the accumulator counting the steps of stage `i` (all instances).
+    static String stepsAccumulator(int i) {
+        return "penstock-stage-" + i + "-steps";
+    }
+}

@@ -1,0 +1,96 @@
+package dev.penstock.flink;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.stage.PipelineSpec;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.MemorySink;
+import dev.penstock.stage.Pipeline;
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+/// Small argon clusters and the reference results of the local runner, for the Flink tests.
+final class Argon {
+    static final String PIPELINE = "fire(fmax=0.01) + langevin(T=30, dt=4, steps=60) | nve(dt=4, steps=40) | fire2(fmax=0.02, steps=300)";
+    static final String LJ = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)";
+    static final long[] ROOM = {4, 120, 100_000};
+
+    private Argon() {
+    }
+
+    /// `count` clusters of 13–40 argon atoms: the fcc sites nearest the origin (3.8 Å apart) with
+    /// ±0.1 Å noise.
+    static List<AtomicSystem> clusters(int count, long seed) {
+        List<double[]> sites = new ArrayList<>();
+        double a = 3.8 * Math.sqrt(2);
+        for (int x = -3; x <= 3; x++) {
+            for (int y = -3; y <= 3; y++) {
+                for (int z = -3; z <= 3; z++) {
+                    if (((x + y + z) & 1) == 0) {
+                        sites.add(new double[] {x * a / 2, y * a / 2, z * a / 2});
+                    }
+                }
+            }
+        }
+        sites.sort(Comparator.comparingDouble(p -> p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + 1e-9 * p[0] + 1e-12 * p[1]));
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<AtomicSystem> out = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            int n = 13 + rnd.nextInt(28);
+            double[] r = new double[3 * n];
+            for (int i = 0; i < n; i++) {
+                for (int c = 0; c < 3; c++) {
+                    r[3 * i + c] = sites.get(i)[c] + rnd.nextDouble(-0.1, 0.1);
+                }
+            }
+            double[] m = new double[n];
+            Arrays.fill(m, 39.948);
+            int[] z = new int[n];
+            Arrays.fill(z, 18);
+            out.add(new AtomicSystem(k, r, m, z, Cell.free()));
+        }
+        return out;
+    }
+
+    /// id → "positions | energy" of finished systems.
+    static Map<Long, String> outcomes(List<AtomicSystem> systems) {
+        Map<Long, String> out = new TreeMap<>();
+        for (AtomicSystem s : systems) {
+            if (out.put(s.id(), Arrays.toString(s.positions()) + " | " + s.energy()) != null) {
+                throw new AssertionError("system " + s.id() + " delivered twice");
+            }
+        }
+        return out;
+    }
+
+    /// The local runner's results for `systems`.
+    static Map<Long, String> local(List<AtomicSystem> systems, long seed) {
+        MemorySink<AtomicSystem> sink = MemorySink.unbounded("local");
+        try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(PIPELINE), PipelineSpec.potential(LJ), seed)
+                .sizer(Systems.withListRadius(8.5)).batchCapacity(Capacity.of(ROOM)).samples(systems).results(sink)) {
+            p.run();
+        }
+        return outcomes(sink.samples());
+    }
+
+    /// Every system in the committed result files under `dir`.
+    static List<AtomicSystem> read(Path dir) throws Exception {
+        List<AtomicSystem> out = new ArrayList<>();
+        for (Path part : FlinkRunner.parts(dir)) {
+            try (BufferedReader in = Files.newBufferedReader(part)) {
+                out.addAll(ExtXyz.read(in, part));
+            }
+        }
+        return out;
+    }
+}
