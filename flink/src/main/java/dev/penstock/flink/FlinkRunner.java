@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -94,6 +95,13 @@ public final class FlinkRunner {
         Configuration conf = new Configuration();
         configure(conf, o);
         env.configure(conf);
+        if (!o.checkpointInterval().isZero()) {
+            env.enableCheckpointing(o.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+            // a backpressured stage stops reading its input (that is the backpressure), so an
+            // aligned barrier would wait behind every record in flight to it; unaligned barriers
+            // overtake them and the records in flight are stored with the checkpoint
+            env.getCheckpointConfig().enableUnalignedCheckpoints();
+        }
         List<String> names = new ArrayList<>();
         for (JobSpec.StageFactory<S> f : spec.stages()) {
             Stage<S> probe = f.create(); // fails here, on the client, if the stage cannot be made
@@ -150,6 +158,12 @@ public final class FlinkRunner {
         /// Steps of stage `i`, all instances together.
         public long steps(int i) {
             Long v = result.getAccumulatorResult(StageOperator.stepsAccumulator(i));
+            return v == null ? 0 : v;
+        }
+
+        /// Instances of stage `i` that started from a checkpoint (in the attempt that finished).
+        public int restored(int i) {
+            Integer v = result.getAccumulatorResult(StageOperator.restoredAccumulator(i));
             return v == null ? 0 : v;
         }
 

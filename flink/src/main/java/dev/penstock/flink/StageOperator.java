@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.accumulators.IntCounter;
 import org.apache.flink.api.common.accumulators.IntMaximum;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.operators.MailboxExecutor;
@@ -57,6 +58,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     private transient List<Event<S>> events;
     private transient IntMaximum holdingMax;
     private transient LongCounter steps;
+    private transient boolean restored;
 
     StageOperator(StreamOperatorParameters<byte[]> parameters, JobSpec<S> spec, int index, int pendingLimit) {
         super(parameters);
@@ -77,7 +79,8 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         pending = new ArrayDeque<>();
         events = new ArrayList<>();
         freed = true;
-        if (context.isRestored()) {
+        restored = context.isRestored();
+        if (restored) {
             for (byte[] h : heldState.get()) {
                 batch.restore(held(h));
             }
@@ -94,6 +97,8 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         steps = new LongCounter();
         getRuntimeContext().addAccumulator(holdingAccumulator(index), holdingMax);
         getRuntimeContext().addAccumulator(stepsAccumulator(index), steps);
+        IntCounter restoredCount = new IntCounter(restored ? 1 : 0);
+        getRuntimeContext().addAccumulator(restoredAccumulator(index), restoredCount);
         if (!batch.isEmpty() || !pending.isEmpty()) {
             schedule();
         }
@@ -198,6 +203,12 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     /// The name of the accumulator with the most samples an instance of stage `i` held at once.
     static String holdingAccumulator(int i) {
         return "penstock-stage-" + i + "-holding-max";
+    }
+
+    /// The name of the accumulator counting the instances of stage `i` that started from a
+    /// checkpoint (in the attempt that finished).
+    static String restoredAccumulator(int i) {
+        return "penstock-stage-" + i + "-restored";
     }
 
     /// The name of the accumulator counting the steps of stage `i` (all instances).
