@@ -69,6 +69,17 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
+            + "embedded MiniCluster; results committed exactly once per checkpoint)")
+    String runner;
+
+    @Option(names = "--parallelism", defaultValue = "1", description = "with --runner flink: instances of each stage (default: ${DEFAULT-VALUE})")
+    int parallelism;
+
+    @Option(names = "--checkpoint-interval", defaultValue = "1000", description = "with --runner flink: ms between checkpoints "
+            + "(default: ${DEFAULT-VALUE}; 0: none)")
+    long checkpointMs;
+
     @Option(names = "--debug", description = "print buffer populations per step at the end")
     boolean debug;
 
@@ -115,6 +126,25 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         PrintStream po = System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
+        if (runner.equalsIgnoreCase("flink")) {
+            if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
+                throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
+            }
+            if (parallelism < 1 || checkpointMs < 0) {
+                throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
+                        + parallelism + ", " + checkpointMs);
+            }
+            long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
+            try {
+                return FlinkSimulation.run(po, systems, pipeline, potential, seed, new long[] {maxSystems, maxAtoms, edges}, parallelism,
+                        java.time.Duration.ofMillis(checkpointMs), out);
+            } catch (IllegalArgumentException e) {
+                System.err.println("penstock simulate: " + e.getMessage());
+                return 2;
+            }
+        } else if (!runner.equalsIgnoreCase("local")) {
+            throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
+        }
         StageProgress progress = StageProgress.start(stages.size(), systems.size());
         Hook<AtomicSystem> history = new Hook<>() {
             @Override

@@ -80,6 +80,28 @@ class SimulateCommandTest {
         assertThat(r.output()).contains("same 24");
     }
 
+    private static java.util.Map<Long, String> positions(Path xyz) throws Exception {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        try (var in = java.nio.file.Files.newBufferedReader(xyz)) {
+            for (var s : dev.penstock.atoms.io.ExtXyz.read(in, xyz)) {
+                out.put(s.id(), java.util.Arrays.toString(s.positions()) + " " + s.energy());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theFlinkRunnerWritesWhatTheLocalRunnerWrites() throws Exception {
+        Path local = dir.resolve("local.xyz");
+        Path flink = dir.resolve("flink.xyz");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", local.toString(), "--max-atoms", "500");
+        String out = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", flink.toString(),
+                "--max-atoms", "500", "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "200");
+        assertThat(out).contains("24 of 24 systems finished on Flink");
+        assertThat(positions(flink)).hasSize(24).isEqualTo(positions(local));
+        assertThat(dir.resolve("flink.xyz.parts")).as("the committed parts were joined and removed").doesNotExist();
+    }
+
     @Test
     void badPipelinesArePointedOutBeforeAnythingRuns() {
         Path xyz = dir.resolve("never.xyz");

@@ -161,6 +161,12 @@ public final class FlinkRunner {
             return v == null ? 0 : v;
         }
 
+        /// Σ over the steps of stage `i` of its batches' size in dimension `d` (atoms: atom-steps).
+        public long sizeSteps(int i, int d) {
+            Long v = result.getAccumulatorResult(StageOperator.sizeStepsAccumulator(i, d));
+            return v == null ? 0 : v;
+        }
+
         /// Instances of stage `i` that started from a checkpoint (in the attempt that finished).
         public int restored(int i) {
             Integer v = result.getAccumulatorResult(StageOperator.restoredAccumulator(i));

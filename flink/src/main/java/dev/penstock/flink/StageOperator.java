@@ -58,6 +58,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     private transient List<Event<S>> events;
     private transient IntMaximum holdingMax;
     private transient LongCounter steps;
+    private transient LongCounter[] sizeSteps;
     private transient boolean restored;
 
     StageOperator(StreamOperatorParameters<byte[]> parameters, JobSpec<S> spec, int index, int pendingLimit) {
@@ -97,6 +98,11 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         steps = new LongCounter();
         getRuntimeContext().addAccumulator(holdingAccumulator(index), holdingMax);
         getRuntimeContext().addAccumulator(stepsAccumulator(index), steps);
+        sizeSteps = new LongCounter[spec.sizer().dimensions().size()];
+        for (int d = 0; d < sizeSteps.length; d++) {
+            sizeSteps[d] = new LongCounter();
+            getRuntimeContext().addAccumulator(sizeStepsAccumulator(index, d), sizeSteps[d]);
+        }
         IntCounter restoredCount = new IntCounter(restored ? 1 : 0);
         getRuntimeContext().addAccumulator(restoredAccumulator(index), restoredCount);
         if (!batch.isEmpty() || !pending.isEmpty()) {
@@ -107,6 +113,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     @Override
     public void processElement(StreamRecord<byte[]> record) throws Exception {
         pending.add(Bytes.decode(spec.codec(), record.getValue()));
+        freed = true; // a newcomer may fit the room there is
         holdingMax.add(batch.size() + pending.size());
         schedule();
         while (pending.size() > pendingLimit) {
@@ -130,7 +137,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
 
     private void step() throws Exception {
         scheduled = false;
-        if (freed || batch.isEmpty()) { // room was freed: admit in order what fits now
+        if (freed || batch.isEmpty()) { // room was freed or a sample arrived: admit in order what fits now
             freed = false;
             List<S> waiting = new ArrayList<>(pending);
             pending.clear();
@@ -139,6 +146,9 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         }
         if (!batch.isEmpty()) {
             holdingMax.add(batch.size() + pending.size());
+            for (int d = 0; d < sizeSteps.length; d++) {
+                sizeSteps[d].add(batch.used(d));
+            }
             batch.step(events::add);
             steps.add(1);
             emit();
@@ -209,6 +219,12 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     /// checkpoint (in the attempt that finished).
     static String restoredAccumulator(int i) {
         return "penstock-stage-" + i + "-restored";
+    }
+
+    /// The name of the accumulator summing, over the steps of stage `i`, the batch's size in
+    /// dimension `d` (for atoms and d = 1: atom-steps).
+    static String sizeStepsAccumulator(int i, int d) {
+        return "penstock-stage-" + i + "-size-steps-" + d;
     }
 
     /// The name of the accumulator counting the steps of stage `i` (all instances).
