@@ -1,0 +1,79 @@
+package dev.penstock.flink;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/// `penstock simulate` as a job for a standalone Flink cluster, from the job jar
+/// (`flink/target/penstock-flink-*-job.jar`, which carries Penstock but not Flink):
+///
+/// ```
+///   flink run -c dev.penstock.flink.SimulateJob penstock-flink-0.1.0-SNAPSHOT-job.jar \
+///       --input systems.xyz --out /shared/results \
+///       --pipeline "fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) | nve(dt=1, steps=1000)" \
+///       --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" [--parallelism 2] \
+///       [--checkpoint-interval 1000] [--max-atoms 4096] [--max-systems 256] [--max-edges N] [--seed 0]
+/// ```
+///
+/// The client reads `--input` and ships the systems with the job; `--out` must be a folder every
+/// task manager can write (results appear there as `part-*.xyz` per completed checkpoint).
+/// Checkpoint storage and restart strategy come from the cluster's configuration, as usual.
+public final class SimulateJob {
+    private static final Set<String> KEYS = Set.of("input", "out", "pipeline", "potential", "parallelism", "checkpoint-interval",
+            "max-atoms", "max-systems", "max-edges", "seed");
+
+    private SimulateJob() {
+    }
+
+    /// Parses `--key value` pairs; unknown keys and missing values are errors naming the option.
+    static Map<String, String> options(String[] args) {
+        Map<String, String> o = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (!a.startsWith("--") || !KEYS.contains(a.substring(2))) {
+                throw new IllegalArgumentException("unknown option '" + a + "' (options: --" + String.join(", --", KEYS) + ")");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option '" + a + "' needs a value");
+            }
+            o.put(a.substring(2), args[++i]);
+        }
+        for (String required : List.of("input", "out", "pipeline", "potential")) {
+            if (!o.containsKey(required)) {
+                throw new IllegalArgumentException("missing option '--" + required + "'");
+            }
+        }
+        return o;
+    }
+
+    /// Builds the job from `args` on `env` (without running it); returns its stage names.
+    static List<String> build(StreamExecutionEnvironment env, String[] args) throws Exception {
+        Map<String, String> o = options(args);
+        Path input = Path.of(o.get("input"));
+        List<AtomicSystem> systems;
+        try (BufferedReader in = Files.newBufferedReader(input)) {
+            systems = ExtXyz.read(in, input);
+        }
+        long[] room = {Long.parseLong(o.getOrDefault("max-systems", "256")), Long.parseLong(o.getOrDefault("max-atoms", "4096")),
+            Long.parseLong(o.getOrDefault("max-edges", Long.toString(Long.MAX_VALUE)))};
+        FlinkRunner.Options options = new FlinkRunner.Options(Integer.parseInt(o.getOrDefault("parallelism", "1")),
+                Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, 3);
+        JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), Long.parseLong(o.getOrDefault("seed", "0")), room);
+        return FlinkRunner.build(env, spec, systems, Path.of(o.get("out")), options);
+    }
+
+    /// Entry point for `flink run`.
+    public static void main(String[] args) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        build(env, args);
+        env.execute("penstock simulate");
+    }
+}
