@@ -126,6 +126,67 @@ public final class InflightBench {
         return f;
     }
 
+    /// The same in-flight relaxation as a Flink job on a local MiniCluster (one stage, parallelism
+    /// 1 and 2, no checkpoints), against the local runner, same run. A one-cluster job measures
+    /// what a Flink job costs before any work (cluster start, deployment).
+    public Map<String, String> runFlink() throws Exception {
+        inflight(systems()); // JIT warm-up
+        Map<Long, Double> local = new HashMap<>();
+        long t0 = System.nanoTime();
+        inflight(systems(), local, 1);
+        double wallLocal = (System.nanoTime() - t0) / 1e9;
+        double fixed = flink(List.of(systems().getFirst()), 1, new HashMap<>());
+        Map<Long, Double> e1 = new HashMap<>();
+        double wall1 = flink(systems(), 1, e1);
+        Map<Long, Double> e2 = new HashMap<>();
+        double wall2 = flink(systems(), 2, e2);
+        double diff = 0;
+        for (Map.Entry<Long, Double> e : local.entrySet()) {
+            diff = Math.max(diff, Math.abs(e.getValue() - e1.get(e.getKey())));
+            diff = Math.max(diff, Math.abs(e.getValue() - e2.get(e.getKey())));
+        }
+        out.printf(Locale.ROOT, "local %.2f s; Flink parallelism 1 %.2f s, 2 %.2f s; a one-cluster Flink job %.2f s%n", wallLocal, wall1,
+                wall2, fixed);
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("clusters", Integer.toString(clusters));
+        f.put("wall_local_s", String.format(Locale.ROOT, "%.3f", wallLocal));
+        f.put("wall_flink_s", String.format(Locale.ROOT, "%.3f", wall1));
+        f.put("wall_flink_p2_s", String.format(Locale.ROOT, "%.3f", wall2));
+        f.put("flink_fixed_cost_s", String.format(Locale.ROOT, "%.3f", fixed));
+        f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
+        f.put("ratio_flink_p2_vs_local", String.format(Locale.ROOT, "%.3f", wall2 / wallLocal));
+        f.put("ratio_flink_vs_local", String.format(Locale.ROOT, "%.3f", wall1 / wallLocal));
+        return f;
+    }
+
+    /// Wall time of the relaxation as a Flink job at `parallelism`; final energies into `energy`.
+    private double flink(List<AtomicSystem> systems, int parallelism, Map<Long, Double> energy) throws Exception {
+        java.nio.file.Path out = java.nio.file.Files.createTempDirectory("penstock-inflight-flink");
+        try {
+            var spec = dev.penstock.flink.AtomsJob.spec("fire(fmax=" + FMAX + ", steps=" + BUDGET + ")", "lj(epsilon=1, sigma=1, cutoff=2.5)",
+                    0, new long[] {Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE});
+            var options = new dev.penstock.flink.FlinkRunner.Options(parallelism, java.time.Duration.ZERO, 4, 0);
+            long t0 = System.nanoTime();
+            var env = dev.penstock.flink.FlinkRunner.localEnvironment(parallelism, options);
+            var r = dev.penstock.flink.FlinkRunner.run(env, spec, systems, out, options, "bench inflight");
+            double wall = (System.nanoTime() - t0) / 1e9;
+            for (java.nio.file.Path p : r.parts()) {
+                try (var in = java.nio.file.Files.newBufferedReader(p)) {
+                    for (AtomicSystem s : dev.penstock.atoms.io.ExtXyz.read(in, p)) {
+                        energy.put(s.id(), s.energy());
+                    }
+                }
+            }
+            return wall;
+        } finally {
+            try (var files = java.nio.file.Files.walk(out)) {
+                for (java.nio.file.Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.delete(p);
+                }
+            }
+        }
+    }
+
     private Summary<AtomicSystem> inflight(List<AtomicSystem> systems) {
         return inflight(systems, new HashMap<>(), 1);
     }

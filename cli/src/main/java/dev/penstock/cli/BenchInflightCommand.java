@@ -16,9 +16,19 @@ public final class BenchInflightCommand implements Callable<Integer> {
     @Option(names = "--max-atoms", defaultValue = "2000", description = "atoms per batch, the budget (default: ${DEFAULT-VALUE})")
     long maxAtoms;
 
+    @Option(names = "--runner", defaultValue = "local", description = "local: in-flight vs static batches; flink: the in-flight "
+            + "relaxation as a Flink job against the local runner (default: ${DEFAULT-VALUE})")
+    String runner;
+
     @Override
-    public Integer call() {
-        Figures.print(new InflightBench(System.out, clusters, maxAtoms).run(), System.out);
+    public Integer call() throws Exception {
+        InflightBench bench = new InflightBench(System.out, clusters, maxAtoms);
+        switch (runner) {
+            case "local" -> Figures.print(bench.run(), System.out);
+            case "flink" -> Figures.print(bench.runFlink(), System.out);
+            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "option '--runner': expected local or flink, got '" + runner + "'");
+        }
         return 0;
     }
 }

@@ -128,6 +128,12 @@ class MainTest {
     }
 
     @Test
+    void theInflightBenchmarkOnFlinkReportsItsRatioToTheLocalRunner() {
+        String out = run(0, "bench", "inflight", "--runner", "flink", "--clusters", "8", "--max-atoms", "400");
+        assertThat(out).contains("ratio_flink_vs_local: ").contains("flink_fixed_cost_s: ").contains("max_energy_diff: 0.00");
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer").contains("inflight");
