@@ -1,0 +1,61 @@
+package dev.penstock.flink;
+
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.stage.PipelineSpec;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/// The argon Lennard-Jones made slower by `sleepMs` per system evaluation (a slow device), and
+/// optionally failing once, with an Error, at its first evaluation after a test has `ARMED` it
+/// (a lost device: an Error is not quarantined, it fails the task). Flags are static: the
+/// tests' MiniClusters share the JVM.
+final class SlowLj implements Model {
+    static final AtomicLong CALLS = new AtomicLong();
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static final AtomicBoolean ARMED = new AtomicBoolean();
+
+    private final Model lj = PipelineSpec.potential(Argon.LJ).get();
+    private final long sleepMs;
+    private final boolean failOnce;
+
+    SlowLj(long sleepMs, boolean failOnce) {
+        this.sleepMs = sleepMs;
+        this.failOnce = failOnce;
+    }
+
+    /// Resets the counters (before a test that reads them).
+    static void reset() {
+        CALLS.set(0);
+        FAILED.set(false);
+        ARMED.set(false);
+    }
+
+    @Override
+    public void compute(AtomicSystem s) {
+        CALLS.incrementAndGet();
+        if (failOnce && ARMED.get() && FAILED.compareAndSet(false, true)) {
+            throw new Error("injected failure (a lost device)");
+        }
+        try {
+            Thread.sleep(sleepMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        lj.compute(s);
+    }
+
+    @Override
+    public void forget(long id) {
+        lj.forget(id);
+    }
+
+    /// The argon job spec with stage `index` evaluated by a `SlowLj(sleepMs, failOnce)`.
+    static JobSpec<AtomicSystem> spec(long[] room, int index, long sleepMs, boolean failOnce) {
+        JobSpec<AtomicSystem> plain = AtomsJob.spec(Argon.PIPELINE, Argon.LJ, 5, room);
+        java.util.List<JobSpec.StageFactory<AtomicSystem>> stages = new java.util.ArrayList<>(plain.stages());
+        stages.set(index, () -> PipelineSpec.stage(PipelineSpec.parse(Argon.PIPELINE).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
+        return new JobSpec<>(stages, plain.sizer(), plain.codec(), plain.capacities(), plain.format());
+    }
+}
