@@ -4,6 +4,7 @@ import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.potential.PairPotential;
+import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -149,9 +150,11 @@ public final class SimulateCommand implements Callable<Integer> {
         Hook<AtomicSystem> history = new Hook<>() {
             @Override
             public void onEvent(int stage, Event<AtomicSystem> e) {
-                AtomicSystem s = e.sample();
-                String entry = e.kind() == Event.Kind.QUARANTINED ? e.method() + ":quarantined" : e.method() + ":" + e.steps();
-                s.info().merge("stages", entry, (a, b) -> a + "," + b);
+                if (e.kind() == Event.Kind.QUARANTINED) {
+                    History.quarantined(e.sample(), e.method(), e.diagnosis());
+                } else {
+                    History.graduated(e.sample(), e.method(), e.steps());
+                }
                 if (e.left()) {
                     progress.left(stage);
                 }

@@ -84,7 +84,7 @@ class SimulateCommandTest {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
         try (var in = java.nio.file.Files.newBufferedReader(xyz)) {
             for (var s : dev.penstock.atoms.io.ExtXyz.read(in, xyz)) {
-                out.put(s.id(), java.util.Arrays.toString(s.positions()) + " " + s.energy());
+                out.put(s.id(), java.util.Arrays.toString(s.positions()) + " " + s.energy() + " " + s.info().get("stages"));
             }
         }
         return out;

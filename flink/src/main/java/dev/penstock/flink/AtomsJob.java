@@ -1,6 +1,7 @@
 package dev.penstock.flink;
 
 import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.SystemCodec;
 import dev.penstock.atoms.stage.Systems;
@@ -33,7 +34,20 @@ public final class AtomsJob {
             factories.add(() -> PipelineSpec.stage(PipelineSpec.parse(pipeline).get(index), PipelineSpec.potential(potential), seed));
             rooms.add(room.clone());
         }
-        return new JobSpec<>(factories, new Sizes(cutoff), new Codec(), rooms, (s, out) -> ExtXyz.write(out, List.of(s)));
+        return new JobSpec<>(factories, new Sizes(cutoff), new Codec(), rooms, (s, out) -> ExtXyz.write(out, List.of(s)), new Notes());
+    }
+
+    /// The stage history and quarantine diagnoses in each system's info (`History`).
+    static final class Notes implements JobSpec.Notes<AtomicSystem> {
+        @Override
+        public void graduated(AtomicSystem s, String method, long steps) {
+            History.graduated(s, method, steps);
+        }
+
+        @Override
+        public void quarantined(AtomicSystem s, String method, String diagnosis) {
+            History.quarantined(s, method, diagnosis);
+        }
     }
 
     /// `Systems` sizes (systems, atoms, edges within `listRadius`), serializable.

@@ -18,9 +18,10 @@ import java.util.List;
 /// @param codec      samples to bytes and back (between operators, in checkpoints)
 /// @param capacities each stage's batch room (as `Capacity.of` limits)
 /// @param format     how a finished sample is written to a result file
+/// @param notes      how a sample records what happened to it (stage history, quarantine)
 /// @param <S>        the sample type
 public record JobSpec<S>(List<StageFactory<S>> stages, SerializableSizer<S> sizer, SerializableCodec<S> codec,
-                         List<long[]> capacities, Format<S> format) implements Serializable {
+                         List<long[]> capacities, Format<S> format, Notes<S> notes) implements Serializable {
 
     /// Validates the shape.
     public JobSpec {
@@ -50,6 +51,29 @@ public record JobSpec<S>(List<StageFactory<S>> stages, SerializableSizer<S> size
 
     /// A codec that travels with the job.
     public interface SerializableCodec<S> extends Codec<S>, Serializable {
+    }
+
+    /// Records on a sample what happened to it: `graduated(sample, method, steps)` once per
+    /// sub-stage it finished, `quarantined(sample, method, diagnosis)` when it was removed.
+    public interface Notes<S> extends Serializable {
+        /// The sample finished sub-stage `method` after `steps` steps.
+        void graduated(S sample, String method, long steps);
+
+        /// The sample was quarantined in sub-stage `method` for `diagnosis`.
+        void quarantined(S sample, String method, String diagnosis);
+
+        /// Notes that record nothing.
+        static <S> Notes<S> none() {
+            return new Notes<>() {
+                @Override
+                public void graduated(S sample, String method, long steps) {
+                }
+
+                @Override
+                public void quarantined(S sample, String method, String diagnosis) {
+                }
+            };
+        }
     }
 
     /// Writes one finished sample to a result file.

@@ -56,6 +56,6 @@ final class SlowLj implements Model {
         JobSpec<AtomicSystem> plain = AtomsJob.spec(Argon.PIPELINE, Argon.LJ, 5, room);
         java.util.List<JobSpec.StageFactory<AtomicSystem>> stages = new java.util.ArrayList<>(plain.stages());
         stages.set(index, () -> PipelineSpec.stage(PipelineSpec.parse(Argon.PIPELINE).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
-        return new JobSpec<>(stages, plain.sizer(), plain.codec(), plain.capacities(), plain.format());
+        return new JobSpec<>(stages, plain.sizer(), plain.codec(), plain.capacities(), plain.format(), plain.notes());
     }
 }
