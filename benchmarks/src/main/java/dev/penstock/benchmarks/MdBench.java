@@ -76,15 +76,28 @@ public final class MdBench {
                 run             100
                 """.formatted(cells, cells, cells));
         for (int t : threads) {
+            // each side three times, the median counts (runs of 0.1–2 s on a shared machine
+            // wander by ±20%); Penstock warms up three times on the same workload first
             List<Double> lammpsEnergy = new ArrayList<>();
-            double lammpsLoopS = runLammps(t, lammpsEnergy);
-            AtomicSystem warm = LammpsData.read(dir.resolve("start.data"), 1);
-            simulate(warm, null, t); // JIT warm-up on the same workload
-            AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 2);
+            double[] lammpsRuns = new double[REPEATS];
+            for (int k = 0; k < REPEATS; k++) {
+                lammpsEnergy.clear();
+                lammpsRuns[k] = runLammps(t, lammpsEnergy);
+            }
+            double lammpsLoopS = median(lammpsRuns);
+            for (int k = 0; k < REPEATS; k++) {
+                simulate(LammpsData.read(dir.resolve("start.data"), 1), null, t);
+            }
+            AtomicSystem s = null;
             double[] energy = new double[101];
-            long t0 = System.nanoTime();
-            simulate(s, energy, t);
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            double[] runs = new double[REPEATS];
+            for (int k = 0; k < REPEATS; k++) {
+                s = LammpsData.read(dir.resolve("start.data"), 2);
+                long t0 = System.nanoTime();
+                simulate(s, energy, t);
+                runs[k] = (System.nanoTime() - t0) / 1e9;
+            }
+            double seconds = median(runs);
             int n = s.atoms();
             double maxRel = 0;
             for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
@@ -92,8 +105,9 @@ public final class MdBench {
             }
             double mine = n * 100 / seconds;
             double theirs = n * 100 / lammpsLoopS;
-            out.printf(Locale.ROOT, "%d atoms, 100 steps, %d thread(s) / process(es): Penstock %.3f s (%.3g atom-steps/s), "
-                    + "LAMMPS %.3f s (%.3g atom-steps/s)%n", n, t, seconds, mine, lammpsLoopS, theirs);
+            out.printf(Locale.ROOT, "%d atoms, 100 steps, %d thread(s) / process(es), median of %d: Penstock %.3f s (%.3g atom-steps/s; "
+                    + "runs %s), LAMMPS %.3f s (%.3g atom-steps/s; runs %s)%n", n, t, REPEATS, seconds, mine, seconds(runs), lammpsLoopS, theirs,
+                    seconds(lammpsRuns));
             String k = t == 1 ? "" : "_" + t + "t";
             m.put("atoms", Integer.toString(n));
             m.put("atom_steps_per_s" + k, String.format(Locale.ROOT, "%.4g", mine));
@@ -102,6 +116,22 @@ public final class MdBench {
             m.put("max_rel_energy_diff_vs_lammps" + k, String.format(Locale.ROOT, "%.3e", maxRel));
         }
         return m;
+    }
+
+    private static final int REPEATS = 3;
+
+    private static String seconds(double[] xs) {
+        StringBuilder sb = new StringBuilder();
+        for (double x : xs) {
+            sb.append(sb.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3f", x));
+        }
+        return sb.toString();
+    }
+
+    private static double median(double[] xs) {
+        double[] c = xs.clone();
+        java.util.Arrays.sort(c);
+        return c[c.length / 2];
     }
 
     /// Runs LAMMPS on `procs` processes; fills its total energy per step; returns its loop time.

@@ -205,7 +205,7 @@ public final class NeighborList {
             wz[q] = r[3 * i + 2] - cell.translation(image[3 * i], image[3 * i + 1], image[3 * i + 2], 2);
         }
         Cells g = new Cells(s, rl * rl, cell, nc, cellOf, image, cellStart, sorted, wx, wy, wz);
-        if (threads <= 1 || n < 4096) {
+        if (threads <= 1 || n < 1024) {
             scan(g, 0, n, main);
             return;
         }
