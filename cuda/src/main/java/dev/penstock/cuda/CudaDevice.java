@@ -1,0 +1,179 @@
+package dev.penstock.cuda;
+
+import dev.penstock.device.Device;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
+import dev.penstock.memory.DType;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/// One CUDA device (`cuda:N`) behind the engine's `Device` contract, on its primary context.
+///
+/// Device memory comes from `newArena` as `Block`s whose segments hold *device* addresses: the
+/// host must never read them (`isHostMemory()` is false); streams copy between them and host
+/// blocks (`Stream.copy` picks the direction by asking this device which addresses are its own).
+/// Host memory for fast copies is pinned: back a `StagingPool` with `pinned()`.
+///
+/// Threading: thread-safe; every driver call is made after making the context current on the
+/// calling thread.
+public final class CudaDevice implements Device {
+    private final CudaDriver driver;
+    private final int ordinal;
+    private final int device;
+    private final MemorySegment context;
+    private final String name;
+    private final List<CudaStream> streams = new ArrayList<>();
+    private final List<Arena> arenas = new ArrayList<>();
+    private final Map<Long, Long> allocations = new ConcurrentHashMap<>(); // device address -> bytes
+    private boolean closed;
+
+    private CudaDevice(CudaDriver driver, int ordinal) {
+        this.driver = driver;
+        this.ordinal = ordinal;
+        this.device = driver.deviceGet(ordinal);
+        this.context = driver.primaryContext(device);
+        driver.setCurrent(context);
+        this.name = "cuda:" + ordinal + " (" + driver.deviceName(device) + ")";
+    }
+
+    /// Device `ordinal`, or an `IllegalStateException` saying why CUDA cannot be used here.
+    public static CudaDevice open(int ordinal) {
+        CudaDriver.Probe p = CudaDriver.probe();
+        if (!p.usable()) {
+            throw new IllegalStateException("cuda:" + ordinal + " is not available: " + p.reason());
+        }
+        if (ordinal < 0 || ordinal >= p.devices()) {
+            throw new IllegalStateException("cuda:" + ordinal + " does not exist: the driver sees " + p.devices() + " device(s)");
+        }
+        return new CudaDevice(p.driver().orElseThrow(), ordinal);
+    }
+
+    /// Makes this device's context current on the calling thread (before driver calls).
+    void enter() {
+        driver.setCurrent(context);
+    }
+
+    CudaDriver driver() {
+        return driver;
+    }
+
+    /// Whether `segment` lies in memory this device allocated.
+    boolean owns(MemorySegment segment) {
+        long a = segment.address();
+        for (Map.Entry<Long, Long> e : allocations.entrySet()) {
+            if (a >= e.getKey() && a < e.getKey() + e.getValue()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /// The device's index.
+    public int ordinal() {
+        return ordinal;
+    }
+
+    @Override
+    public synchronized Stream newStream(String streamName) {
+        check();
+        enter();
+        CudaStream s = new CudaStream(this, streamName, driver.streamCreate());
+        streams.add(s);
+        return s;
+    }
+
+    @Override
+    public synchronized BlockArena newArena(String arenaName) {
+        check();
+        Arena a = new Arena(arenaName);
+        arenas.add(a);
+        return a;
+    }
+
+    /// A `StagingPool.Backing` of page-locked host memory on this device's context.
+    public PinnedBacking pinned() {
+        return new PinnedBacking(this);
+    }
+
+    @Override
+    public boolean isHostMemory() {
+        return false;
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        enter();
+        for (CudaStream s : streams) {
+            s.destroy();
+        }
+        for (Arena a : arenas) {
+            a.close();
+        }
+        driver.releasePrimaryContext(device);
+    }
+
+    /// Device memory: each block one `cuMemAlloc`, freed with the arena.
+    private final class Arena implements BlockArena {
+        private final String name;
+        private final List<Long> pointers = new ArrayList<>();
+        private long bytes;
+
+        Arena(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public synchronized Block allocate(DType dtype, long... shape) {
+            long size = Math.multiplyExact(Block.elementCount(shape), (long) dtype.byteSize());
+            enter();
+            long p = driver.memAlloc(Math.max(1, size));
+            pointers.add(p);
+            allocations.put(p, Math.max(1, size));
+            bytes += size;
+            return Block.wrap(MemorySegment.ofAddress(p).reinterpret(size), dtype, this, shape);
+        }
+
+        @Override
+        public synchronized long allocatedBytes() {
+            return bytes;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (pointers.isEmpty()) {
+                return;
+            }
+            enter();
+            for (long p : pointers) {
+                allocations.remove(p);
+                driver.memFree(p);
+            }
+            pointers.clear();
+            bytes = 0;
+        }
+    }
+}

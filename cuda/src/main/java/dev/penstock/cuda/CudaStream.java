@@ -1,0 +1,188 @@
+package dev.penstock.cuda;
+
+import dev.penstock.device.Device;
+import dev.penstock.device.DeviceException;
+import dev.penstock.device.Event;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/// A CUDA stream. Copies and kernels are enqueued on the GPU; `launch(op)` runs Java on the
+/// driver's host-callback thread in stream order (`cuLaunchHostFunc`; such an op must not call
+/// CUDA). A failing host op makes the stream sticky-failed: later host ops are skipped and the
+/// failure is raised, naming the op, by `synchronize()` or by `await()` of an event recorded
+/// after it. (GPU work already enqueued still runs; its results are not to be trusted then.)
+public final class CudaStream implements Stream {
+    private static final Map<Long, Runnable> HOST_OPS = new ConcurrentHashMap<>();
+    private static final AtomicLong NEXT_OP = new AtomicLong(1);
+    private static final MemorySegment HOST_FN;
+
+    static {
+        try {
+            HOST_FN = Linker.nativeLinker().upcallStub(MethodHandles.lookup().findStatic(CudaStream.class, "runHostOp",
+                    MethodType.methodType(void.class, MemorySegment.class)), CudaDriver.hostFunction(), Arena.global());
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final CudaDevice device;
+    private final String name;
+    private final MemorySegment handle;
+    private final AtomicLong enqueued = new AtomicLong();
+    private volatile DeviceException failure;
+    private volatile long failedAt = Long.MAX_VALUE;
+
+    CudaStream(CudaDevice device, String name, MemorySegment handle) {
+        this.device = device;
+        this.name = name;
+        this.handle = handle;
+    }
+
+    /// Called by the driver's host-callback thread: runs the op registered under `key`.
+    private static void runHostOp(MemorySegment key) {
+        Runnable r = HOST_OPS.remove(key.address());
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    MemorySegment handle() {
+        return handle;
+    }
+
+    @Override
+    public void launch(String opName, Op op) {
+        long seq = enqueued.incrementAndGet();
+        long key = NEXT_OP.getAndIncrement();
+        HOST_OPS.put(key, () -> {
+            if (failure != null) {
+                return; // skipped: an earlier op on this stream failed
+            }
+            try {
+                op.run();
+            } catch (Throwable e) {
+                failure = new DeviceException(opName, "stream '" + name + "': " + opName + " failed: " + e, e);
+                failedAt = seq;
+            }
+        });
+        device.enter();
+        device.driver().launchHostFunc(handle, HOST_FN, MemorySegment.ofAddress(key));
+    }
+
+    @Override
+    public void copy(Block src, Block dst) {
+        if (src.byteSize() != dst.byteSize() || src.dtype() != dst.dtype()) {
+            throw new IllegalArgumentException("copy " + src + " -> " + dst + ": dtype and size must match");
+        }
+        boolean fromDevice = device.owns(src.segment());
+        boolean toDevice = device.owns(dst.segment());
+        long bytes = src.byteSize();
+        enqueued.incrementAndGet();
+        device.enter();
+        if (!fromDevice && !toDevice) {
+            Stream.super.copy(src, dst); // host to host, in stream order
+        } else if (toDevice && !fromDevice) {
+            requireNative(src);
+            device.driver().copyHtoD(dst.segment().address(), src.segment(), bytes, handle);
+        } else if (fromDevice && !toDevice) {
+            requireNative(dst);
+            device.driver().copyDtoH(dst.segment(), src.segment().address(), bytes, handle);
+        } else {
+            device.driver().copyDtoD(dst.segment().address(), src.segment().address(), bytes, handle);
+        }
+    }
+
+    private static void requireNative(Block b) {
+        if (!b.segment().isNative()) {
+            throw new IllegalArgumentException("an asynchronous copy needs native host memory (pinned for full speed), got a heap block " + b);
+        }
+    }
+
+    /// Enqueues `function` with `args` (each an `Integer`, `Long`, `Double`, `Float` or a
+    /// device `Block`, passed as its address), on a `gridX × gridY` grid of `blockX`-thread blocks.
+    public void launchKernel(CudaFunction function, int gridX, int gridY, int blockX, int sharedBytes, Object... args) {
+        enqueued.incrementAndGet();
+        device.enter();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment params = a.allocate(ValueLayout.ADDRESS, args.length);
+            for (int i = 0; i < args.length; i++) {
+                MemorySegment v = switch (args[i]) {
+                    case Integer x -> a.allocateFrom(ValueLayout.JAVA_INT, x);
+                    case Long x -> a.allocateFrom(ValueLayout.JAVA_LONG, x);
+                    case Double x -> a.allocateFrom(ValueLayout.JAVA_DOUBLE, x);
+                    case Float x -> a.allocateFrom(ValueLayout.JAVA_FLOAT, x);
+                    case Block b -> a.allocateFrom(ValueLayout.JAVA_LONG, b.segment().address());
+                    default -> throw new IllegalArgumentException("kernel " + function.name() + ": argument " + i + " of type "
+                            + args[i].getClass().getSimpleName() + " is not supported");
+                };
+                params.setAtIndex(ValueLayout.ADDRESS, i, v);
+            }
+            device.driver().launchKernel(function.handle(), gridX, gridY, blockX, sharedBytes, handle, params);
+        }
+    }
+
+    @Override
+    public Event record() {
+        device.enter();
+        MemorySegment e = device.driver().eventCreate();
+        device.driver().eventRecord(e, handle);
+        return new CudaEvent(this, e, enqueued.get());
+    }
+
+    @Override
+    public void waitFor(Event event) {
+        if (!(event instanceof CudaEvent ce) || ce.stream().device() != device) {
+            throw new IllegalArgumentException("stream '" + name + "' can only wait for events of " + device.name());
+        }
+        CudaStream other = (CudaStream) ce.stream();
+        if (other.failure != null && other.failedAt <= ce.sequence()) {
+            failure = new DeviceException(other.failure.operation(), "stream '" + name + "' waited for an event of stream '" + other.name
+                    + "', which failed: " + other.failure.getMessage(), other.failure);
+            failedAt = enqueued.get() + 1;
+        }
+        device.enter();
+        device.driver().streamWaitEvent(handle, ce.handle());
+    }
+
+    @Override
+    public void synchronize() {
+        device.enter();
+        device.driver().streamSynchronize(handle);
+        DeviceException f = failure;
+        if (f != null) {
+            failure = null;
+            failedAt = Long.MAX_VALUE;
+            throw f;
+        }
+    }
+
+    /// The failure an event recorded at `sequence` must report, if any.
+    DeviceException failureBefore(long sequence) {
+        DeviceException f = failure;
+        return f != null && failedAt <= sequence ? f : null;
+    }
+
+    void destroy() {
+        device.driver().streamDestroy(handle);
+    }
+}
