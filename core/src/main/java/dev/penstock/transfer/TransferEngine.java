@@ -74,6 +74,24 @@ public final class TransferEngine implements AutoCloseable {
     ///
     /// @throws TransferException naming the chunk whose read, copy or kernel failed
     public TransferStats run(long totalBytes, ChunkSource source, Kernel kernel) throws InterruptedException {
+        return run(totalBytes, source, kernel, null);
+    }
+
+    /// Work on one chunk that enqueues itself on the compute stream — a device kernel launch
+    /// (host code on a device stream may not launch device work). Called on the calling thread,
+    /// in chunk order; `data` stays valid until the work enqueued after it has run.
+    @FunctionalInterface
+    public interface DeviceKernel {
+        /// Enqueues the work on chunk `chunk` (`data`: its bytes in device memory) on `compute`.
+        void enqueue(dev.penstock.device.Stream compute, long chunk, Block data) throws Exception;
+    }
+
+    /// As `run(totalBytes, source, kernel)`, with a kernel that enqueues device work itself.
+    public TransferStats run(long totalBytes, ChunkSource source, DeviceKernel kernel) throws InterruptedException {
+        return run(totalBytes, source, null, kernel);
+    }
+
+    private TransferStats run(long totalBytes, ChunkSource source, Kernel kernel, DeviceKernel deviceKernel) throws InterruptedException {
         if (totalBytes < 0) {
             throw new IllegalArgumentException("totalBytes must be non-negative, got " + totalBytes);
         }
@@ -134,6 +152,15 @@ public final class TransferEngine implements AutoCloseable {
                 Event copied = copy.record();
                 inFlight.add(new InFlight(k, lease, copied));
                 compute.waitFor(copied);
+                if (deviceKernel != null) {
+                    try {
+                        deviceKernel.enqueue(compute, chunk, dst);
+                    } catch (Exception e) {
+                        throw new TransferException(k, "chunk " + k + ": enqueuing its kernel failed: " + e, e);
+                    }
+                    kernelDone[s] = compute.record();
+                    continue;
+                }
                 compute.launch("kernel on chunk " + k, () -> {
                     long kt = System.nanoTime();
                     try {

@@ -95,6 +95,27 @@ class TransferEngineTest {
     }
 
     @Test
+    void aKernelThatEnqueuesItsOwnWorkSeesEveryChunkIntact() throws Exception {
+        // the device-kernel form: the kernel enqueues on the compute stream itself, as a GPU
+        // kernel launch does; here it enqueues the same slow verifying work as a host op
+        device = new CpuDevice();
+        long chunk = 4096;
+        long total = 37 * chunk + 123;
+        List<String> errors = new CopyOnWriteArrayList<>();
+        AtomicLong seen = new AtomicLong();
+        Kernel verify = verifying(chunk, errors, seen, 2);
+        try (HostArena arena = Memory.newSharedArena("input");
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 3))) {
+            MemorySegment in = input(arena, total);
+            TransferStats stats = engine.run(total, ChunkSource.of(in),
+                    (TransferEngine.DeviceKernel) (compute, k, data) -> compute.launch("verify " + k, () -> verify.run(k, data)));
+            assertThat(errors).as("chunks that saw overwritten or wrong bytes").isEmpty();
+            assertThat(seen.get()).isEqualTo(total);
+            assertThat(stats.chunks()).isEqualTo(38);
+        }
+    }
+
+    @Test
     void deviceMemoryStaysBoundedBySlotsWhateverTheInputSize() throws Exception {
         device = new CpuDevice();
         long chunk = 64 * 1024;

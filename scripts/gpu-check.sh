@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs Penstock's GPU checks on a machine with an NVIDIA GPU and no Java, Maven or network:
+# from the folder scripts/make-gpu-bundle.sh prepared (a jlink'd Java 25 runtime + the jars).
+#   1. the cuda-tagged tests (Device contract on the GPU, every encoding kernel vs the CPU
+#      reference), 2. the gpu benchmark, 3. PyTorch's figure for the same kernel work.
+# Prints `name: value` lines; stops everything after 8 minutes.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+java="$here/runtime/bin/java"
+flags=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp "$here/lib/*")
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+timeout 300 "$java" "${flags[@]}" dev.penstock.cuda.GpuTestMain; tests=$?
+timeout 150 "$java" "${flags[@]}" dev.penstock.cuda.GpuBench; bench=$?
+if [ -x /usr/bin/python3 ]; then timeout 60 /usr/bin/python3 "$here/encode_torch_gpu.py"; fi
+echo "gpu_check_tests_exit: $tests"
+echo "gpu_check_bench_exit: $bench"
+[ "$tests" -eq 0 ] && [ "$bench" -eq 0 ]

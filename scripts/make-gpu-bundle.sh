@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Prepares target/gpu-bundle/ for a GPU machine without Java, Maven or network: a jlink'd
+# Java 25 runtime, the cuda module with its test classes and test dependencies, the PyTorch
+# peer and gpu-check.sh. Copy the folder over and run ./gpu-check.sh there.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+out="$root/target/gpu-bundle"
+cd "$root"
+./mvnw -q -B -DskipTests install -pl cuda -am
+rm -rf "$out"
+mkdir -p "$out/lib"
+# the test classpath, less what the GPU checks never load (Parquet/Zarr readers of the
+# quantum module's inputs, AssertJ's proxy generator)
+./mvnw -q -B dependency:copy-dependencies -pl cuda -DincludeScope=test -DoutputDirectory="$out/lib" \
+  -DexcludeGroupIds=dev.hardwood,com.github.luben,org.xerial.snappy,org.apache.parquet,org.apache.hadoop,net.bytebuddy,org.locationtech.jts
+cp cuda/target/penstock-cuda-*.jar "$out/lib/"
+"$JAVA_HOME/bin/jar" cf "$out/lib/penstock-cuda-tests.jar" -C cuda/target/test-classes .
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.incubator.vector,jdk.unsupported \
+  --strip-debug --no-header-files --no-man-pages --compress zip-6 --output "$out/runtime"
+cp scripts/gpu-check.sh benchmarks/peers/encode_torch_gpu.py "$out/"
+du -sh "$out" "$out/runtime" "$out/lib"
+tar -C "$root/target" -czf "$root/target/gpu-bundle.tar.gz" gpu-bundle && du -h "$root/target/gpu-bundle.tar.gz"
