@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a standard benchmark; figures are printed last as 'name: value' lines.",
         subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class,
-            BenchEncodeCommand.class, BenchEncodeFileCommand.class, BenchRelaxCommand.class, BenchInflightCommand.class,
+            BenchEncodeCommand.class, BenchEncodeFileCommand.class, BenchRelaxCommand.class, BenchInflightCommand.class, BenchGpuCommand.class,
             BenchMdCommand.class})
 public final class BenchCommand implements Runnable {
     @Override

@@ -134,6 +134,12 @@ class MainTest {
     }
 
     @Test
+    void theGpuBenchmarkSaysWhyItCannotRunWithoutAGpu() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(dev.penstock.cuda.CudaDriver.probe().usable(), "a GPU is here");
+        assertThat(run(2, "bench", "gpu")).contains("no usable GPU here").contains(dev.penstock.cuda.CudaDriver.probe().reason());
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer").contains("inflight");
