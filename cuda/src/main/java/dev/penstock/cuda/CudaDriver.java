@@ -115,15 +115,7 @@ public final class CudaDriver {
     // ---- calls used by the device; each checked, named as in the driver API --------------
 
     int deviceGet(int ordinal) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment dev = a.allocate(INT);
-            check("cuDeviceGet", (int) handle("cuDeviceGet", FunctionDescriptor.of(INT, PTR, INT)).invokeExact(dev, ordinal));
-            return dev.get(INT, 0);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new CudaException("cuDeviceGet", -1, e.toString());
-        }
+        return out(INT, "cuDeviceGet", FunctionDescriptor.of(INT, PTR, INT), ordinal).get(INT, 0);
     }
 
     String deviceName(int device) {
@@ -151,15 +143,7 @@ public final class CudaDriver {
     }
 
     long memAlloc(long bytes) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(LONG);
-            check("cuMemAlloc_v2", (int) handle("cuMemAlloc_v2", FunctionDescriptor.of(INT, PTR, LONG)).invokeExact(p, bytes));
-            return p.get(LONG, 0);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new CudaException("cuMemAlloc_v2", -1, e.toString());
-        }
+        return out(LONG, "cuMemAlloc_v2", FunctionDescriptor.of(INT, PTR, LONG), bytes).get(LONG, 0);
     }
 
     void memFree(long pointer) {
@@ -275,13 +259,20 @@ public final class CudaDriver {
 
     /// Calls `symbol(out, args…)` and returns the pointer it wrote to `out`.
     private MemorySegment outPointer(String symbol, FunctionDescriptor d, Object... args) {
+        return out(PTR, symbol, d, args).get(PTR, 0);
+    }
+
+    /// Calls `symbol(out, args…)` with `out` one `layout` value; returns a copy of it (heap).
+    private MemorySegment out(java.lang.foreign.MemoryLayout layout, String symbol, FunctionDescriptor d, Object... args) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(PTR);
+            MemorySegment out = a.allocate(layout);
             Object[] all = new Object[args.length + 1];
             all[0] = out;
             System.arraycopy(args, 0, all, 1, args.length);
             check(symbol, (int) handle(symbol, d).invokeWithArguments(all));
-            return out.get(PTR, 0);
+            MemorySegment copy = Arena.ofAuto().allocate(layout);
+            copy.copyFrom(out);
+            return copy;
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable e) {
