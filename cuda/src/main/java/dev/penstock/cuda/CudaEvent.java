@@ -29,25 +29,40 @@ final class CudaEvent implements Event {
 
     @Override
     public boolean isDone() {
+        if (stream.destroyed()) {
+            return true; // ended by the device's close; await() says so
+        }
         ((CudaDevice) stream.device()).enter();
         return ((CudaDevice) stream.device()).driver().eventQuery(handle);
     }
 
     @Override
     public void await() {
-        ((CudaDevice) stream.device()).enter();
-        ((CudaDevice) stream.device()).driver().eventSynchronize(handle);
-        raise();
+        if (!await(Duration.ofDays(365))) {
+            throw new DeviceException("await", "an event of stream '" + stream.name() + "' never completed", null);
+        }
     }
 
+    /// Polls (so that closing the device ends the wait): a short spin, then 50 µs sleeps.
     @Override
     public boolean await(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!isDone()) {
+        int spins = 0;
+        while (true) {
+            if (stream.destroyed()) {
+                throw new DeviceException("await", "stream '" + stream.name() + "': the device was closed before the event completed", null);
+            }
+            if (isDone()) {
+                break;
+            }
             if (System.nanoTime() >= deadline) {
                 return false;
             }
-            Thread.onSpinWait();
+            if (++spins > 100) {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            } else {
+                Thread.onSpinWait();
+            }
         }
         raise();
         return true;

@@ -39,8 +39,10 @@ public final class CudaStream implements Stream {
     private final String name;
     private final MemorySegment handle;
     private final AtomicLong enqueued = new AtomicLong();
+    private final java.util.Set<Thread> running = ConcurrentHashMap.newKeySet();
     private volatile DeviceException failure;
     private volatile long failedAt = Long.MAX_VALUE;
+    private volatile boolean destroyed;
 
     CudaStream(CudaDevice device, String name, MemorySegment handle) {
         this.device = device;
@@ -75,14 +77,18 @@ public final class CudaStream implements Stream {
         long seq = enqueued.incrementAndGet();
         long key = NEXT_OP.getAndIncrement();
         HOST_OPS.put(key, () -> {
-            if (failure != null) {
-                return; // skipped: an earlier op on this stream failed
+            if (failure != null || destroyed) {
+                return; // skipped: an earlier op on this stream failed, or the device closed
             }
+            running.add(Thread.currentThread());
             try {
                 op.run();
             } catch (Throwable e) {
                 failure = new DeviceException(opName, "stream '" + name + "': " + opName + " failed: " + e, e);
                 failedAt = seq;
+            } finally {
+                running.remove(Thread.currentThread());
+                Thread.interrupted(); // the driver's thread must not keep an interrupt meant for this op
             }
         });
         device.enter();
@@ -155,17 +161,24 @@ public final class CudaStream implements Stream {
             throw new IllegalArgumentException("stream '" + name + "' can only wait for events of " + device.name());
         }
         CudaStream other = (CudaStream) ce.stream();
-        if (other.failure != null && other.failedAt <= ce.sequence()) {
-            failure = new DeviceException(other.failure.operation(), "stream '" + name + "' waited for an event of stream '" + other.name
-                    + "', which failed: " + other.failure.getMessage(), other.failure);
-            failedAt = enqueued.get() + 1;
-        }
         device.enter();
         device.driver().streamWaitEvent(handle, ce.handle());
+        // in stream order, after the wait: the upstream's host ops before the event have run, so
+        // a failure among them is known here and fails this stream too, naming it
+        launch("wait for " + other.name, () -> {
+            DeviceException upstream = other.failureBefore(ce.sequence());
+            if (upstream != null) {
+                throw new DeviceException(upstream.operation(), "stream '" + name + "' waited for stream '" + other.name
+                        + "', which failed: " + upstream.getMessage(), upstream);
+            }
+        });
     }
 
     @Override
     public void synchronize() {
+        if (destroyed) {
+            throw new DeviceException("synchronize", "stream '" + name + "': " + device.name() + " is closed", null);
+        }
         device.enter();
         device.driver().streamSynchronize(handle);
         DeviceException f = failure;
@@ -182,7 +195,18 @@ public final class CudaStream implements Stream {
         return f != null && failedAt <= sequence ? f : null;
     }
 
+    /// Whether the device was closed (events of this stream then fail their `await`).
+    boolean destroyed() {
+        return destroyed;
+    }
+
+    /// Stops the stream: queued host ops are skipped, running ones interrupted; the driver
+    /// releases the stream once its GPU work is done.
     void destroy() {
+        destroyed = true;
+        for (Thread t : running) {
+            t.interrupt();
+        }
         device.driver().streamDestroy(handle);
     }
 }

@@ -156,6 +156,11 @@ public final class GpuBench {
 
     /// Runs the benchmark and prints its figures (for the GPU machine's bundle).
     public static void main(String[] args) throws Exception {
+        CudaDriver.Probe p = CudaDriver.probe();
+        if (!p.usable()) {
+            System.out.println("gpu_bench: not run: " + p.reason());
+            System.exit(2);
+        }
         new GpuBench(System.out).run().forEach((k, v) -> System.out.println(k + ": " + v));
     }
 }
