@@ -188,7 +188,16 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         progress.stop();
         report(po, summary, systems.size());
-        return summary.quarantined().isEmpty() ? 0 : 4;
+        if (!summary.quarantined().isEmpty()) {
+            // kept, with their diagnosis (info `quarantined`), as the Flink runner keeps them
+            Path bad = out.resolveSibling(out.getFileName() + ".quarantined.xyz");
+            try (java.io.Writer w = Files.newBufferedWriter(bad)) {
+                ExtXyz.write(w, summary.quarantined().stream().map(Event::sample).toList());
+            }
+            po.println("quarantined systems written to " + bad);
+            return 4;
+        }
+        return 0;
     }
 
     private void report(PrintStream o, Summary<AtomicSystem> s, int systems) {

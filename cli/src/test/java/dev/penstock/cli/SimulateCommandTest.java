@@ -103,6 +103,28 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aSystemThatCannotBeSimulatedIsQuarantinedAndKeptWithItsDiagnosis() throws Exception {
+        Path in = dir.resolve("two.xyz");
+        java.nio.file.Files.writeString(in, """
+                2
+                id=1 pbc="F F F"
+                Ar 0 0 0
+                Ar 3.8 0 0
+                2
+                id=2 pbc="F F F"
+                Ar 0 0 0
+                Ar 0 0 0
+                """);
+        Path out = dir.resolve("out.xyz");
+        String printed = MainTest.run(4, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01) | nve(dt=5, steps=10)", "--potential", LJ,
+                "--out", out.toString());
+        assertThat(printed).contains("1 of 2 systems finished").contains("quarantined: system 2");
+        assertThat(positions(out)).containsOnlyKeys(1L);
+        String bad = java.nio.file.Files.readString(dir.resolve("out.xyz.quarantined.xyz"));
+        assertThat(bad).contains("id=2").contains("quarantined=\"system 2").contains("overlap").contains("stages=\"fire:quarantined\"");
+    }
+
+    @Test
     void badPipelinesArePointedOutBeforeAnythingRuns() {
         Path xyz = dir.resolve("never.xyz");
         assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01) | nve(dt=1)", "--potential", LJ, "--out", xyz.toString()))
