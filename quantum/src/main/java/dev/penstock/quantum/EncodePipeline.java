@@ -68,7 +68,7 @@ public final class EncodePipeline {
         }
     }
 
-    private static final Duration WAIT = Duration.ofMinutes(1);
+    static final Duration WAIT = Duration.ofMinutes(1);
 
     private EncodePipeline() {
     }
@@ -173,7 +173,7 @@ public final class EncodePipeline {
         }
     }
 
-    private static void finishWrites(ExecutorService writer) throws InterruptedException {
+    static void finishWrites(ExecutorService writer) throws InterruptedException {
         writer.shutdown();
         if (!writer.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("the writer did not finish within " + WAIT);
@@ -181,7 +181,7 @@ public final class EncodePipeline {
     }
 
     /// Hands `good` states of `outBlock` to the writer thread; the buffer goes back afterwards.
-    private static void write(ExecutorService writer, RowSink sink, Lease out, Block outBlock, long good, AtomicLong written,
+    static void write(ExecutorService writer, RowSink sink, Lease out, Block outBlock, long good, AtomicLong written,
                               AtomicLong writeNs, AtomicReference<Exception> writeFailure, Timeline timeline) {
         writer.execute(() -> {
             try (out) {
@@ -202,7 +202,7 @@ public final class EncodePipeline {
     }
 
     /// The most useful exception inside a transfer failure: the bad row, or the read that failed.
-    private static Exception unwrap(TransferException e) {
+    static Exception unwrap(TransferException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof EncodingException enc) {
                 return enc;

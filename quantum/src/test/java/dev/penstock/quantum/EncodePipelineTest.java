@@ -39,6 +39,11 @@ class EncodePipelineTest {
         assertThat(Memory.liveBytes()).as("every pool and buffer freed").isEqualTo(liveBefore);
     }
 
+    /// The pipeline under test (the device path overrides it).
+    EncodeSummary run(CpuDevice device, RowSource source, RowSink sink, EncodePipeline.Config cfg) throws Exception {
+        return EncodePipeline.run(device, source, sink, cfg);
+    }
+
     /// An in-memory source whose reads finish out of order and can fail at one row.
     private static RowSource source(Block rows, long failAtRow) {
         RowSource plain = RowSources.of(rows);
@@ -105,7 +110,7 @@ class EncodePipelineTest {
         Block rows = randomRows(1003, 16, DType.F64, 1);
         Collecting sink = new Collecting();
         var cfg = new EncodePipeline.Config(Encoding.AMPLITUDE, 4, DType.C128, 64, 3, 4, BadRowPolicy.FAIL);
-        EncodeSummary s = EncodePipeline.run(device, source(rows, -1), sink, cfg);
+        EncodeSummary s = run(device, source(rows, -1), sink, cfg);
         assertThat(s.rowsRead()).isEqualTo(1003);
         assertThat(s.rowsWritten()).isEqualTo(1003);
         assertThat(sink.states).hasSize(1003);
@@ -129,7 +134,7 @@ class EncodePipelineTest {
         }
         Collecting sink = new Collecting();
         var cfg = new EncodePipeline.Config(Encoding.AMPLITUDE, 2, DType.C64, 32, 2, 3, BadRowPolicy.SKIP);
-        EncodeSummary s = EncodePipeline.run(device, source(rows, -1), sink, cfg);
+        EncodeSummary s = run(device, source(rows, -1), sink, cfg);
         assertThat(s.skipped()).extracting(EncodingException::row).containsExactly(5L, 63L, 64L, 199L);
         assertThat(s.rowsWritten()).isEqualTo(196);
         assertThat(sink.states).hasSize(196);
@@ -147,7 +152,7 @@ class EncodePipelineTest {
         rows.setDouble(150 * 4 + 2, Double.NaN);
         Collecting sink = new Collecting();
         var cfg = new EncodePipeline.Config(Encoding.AMPLITUDE, 2, DType.C128, 32, 2, 2, BadRowPolicy.FAIL);
-        assertThatThrownBy(() -> EncodePipeline.run(device, source(rows, -1), sink, cfg))
+        assertThatThrownBy(() -> run(device, source(rows, -1), sink, cfg))
                 .isInstanceOf(EncodingException.class).hasMessageContaining("row 150").hasMessageContaining("NaN");
         assertThat(sink.states).as("rows 0-149 were written").hasSize(150);
     }
@@ -156,7 +161,7 @@ class EncodePipelineTest {
     void aReadErrorSurfacesNamingTheChunk() {
         Block rows = randomRows(100, 4, DType.F64, 4);
         var cfg = new EncodePipeline.Config(Encoding.AMPLITUDE, 2, DType.C128, 10, 2, 2, BadRowPolicy.FAIL);
-        assertThatThrownBy(() -> EncodePipeline.run(device, source(rows, 57), new Collecting(), cfg))
+        assertThatThrownBy(() -> run(device, source(rows, 57), new Collecting(), cfg))
                 .hasMessageContaining("chunk 5").hasMessageContaining("bad sector under row 57");
     }
 
