@@ -1,7 +1,5 @@
 package dev.penstock.cli;
 
-import dev.penstock.device.CpuDevice;
-import dev.penstock.device.Device;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrWriter;
@@ -57,7 +55,8 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--on-bad-row", defaultValue = "fail", description = "fail (default) or skip and report")
     String onBadRow;
 
-    @Option(names = "--device", defaultValue = "cpu", description = "cpu (the CUDA device is a later module)")
+    @Option(names = "--device", defaultValue = "cpu", description = "cpu (default), cuda[:N] (an NVIDIA GPU through the CUDA driver) "
+            + "or auto (cuda:0 when there is a GPU, else cpu)")
     String device;
 
     @Option(names = "--rows-per-chunk", defaultValue = "1024", description = "rows per chunk (default: ${DEFAULT-VALUE})")
@@ -82,9 +81,6 @@ public final class EncodeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Encoding enc = parse(() -> Encoding.parse(encoding));
         BadRowPolicy policy = parse(() -> BadRowPolicy.parse(onBadRow));
-        if (!device.equalsIgnoreCase("cpu")) {
-            throw new ParameterException(spec.commandLine(), "option '--device': only 'cpu' is available here, got '" + device + "'");
-        }
         if (qubits < 1 || qubits > 30) {
             throw new ParameterException(spec.commandLine(), "option '--qubits' must be in [1, 30], got " + qubits);
         }
@@ -103,7 +99,18 @@ public final class EncodeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
         }
         PrintStream o = System.out;
-        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec); Device dev = new CpuDevice()) {
+        EncodeDevice dev;
+        try {
+            dev = EncodeDevice.open(device);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (dev.isCuda() && timelinePng != null) {
+            dev.close();
+            throw new ParameterException(spec.commandLine(), "option '--timeline' is not available with a CUDA device yet");
+        }
+        o.println("device: " + dev.description());
+        try (dev; Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
             DType states = precision == null ? (source.dtype() == DType.F32 ? DType.C64 : DType.C128)
                     : switch (precision.toLowerCase(Locale.ROOT)) {
@@ -120,11 +127,11 @@ public final class EncodeCommand implements Callable<Integer> {
                 if (zarr) {
                     try (ZarrWriter w = ZarrWriter.open(out, states, 1L << qubits, rowsPerChunk, 1,
                             Map.of("encoding", enc.label(), "qubits", qubits, "source", input.getFileName().toString()))) {
-                        s = EncodePipeline.run(dev, source, progress.counting(w::append), cfg, timeline);
+                        s = dev.run(source, progress.counting(w::append), cfg, timeline);
                     }
                 } else {
                     try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                        s = EncodePipeline.run(dev, source, progress.counting(w::append), cfg, timeline);
+                        s = dev.run(source, progress.counting(w::append), cfg, timeline);
                     }
                 }
             } catch (EncodingException e) {

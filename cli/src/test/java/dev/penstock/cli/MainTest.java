@@ -140,6 +140,17 @@ class MainTest {
     }
 
     @Test
+    void encodeOnAutoFallsBackToTheCpuSayingWhyAndCudaWithoutAGpuIsAClearError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(dev.penstock.cuda.CudaDriver.probe().usable(), "a GPU is here");
+        String reason = dev.penstock.cuda.CudaDriver.probe().reason();
+        String out = run(0, "encode", "--example", "100", "--encoding", "angle", "--qubits", "3", "--device", "auto",
+                "--out", dir.resolve("s.npy").toString());
+        assertThat(out).contains("device: auto: cpu (" + reason).contains("rows_written: 100");
+        assertThat(run(2, "encode", "--example", "100", "--encoding", "angle", "--qubits", "3", "--device", "cuda",
+                "--out", dir.resolve("t.npy").toString())).contains("option '--device': cuda is not available: " + reason);
+    }
+
+    @Test
     void helpListsTheBenchmarks() {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer").contains("inflight");

@@ -102,6 +102,42 @@ class CudaDeviceGpuTest {
     }
 
     @Test
+    void theDevicePipelineOnTheGpuWritesWhatTheCpuPipelineWrites() throws Exception {
+        EncodeKernels kernels = new EncodeKernels(device);
+        try (HostArena h = Memory.newSharedArena("rows"); PinnedBacking pinned = device.pinned();
+             dev.penstock.device.CpuDevice cpu = new dev.penstock.device.CpuDevice()) {
+            int rows = 1000;
+            int n = 10;
+            Block in = host(h, DType.F64, rows, 1 << n);
+            SplittableRandom rnd = new SplittableRandom(3);
+            for (long i = 0; i < in.elementCount(); i++) {
+                in.setDouble(i, rnd.nextDouble(0.1, 2));
+            }
+            in.setDouble(500L << n, Double.NaN); // one bad row, skipped by both
+            var cfg = new dev.penstock.quantum.EncodePipeline.Config(Encoding.AMPLITUDE, n, DType.C128, 64, 3, 2,
+                    BadRowPolicy.SKIP);
+            java.util.List<Double> gpu = new java.util.ArrayList<>();
+            java.util.List<Double> ref = new java.util.ArrayList<>();
+            var g = dev.penstock.quantum.DeviceEncodePipeline.run(device, (compute, r, count, states) -> kernels.encode((CudaStream) compute,
+                    "amplitude", r, (int) r.shape(1), n, states, count), pinned, dev.penstock.quantum.RowSources.of(in),
+                    b -> collect(b, gpu), cfg);
+            var c = dev.penstock.quantum.EncodePipeline.run(cpu, dev.penstock.quantum.RowSources.of(in), b -> collect(b, ref), cfg);
+            assertThat(g.rowsWritten()).isEqualTo(c.rowsWritten()).isEqualTo(rows - 1);
+            assertThat(g.skipped()).hasSize(1);
+            assertThat(gpu).hasSameSizeAs(ref);
+            for (int i = 0; i < gpu.size(); i++) {
+                assertThat(gpu.get(i)).as("value %d", i).isCloseTo(ref.get(i), within(1e-12));
+            }
+        }
+    }
+
+    private static void collect(Block states, java.util.List<Double> into) {
+        for (long i = 0; i < states.elementCount(); i++) {
+            into.add(states.getReal(i));
+        }
+    }
+
+    @Test
     void everyEncodingMatchesTheCpuReference() {
         EncodeKernels kernels = new EncodeKernels(device);
         SplittableRandom rnd = new SplittableRandom(5);
