@@ -7,7 +7,6 @@ import dev.penstock.memory.DType;
 import dev.penstock.memory.Lease;
 import dev.penstock.memory.StagingPool;
 import dev.penstock.pump.Pump;
-import dev.penstock.pump.PumpConfig;
 import dev.penstock.transfer.TransferConfig;
 import dev.penstock.transfer.TransferEngine;
 import dev.penstock.transfer.TransferException;
@@ -22,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.LongStream;
 
 /// `EncodePipeline` with the encoding on a device whose memory the host cannot read (a GPU):
 ///
@@ -74,21 +72,7 @@ public final class DeviceEncodePipeline {
                      : StagingPool.withBacking("encode states", config.slots() + 1, chunkRows * stateBytes, hostMemory);
              BlockArena deviceStates = device.newArena("encode states");
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunkBytesIn, config.slots()), staging);
-             Pump<Lease> pump = Pump.<Lease>builder(k -> {
-                         Lease lease = reads.acquire(EncodePipeline.WAIT);
-                         try {
-                             long first = k * chunkRows;
-                             source.read(first, (int) Math.min(chunkRows, rows - first), lease.segment());
-                             return lease;
-                         } catch (Exception e) {
-                             lease.close();
-                             throw e;
-                         }
-                     })
-                     .config(PumpConfig.of(depth, ioThreads).withName("encode"))
-                     .source(LongStream.range(0, chunks).iterator())
-                     .onDiscard(Lease::close)
-                     .start()) {
+             Pump<Lease> pump = EncodePipeline.readPump(reads, source, chunkRows, chunks, depth, ioThreads, null)) {
             // one device states buffer: kernel k+1 runs after the copy-out of chunk k on the same stream
             Block onDevice = deviceStates.allocate(config.output(), chunkRows, shape.stateSize());
             double[] row = new double[len];

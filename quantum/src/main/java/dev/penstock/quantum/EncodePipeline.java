@@ -103,26 +103,7 @@ public final class EncodePipeline {
         try (StagingPool reads = StagingPool.allocate("encode reads", depth + 1, Math.max(1, chunkBytesIn));
              StagingPool states = StagingPool.allocate("encode states", config.slots() + 1, chunkRows * stateBytes);
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(Math.max(1, chunkBytesIn), config.slots()));
-             Pump<Lease> pump = Pump.<Lease>builder(k -> {
-                         Lease lease = reads.acquire(WAIT);
-                         try {
-                             long first = k * chunkRows;
-                             long t0 = System.nanoTime();
-                             source.read(first, (int) Math.min(chunkRows, rows - first), lease.segment());
-                             if (timeline != null) {
-                                 timeline.record(Thread.currentThread().getName().replace("penstock-io-encode-", "I/O thread "),
-                                         "read", t0, System.nanoTime());
-                             }
-                             return lease;
-                         } catch (Exception e) {
-                             lease.close();
-                             throw e;
-                         }
-                     })
-                     .config(PumpConfig.of(depth, ioThreads).withName("encode"))
-                     .source(LongStream.range(0, chunks).iterator())
-                     .onDiscard(Lease::close)
-                     .start()) {
+             Pump<Lease> pump = readPump(reads, source, chunkRows, chunks, depth, ioThreads, timeline)) {
             engine.record(timeline);
             TransferStats stats;
             try {
@@ -171,6 +152,32 @@ public final class EncodePipeline {
             writer.shutdownNow();
             writer.awaitTermination(1, TimeUnit.SECONDS);
         }
+    }
+
+    /// I/O threads reading chunk k's rows (`chunkRows` from row k·chunkRows) into a lease of
+    /// `reads`, `depth` chunks ahead; each read is recorded on `timeline` (may be null).
+    static Pump<Lease> readPump(StagingPool reads, RowSource source, int chunkRows, long chunks, int depth, int ioThreads, Timeline timeline) {
+        long rows = source.rows();
+        return Pump.<Lease>builder(k -> {
+                    Lease lease = reads.acquire(WAIT);
+                    try {
+                        long first = k * chunkRows;
+                        long t0 = System.nanoTime();
+                        source.read(first, (int) Math.min(chunkRows, rows - first), lease.segment());
+                        if (timeline != null) {
+                            timeline.record(Thread.currentThread().getName().replace("penstock-io-encode-", "I/O thread "), "read", t0,
+                                    System.nanoTime());
+                        }
+                        return lease;
+                    } catch (Exception e) {
+                        lease.close();
+                        throw e;
+                    }
+                })
+                .config(PumpConfig.of(depth, ioThreads).withName("encode"))
+                .source(LongStream.range(0, chunks).iterator())
+                .onDiscard(Lease::close)
+                .start();
     }
 
     static void finishWrites(ExecutorService writer) throws InterruptedException {
