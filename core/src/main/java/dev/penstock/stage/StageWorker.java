@@ -1,5 +1,6 @@
 package dev.penstock.stage;
 
+import dev.penstock.observe.StageWaitEvent;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -132,20 +133,24 @@ final class StageWorker<S> {
         }
         if (inbox != null) {
             long t = System.nanoTime();
+            StageWaitEvent event = empty ? waitEvent("input") : null;
             while (empty && inbox.isEmpty() && !inbox.done && !run.stopping) {
                 synchronized (inbox) {
                     inbox.wait(20);
                 }
             }
             waitIn += empty ? System.nanoTime() - t : 0;
+            commit(event);
             boolean done = inbox.done; // read before taking: nothing arrives after done
             batch.admit(inbox.takeAll(), this::onEvent);
             return done && inbox.isEmpty();
         }
         Buffer<S> in = run.buffers.get(i - 1);
         long t = System.nanoTime();
+        StageWaitEvent event = empty ? waitEvent("input") : null;
         List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Run.POLL_NS : 0);
         waitIn += empty ? System.nanoTime() - t : 0;
+        commit(event);
         batch.admit(got, this::onEvent);
         return in.isDrained();
     }
@@ -247,12 +252,33 @@ final class StageWorker<S> {
 
     private void send(S s) throws Exception {
         long t = System.nanoTime();
+        StageWaitEvent event = waitEvent("output");
         if (i + 1 < run.n) {
             run.buffers.get(i).put(s);
         } else {
             deliver(s);
         }
         waitOut += System.nanoTime() - t;
+        commit(event);
+    }
+
+    /// A JFR wait event begun now (null when nobody records it).
+    private StageWaitEvent waitEvent(String direction) {
+        StageWaitEvent e = new StageWaitEvent();
+        if (!e.isEnabled()) {
+            return null;
+        }
+        e.stage = i;
+        e.name = stage.name();
+        e.direction = direction;
+        e.begin();
+        return e;
+    }
+
+    private static void commit(StageWaitEvent e) {
+        if (e != null) {
+            e.commit();
+        }
     }
 
     private void deliver(S s) throws Exception {

@@ -241,6 +241,28 @@ class PipelineTest {
     }
 
     @Test
+    void workersRecordTheirWaitsAsJfrEvents() throws Exception {
+        java.nio.file.Path file = dir.resolve("stages.jfr");
+        try (jdk.jfr.Recording rec = new jdk.jfr.Recording()) {
+            rec.enable(dev.penstock.observe.StageWaitEvent.class).withThreshold(Duration.ZERO);
+            rec.start();
+            try (Pipeline<Walker> p = Stage.of(new Walker.Spring(0), Walker.walk(2, 1)).then(Stage.of(new Walker.Spring(2), Walker.walk(5, 1)))
+                    .sizer(Walker.SIZER).batchCapacity(Capacity.of(2, 20)).bufferCapacity(Capacity.of(1, 10)).samples(StageTest.walkers(10, 1))) {
+                p.run();
+            }
+            rec.stop();
+            rec.dump(file);
+        }
+        var events = jdk.jfr.consumer.RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("dev.penstock.StageWait")).toList();
+        assertThat(events).extracting(e -> e.getString("direction")).contains("input", "output");
+        assertThat(events).filteredOn(e -> e.getString("direction").equals("input")).allSatisfy(e -> assertThat(e.getInt("stage")).isEqualTo(1));
+        assertThat(events).filteredOn(e -> e.getInt("stage") == 0 && e.getString("direction").equals("output"))
+                .as("stage 0 waited for room in a one-sample buffer ahead of a slow stage")
+                .anySatisfy(e -> assertThat(e.getDuration().toMillis()).isPositive());
+    }
+
+    @Test
     void aPipelineRunsOnceAndCannotBeReconfiguredWhileRunning() {
         Pipeline<Walker> p = Pipeline.of(Stage.of(new Walker.Spring(0), Walker.walk(1, 1))).sizer(Walker.SIZER)
                 .batchCapacity(Capacity.of(1, 10)).samples(StageTest.walkers(2, 1));
