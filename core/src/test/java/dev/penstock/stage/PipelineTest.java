@@ -241,6 +241,16 @@ class PipelineTest {
     }
 
     @Test
+    void noSamplesIsAFinishedRunNotAHang() {
+        Summary<Walker> s;
+        try (Pipeline<Walker> p = threeStages(0).samples(List.of())) {
+            s = p.run();
+        }
+        assertThat(s.delivered()).isZero();
+        assertThat(s.stages()).extracting(Summary.StageReport::steps).containsOnly(0L);
+    }
+
+    @Test
     void workersRecordTheirWaitsAsJfrEvents() throws Exception {
         java.nio.file.Path file = dir.resolve("stages.jfr");
         try (jdk.jfr.Recording rec = new jdk.jfr.Recording()) {
