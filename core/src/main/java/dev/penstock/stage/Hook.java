@@ -21,4 +21,18 @@ public interface Hook<S> {
     /// When something happens to a sample in stage `stage`.
     default void onEvent(int stage, Event<S> event) throws Exception {
     }
+
+    /// Every `every()` steps, after `onStep`: the samples to quarantine now, each with its
+    /// diagnosis (e.g. a NaN check). They leave the stage as QUARANTINED events; the rest go on.
+    default java.util.List<Verdict<S>> check(int stage, long step, java.util.List<S> samples) throws Exception {
+        return java.util.List.of();
+    }
+
+    /// A sample a hook quarantines, and why (the diagnosis names the sample).
+    ///
+    /// @param sample    the sample
+    /// @param diagnosis why it must leave
+    /// @param <S>       the sample type
+    record Verdict<S>(S sample, String diagnosis) {
+    }
 }

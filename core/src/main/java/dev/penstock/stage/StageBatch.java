@@ -136,6 +136,23 @@ public final class StageBatch<S> {
         return failed;
     }
 
+    /// Removes `sample` from the batch as quarantined for `diagnosis` (a hook's verdict): one
+    /// QUARANTINED event, its room freed. Fails if the batch does not hold it.
+    public void quarantine(S sample, String diagnosis, Consumer<Event<S>> events) {
+        Entry<S> found = null;
+        for (Entry<S> e : active) {
+            if (e.sample == sample) {
+                found = e;
+                break;
+            }
+        }
+        if (found == null) {
+            throw new IllegalArgumentException("stage '" + stage.name() + "' does not hold sample " + sizer.id(sample));
+        }
+        diagnoses.put(found, diagnosis);
+        removeLeft(List.of(found), events);
+    }
+
     private void advance(Entry<S> e, Consumer<Event<S>> events) {
         List<Method<S>> methods = stage.methods();
         while (e.status < methods.size() && e.motion.finished()) {

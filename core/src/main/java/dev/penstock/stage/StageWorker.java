@@ -85,6 +85,9 @@ final class StageWorker<S> {
                 for (Hook<S> h : run.p.hooks) {
                     if (batch.steps() % h.every() == 0) {
                         h.onStep(i, stage.name(), batch.steps(), batch.samples());
+                        for (Hook.Verdict<S> v : h.check(i, batch.steps(), batch.samples())) {
+                            batch.quarantine(v.sample(), v.diagnosis(), this::onEvent);
+                        }
                     }
                 }
                 if (run.p.debug) {
