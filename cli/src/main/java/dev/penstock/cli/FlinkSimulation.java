@@ -25,14 +25,17 @@ final class FlinkSimulation {
     private FlinkSimulation() {
     }
 
-    static int run(PrintStream o, List<AtomicSystem> systems, String pipeline, String potential, long seed, long[] room, int parallelism,
-                   Duration checkpointInterval, Path out) throws Exception {
+    static int run(PrintStream o, List<AtomicSystem> systems, String pipeline, String potential, long seed, long[] room,
+                   List<Integer> parallelism, Duration checkpointInterval, Path out) throws Exception {
         JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room);
         int stages = spec.stages().size();
         FlinkRunner.Options options = new FlinkRunner.Options(parallelism, checkpointInterval, 4, 3);
         Path parts = out.resolveSibling(out.getFileName() + ".parts");
         deleteTree(parts);
-        var env = FlinkRunner.localEnvironment(FlinkRunner.slotsNeeded(stages, parallelism), options);
+        if (parallelism.size() != 1 && parallelism.size() != stages) {
+            throw new IllegalArgumentException("option '--parallelism': give one number or one per stage (" + stages + "), got " + parallelism);
+        }
+        var env = FlinkRunner.localEnvironment(options.slots(stages), options);
         FlinkRunner.Result r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");
         long written = join(r.parts(), out);
         List<Path> quarantined = FlinkRunner.parts(parts.resolve("quarantined"));
@@ -47,8 +50,8 @@ final class FlinkSimulation {
             atomSteps += r.sizeSteps(i, 1);
             o.printf(Locale.ROOT, "%-10s %10d %12.3g %14d%n", "stage " + i, r.steps(i), (double) r.sizeSteps(i, 1), r.holdingMax(i));
         }
-        o.printf(Locale.ROOT, "%,d of %,d systems finished on Flink (local MiniCluster, parallelism %d, checkpoint every %d ms) in "
-                + "%.2f s (%,d quarantined); %.3g atom-steps/s; written to %s%n", written, systems.size(), parallelism,
+        o.printf(Locale.ROOT, "%,d of %,d systems finished on Flink (local MiniCluster, parallelism %s, checkpoint every %d ms) in "
+                + "%.2f s (%,d quarantined); %.3g atom-steps/s; written to %s%n", written, systems.size(), parallelism.toString(),
                 checkpointInterval.toMillis(), wall, bad, atomSteps / wall, out);
         return bad == 0 ? 0 : 4;
     }

@@ -74,8 +74,9 @@ public final class SimulateCommand implements Callable<Integer> {
             + "embedded MiniCluster; results committed exactly once per checkpoint)")
     String runner;
 
-    @Option(names = "--parallelism", defaultValue = "1", description = "with --runner flink: instances of each stage (default: ${DEFAULT-VALUE})")
-    int parallelism;
+    @Option(names = "--parallelism", defaultValue = "1", split = ",", description = "with --runner flink: instances of each stage "
+            + "(devices per stage): one number, or one per stage like 2,1 (default: ${DEFAULT-VALUE})")
+    List<Integer> parallelism;
 
     @Option(names = "--checkpoint-interval", defaultValue = "1000", description = "with --runner flink: ms between checkpoints "
             + "(default: ${DEFAULT-VALUE}; 0: none)")
@@ -131,7 +132,7 @@ public final class SimulateCommand implements Callable<Integer> {
             if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
                 throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
             }
-            if (parallelism < 1 || checkpointMs < 0) {
+            if (parallelism.stream().anyMatch(p -> p < 1) || checkpointMs < 0) {
                 throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
                         + parallelism + ", " + checkpointMs);
             }

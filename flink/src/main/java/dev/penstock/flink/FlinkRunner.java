@@ -46,18 +46,40 @@ public final class FlinkRunner {
 
     /// How the job runs.
     ///
-    /// @param parallelism        instances of each stage (devices per stage)
+    /// @param parallelism        instances of each stage (devices per stage): one number for every
+    ///                           stage, or one per stage in chain order
     /// @param checkpointInterval time between checkpoints (zero: none; results then appear at the end)
     /// @param pendingLimit       samples a stage operator holds beyond its batch before it stops reading
     /// @param restartAttempts    restarts after failures (fixed delay)
-    public record Options(int parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
+    public record Options(List<Integer> parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
         /// Validates the options.
         public Options {
-            if (parallelism < 1 || pendingLimit < 1 || restartAttempts < 0 || checkpointInterval.isNegative()) {
-                throw new IllegalArgumentException("flink runner: 'parallelism' and 'pendingLimit' must be ≥ 1, 'restartAttempts' and "
+            parallelism = List.copyOf(parallelism);
+            if (parallelism.isEmpty() || parallelism.stream().anyMatch(p -> p < 1) || pendingLimit < 1 || restartAttempts < 0
+                    || checkpointInterval.isNegative()) {
+                throw new IllegalArgumentException("flink runner: 'parallelism' (each) and 'pendingLimit' must be ≥ 1, 'restartAttempts' and "
                         + "'checkpointInterval' ≥ 0, got " + parallelism + ", " + pendingLimit + ", " + restartAttempts + ", "
                         + checkpointInterval);
             }
+        }
+
+        /// The same parallelism for every stage.
+        public Options(int parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
+            this(List.of(parallelism), checkpointInterval, pendingLimit, restartAttempts);
+        }
+
+        /// Instances of stage `i`.
+        public int parallelism(int i) {
+            return parallelism.size() == 1 ? parallelism.getFirst() : parallelism.get(i);
+        }
+
+        /// Slots a job of `stages` stages needs (one slot-sharing group per stage).
+        public int slots(int stages) {
+            int sum = 0;
+            for (int i = 0; i < stages; i++) {
+                sum += parallelism(i);
+            }
+            return sum;
         }
 
         /// P instances per stage, a checkpoint every `interval`, 3 restarts.
@@ -71,12 +93,15 @@ public final class FlinkRunner {
         return stages * parallelism;
     }
 
+
+
     /// A local MiniCluster environment with `slots` task slots and the restart strategy of `o`.
     public static StreamExecutionEnvironment localEnvironment(int slots, Options o) {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         configure(conf, o);
-        return StreamExecutionEnvironment.createLocalEnvironment(slots, conf);
+        return StreamExecutionEnvironment.createLocalEnvironment(Math.max(1, o.parallelism().stream().mapToInt(Integer::intValue).max()
+                .orElse(1)), conf);
     }
 
     static void configure(Configuration conf, Options o) {
@@ -101,6 +126,10 @@ public final class FlinkRunner {
             // aligned barrier would wait behind every record in flight to it; unaligned barriers
             // overtake them and the records in flight are stored with the checkpoint
             env.getCheckpointConfig().enableUnalignedCheckpoints();
+        }
+        if (o.parallelism().size() != 1 && o.parallelism().size() != spec.stages().size()) {
+            throw new IllegalArgumentException("option 'parallelism': give one number or one per stage (" + spec.stages().size()
+                    + "), got " + o.parallelism());
         }
         List<String> names = new ArrayList<>();
         for (JobSpec.StageFactory<S> f : spec.stages()) {
@@ -130,19 +159,19 @@ public final class FlinkRunner {
             records.add(Bytes.encode(spec.codec(), s));
         }
         DataStream<byte[]> stream = env.fromSource(new SampleSource(records), WatermarkStrategy.noWatermarks(), "samples")
-                .setParallelism(Math.min(o.parallelism(), records.size())).slotSharingGroup("stage-0");
+                .setParallelism(Math.min(o.parallelism(0), records.size())).slotSharingGroup("stage-0");
         DataStream<byte[]> quarantined = null;
         for (int i = 0; i < names.size(); i++) {
             SingleOutputStreamOperator<byte[]> op = stream.rebalance()
                     .transform("stage " + i + ": " + names.get(i), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
                             new StageOperatorFactory<>(spec, i, o.pendingLimit()))
-                    .setParallelism(o.parallelism()).slotSharingGroup("stage-" + i).uid("penstock-stage-" + i);
+                    .setParallelism(o.parallelism(i)).slotSharingGroup("stage-" + i).uid("penstock-stage-" + i);
             DataStream<byte[]> q = op.getSideOutput(StageOperator.QUARANTINE);
             quarantined = quarantined == null ? q : quarantined.union(q);
             stream = op;
         }
         String last = "stage-" + (names.size() - 1);
-        stream.sinkTo(new ResultFileSink<>(out, "xyz", spec)).setParallelism(o.parallelism()).slotSharingGroup(last)
+        stream.sinkTo(new ResultFileSink<>(out, "xyz", spec)).setParallelism(o.parallelism(names.size() - 1)).slotSharingGroup(last)
                 .name("results").uid("penstock-results");
         quarantined.sinkTo(new ResultFileSink<>(out.resolve("quarantined"), "xyz", spec)).setParallelism(1).slotSharingGroup(last)
                 .name("quarantined").uid("penstock-quarantined");

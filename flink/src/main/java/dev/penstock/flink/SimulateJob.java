@@ -19,7 +19,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///   flink run -c dev.penstock.flink.SimulateJob penstock-flink-0.1.0-SNAPSHOT-job.jar \
 ///       --input systems.xyz --out /shared/results \
 ///       --pipeline "fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) | nve(dt=1, steps=1000)" \
-///       --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" [--parallelism 2] \
+///       --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" [--parallelism 2 | 2,1] \
 ///       [--checkpoint-interval 1000] [--max-atoms 4096] [--max-systems 256] [--max-edges N] [--seed 0]
 /// ```
 ///
@@ -64,7 +64,9 @@ public final class SimulateJob {
         }
         long[] room = {Long.parseLong(o.getOrDefault("max-systems", "256")), Long.parseLong(o.getOrDefault("max-atoms", "4096")),
             Long.parseLong(o.getOrDefault("max-edges", Long.toString(Long.MAX_VALUE)))};
-        FlinkRunner.Options options = new FlinkRunner.Options(Integer.parseInt(o.getOrDefault("parallelism", "1")),
+        List<Integer> parallelism = java.util.Arrays.stream(o.getOrDefault("parallelism", "1").split(",")).map(String::trim)
+                .map(Integer::parseInt).toList();
+        FlinkRunner.Options options = new FlinkRunner.Options(parallelism,
                 Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, 3);
         JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), Long.parseLong(o.getOrDefault("seed", "0")), room);
         return FlinkRunner.build(env, spec, systems, Path.of(o.get("out")), options);
