@@ -42,9 +42,10 @@ public final class Methods {
         return integrator("nve", s -> new VelocityVerlet(dt.applyAsDouble(s)), steps);
     }
 
-    /// Velocity Verlet with one `dt` and step count for every system.
+    /// Velocity Verlet with one `dt` and step count for every system (a negative count: no
+    /// budget, refused by a pipeline before it runs).
     public static Method<AtomicSystem> nve(double dt, long steps) {
-        return bounded(nve(s -> dt, s -> steps), steps);
+        return integrator("nve", s -> new VelocityVerlet(dt), s -> steps, steps >= 0);
     }
 
     /// Langevin BAOAB (NVT) for `steps` steps: per system dt (τ), kT (eV), friction γ (1/τ); the
@@ -54,71 +55,59 @@ public final class Methods {
         return integrator("langevin", s -> new Langevin(dt.applyAsDouble(s), kT.applyAsDouble(s), gamma.applyAsDouble(s), seed), steps);
     }
 
-    /// Langevin with the same parameters for every system.
+    /// Langevin with the same parameters for every system (a negative step count: refused by a
+    /// pipeline before it runs).
     public static Method<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps) {
-        return bounded(langevin(s -> dt, s -> kT, s -> gamma, seed, s -> steps), steps);
+        return integrator("langevin", s -> new Langevin(dt, kT, gamma, seed), s -> steps, steps >= 0);
     }
 
-    /// `m`, refused up front by a pipeline when `steps` is negative (no budget).
-    private static Method<AtomicSystem> bounded(Method<AtomicSystem> m, long steps) {
-        return new Method<>() {
-            @Override
-            public String name() {
-                return m.name();
-            }
-
-            @Override
-            public Motion enter(AtomicSystem s) {
-                return m.enter(s);
-            }
-
-            @Override
-            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
-                return m.restore(s, in);
-            }
-
-            @Override
-            public boolean terminates() {
-                return steps >= 0;
-            }
-        };
-    }
-
-    /// Any integrator, made per system on entry, for a per-system number of steps (negative: no
-    /// budget — refused by a pipeline, since such a stage would never finish).
+    /// Any integrator, made per system on entry, for a per-system number of steps (a negative
+    /// budget for a system fails when it enters).
     public static Method<AtomicSystem> integrator(String name, Function<AtomicSystem, Integrator> make, ToLongFunction<AtomicSystem> steps) {
-        return new Method<>() {
-            @Override
-            public String name() {
-                return name;
-            }
+        return integrator(name, make, steps, true);
+    }
 
-            @Override
-            public boolean terminates() {
-                return true; // checked per system: a negative budget fails on entry
+    private static Method<AtomicSystem> integrator(String name, Function<AtomicSystem, Integrator> make, ToLongFunction<AtomicSystem> steps,
+                                                   boolean terminates) {
+        return new Of(name, terminates, s -> {
+            long budget = steps.applyAsLong(s);
+            if (budget < 0) {
+                throw new IllegalArgumentException("stage '" + name + "': system " + s.id() + " has no step budget (" + budget + ")");
             }
+            return new Integrating(s, make.apply(s), budget);
+        });
+    }
 
-            @Override
-            public Motion enter(AtomicSystem s) {
-                long budget = steps.applyAsLong(s);
-                if (budget < 0) {
-                    throw new IllegalArgumentException("stage '" + name + "': system " + s.id() + " has no step budget (" + budget + ")");
-                }
-                return new Integrating(s, make.apply(s), budget);
-            }
+    /// Any optimiser, made per system on entry, run until `rule` says converged or its step budget
+    /// is spent — ASE's loop: the rule is asked on the current forces before each step. (A
+    /// `Convergence` always has a step budget.)
+    public static Method<AtomicSystem> optimizer(String name, Supplier<Optimizer> make, Convergence rule) {
+        return new Of(name, true, s -> new Relaxing(s, make.get(), rule));
+    }
 
-            @Override
-            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
-                Integrating m = new Integrating(s, make.apply(s), steps.applyAsLong(s));
-                m.taken = in.readLong();
-                m.integrator.restore(in);
-                return m;
-            }
-        };
+    /// A motion whose state `save` writes and `restore` reads back after its constructor.
+    private interface Restorable extends Method.Motion {
+        void restore(java.io.DataInput in) throws java.io.IOException;
+    }
+
+    /// A method from its name, whether it ends, and how a system's motion is made; `restore`
+    /// makes a fresh motion and reads its saved state into it.
+    private record Of(String name, boolean terminates, Function<AtomicSystem, Restorable> make) implements Method<AtomicSystem> {
+        @Override
+        public Motion enter(AtomicSystem s) {
+            return make.apply(s);
+        }
+
+        @Override
+        public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+            Restorable m = make.apply(s);
+            m.restore(in);
+            return m;
+        }
     }
 
     /// One system under an integrator, for a budget of steps.
-    private static final class Integrating implements Method.Motion {
+    private static final class Integrating implements Restorable {
         final AtomicSystem s;
         final Integrator integrator;
         final long budget;
@@ -156,41 +145,16 @@ public final class Methods {
             out.writeLong(taken);
             integrator.save(out);
         }
-    }
 
-    /// Any optimiser, made per system on entry, run until
-    /// `rule` says converged or its step budget is spent — ASE's loop: the rule is asked on the
-    /// current forces before each step.
-    public static Method<AtomicSystem> optimizer(String name, Supplier<Optimizer> make, Convergence rule) {
-        return new Method<>() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public boolean terminates() {
-                return true; // a Convergence always has a step budget
-            }
-
-            @Override
-            public Motion enter(AtomicSystem s) {
-                return new Relaxing(s, make.get(), rule);
-            }
-
-            @Override
-            public Motion restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
-                Relaxing m = new Relaxing(s, make.get(), rule);
-                m.taken = in.readLong();
-                m.previous = in.readDouble();
-                m.optimizer.restore(in);
-                return m;
-            }
-        };
+        @Override
+        public void restore(java.io.DataInput in) throws java.io.IOException {
+            taken = in.readLong();
+            integrator.restore(in);
+        }
     }
 
     /// One system under an optimiser until its convergence rule or step budget says so.
-    private static final class Relaxing implements Method.Motion {
+    private static final class Relaxing implements Restorable {
         final AtomicSystem s;
         final Optimizer optimizer;
         final Convergence rule;
@@ -229,6 +193,13 @@ public final class Methods {
             out.writeLong(taken);
             out.writeDouble(previous);
             optimizer.save(out);
+        }
+
+        @Override
+        public void restore(java.io.DataInput in) throws java.io.IOException {
+            taken = in.readLong();
+            previous = in.readDouble();
+            optimizer.restore(in);
         }
     }
 }
