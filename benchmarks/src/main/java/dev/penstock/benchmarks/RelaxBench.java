@@ -4,12 +4,12 @@ import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,8 +34,9 @@ public final class RelaxBench {
         this.out = out;
     }
 
-    /// The start of an `n`-atom cluster: a Mackay icosahedron for 13, else the `n` fcc sites
-    /// nearest the origin (nearest-neighbour distance 1.1σ), plus seeded ±0.05σ noise.
+    /// The start of an `n`-atom cluster: the `n` fcc sites nearest the origin (nearest-neighbour
+    /// distance 1.1σ; for 13 a cuboctahedron, which FIRE turns into the icosahedron), plus seeded
+    /// ±0.05σ noise.
     public static AtomicSystem cluster(int n) {
         return cluster(n, n, 0.05, 1000 + n);
     }
@@ -43,22 +44,7 @@ public final class RelaxBench {
     /// System `id`: the `n` fcc sites nearest the origin (nearest-neighbour distance 1.1σ, n ≤
     /// 365) with uniform ±`noise` displacements from `seed`.
     public static AtomicSystem cluster(long id, int n, double noise, long seed) {
-        List<double[]> sites = new ArrayList<>();
-        double a = 1.1 * Math.sqrt(2);
-        for (int x = -4; x <= 4; x++) {
-            for (int y = -4; y <= 4; y++) {
-                for (int z = -4; z <= 4; z++) {
-                    if (((x + y + z) & 1) == 0) {
-                        sites.add(new double[] {x * a / 2, y * a / 2, z * a / 2});
-                    }
-                }
-            }
-        }
-        sites.sort(Comparator.comparingDouble(p -> p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + 1e-9 * p[0] + 1e-12 * p[1]));
-        double[] r = new double[3 * n];
-        for (int i = 0; i < n; i++) {
-            System.arraycopy(sites.get(i), 0, r, 3 * i, 3);
-        }
+        double[] r = Clusters.fccSites(n, 1.1);
         SplittableRandom rnd = new SplittableRandom(seed);
         for (int i = 0; i < r.length; i++) {
             r[i] += rnd.nextDouble(-noise, noise);

@@ -5,6 +5,7 @@ import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
+import dev.penstock.atoms.system.Clusters;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.MemorySink;
 import dev.penstock.stage.Pipeline;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -31,27 +31,13 @@ final class Argon {
     /// `count` clusters of 13–40 argon atoms: the fcc sites nearest the origin (3.8 Å apart) with
     /// ±0.1 Å noise.
     static List<AtomicSystem> clusters(int count, long seed) {
-        List<double[]> sites = new ArrayList<>();
-        double a = 3.8 * Math.sqrt(2);
-        for (int x = -3; x <= 3; x++) {
-            for (int y = -3; y <= 3; y++) {
-                for (int z = -3; z <= 3; z++) {
-                    if (((x + y + z) & 1) == 0) {
-                        sites.add(new double[] {x * a / 2, y * a / 2, z * a / 2});
-                    }
-                }
-            }
-        }
-        sites.sort(Comparator.comparingDouble(p -> p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + 1e-9 * p[0] + 1e-12 * p[1]));
         SplittableRandom rnd = new SplittableRandom(seed);
         List<AtomicSystem> out = new ArrayList<>();
         for (int k = 0; k < count; k++) {
             int n = 13 + rnd.nextInt(28);
-            double[] r = new double[3 * n];
-            for (int i = 0; i < n; i++) {
-                for (int c = 0; c < 3; c++) {
-                    r[3 * i + c] = sites.get(i)[c] + rnd.nextDouble(-0.1, 0.1);
-                }
+            double[] r = Clusters.fccSites(n, 3.8);
+            for (int i = 0; i < r.length; i++) {
+                r[i] += rnd.nextDouble(-0.1, 0.1);
             }
             double[] m = new double[n];
             Arrays.fill(m, 39.948);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
 import dev.penstock.testing.Python;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -29,23 +30,7 @@ class FireVersusAseTest {
         if (n == 13) {
             r = FireTest.icosahedron(1.1);
         } else {
-            // the first n sites of an fcc lattice with nearest-neighbour distance 1.1, by distance
-            double a = 1.1 * Math.sqrt(2);
-            java.util.List<double[]> sites = new java.util.ArrayList<>();
-            for (int x = -3; x <= 3; x++) {
-                for (int y = -3; y <= 3; y++) {
-                    for (int z = -3; z <= 3; z++) {
-                        if (((x + y + z) & 1) == 0) {
-                            sites.add(new double[] {x * a / 2, y * a / 2, z * a / 2});
-                        }
-                    }
-                }
-            }
-            sites.sort(java.util.Comparator.comparingDouble(p -> p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + 1e-9 * p[0] + 1e-12 * p[1]));
-            r = new double[3 * n];
-            for (int i = 0; i < n; i++) {
-                System.arraycopy(sites.get(i), 0, r, 3 * i, 3);
-            }
+            r = Clusters.fccSites(n, 1.1); // the n fcc sites nearest the origin
         }
         for (int i = 0; i < r.length; i++) {
             r[i] += rnd.nextDouble(-0.05, 0.05);
