@@ -1,62 +1,18 @@
 // Runs the kernels of cuda/src/main/cuda/encode.cu on the CPU, to check their arithmetic and
 // indexing without a GPU: every block runs its threads as std::threads that meet at a
-// std::barrier for __syncthreads (blocks run one after another, so one array serves as the
-// block's shared memory). Used by KernelEmulationTest:
+// std::barrier for __syncthreads (host_cuda.h). Used by KernelEmulationTest:
 //   emulate ENCODING N ROWS LEN PRECISION IN.f64 OUT   (PRECISION: c128 or c64)
 // reads ROWS x LEN float64 rows and writes ROWS x 2^N complex values (interleaved).
-#define _GNU_SOURCE 1
-#include <atomic>
-#include <barrier>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
-#include <thread>
-#include <vector>
 
-struct double2 { double x, y; };
-struct float2 { float x, y; };
-struct Dim { unsigned x = 0, y = 0, z = 0; };
-thread_local Dim threadIdx, blockIdx;
-Dim blockDim, gridDim;
-static std::barrier<>* block_barrier = nullptr;
-static double shared_memory[4096];
-
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __shared__
-#define red shared_memory
-inline void __syncthreads() { block_barrier->arrive_and_wait(); }
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-    return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
-}
-using std::sqrt; using std::fabs; using std::fmax; using std::exp2;
-
+#include "host_cuda.h"
 #include "../../main/cuda/encode.cu"
-#undef red
 
-// Runs `kernel` on a gridX x gridY grid of blockX threads.
 static void launch(unsigned gx, unsigned gy, unsigned bx, const std::function<void()>& kernel) {
-    blockDim = {bx, 1, 1};
-    gridDim = {gx, gy, 1};
-    for (unsigned y = 0; y < gy; y++) {
-        for (unsigned x = 0; x < gx; x++) {
-            std::barrier<> sync(bx);
-            block_barrier = &sync;
-            std::vector<std::thread> threads;
-            for (unsigned t = 0; t < bx; t++) {
-                threads.emplace_back([&, t, x, y] {
-                    threadIdx = {t, 0, 0};
-                    blockIdx = {x, y, 0};
-                    kernel();
-                });
-            }
-            for (auto& th : threads) th.join();
-        }
-    }
+    launch_grid(gx, gy, bx, true, kernel);  // as a GPU would: a block's threads run together
 }
 
 template <typename C>

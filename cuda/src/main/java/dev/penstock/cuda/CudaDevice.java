@@ -6,6 +6,7 @@ import dev.penstock.memory.Block;
 import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ public final class CudaDevice implements Device {
     private final List<CudaStream> streams = new ArrayList<>();
     private final List<Arena> arenas = new ArrayList<>();
     private final Map<Long, Long> allocations = new ConcurrentHashMap<>(); // device address -> bytes
+    private final Map<Long, MemorySegment> events = new ConcurrentHashMap<>(); // live CUevents by address
     private boolean closed;
 
     private CudaDevice(CudaDriver driver, int ordinal) {
@@ -42,7 +44,11 @@ public final class CudaDevice implements Device {
 
     /// Device `ordinal`, or an `IllegalStateException` saying why CUDA cannot be used here.
     public static CudaDevice open(int ordinal) {
-        CudaDriver.Probe p = CudaDriver.probe();
+        return open(CudaDriver.probe(), ordinal);
+    }
+
+    /// Device `ordinal` of the driver `p` found (tests open a host emulation of the driver).
+    static CudaDevice open(CudaDriver.Probe p, int ordinal) {
         if (!p.usable()) {
             throw new IllegalStateException("cuda:" + ordinal + " is not available: " + p.reason());
         }
@@ -59,6 +65,34 @@ public final class CudaDevice implements Device {
 
     CudaDriver driver() {
         return driver;
+    }
+
+    /// Destroys unreachable events' CUevents (a run records one per chunk or batch).
+    private static final Cleaner EVENTS = Cleaner.create(r -> {
+        Thread t = new Thread(r, "penstock-cuda-event-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /// A new event recorded on `stream`, its CUevent destroyed once the `CudaEvent` is
+    /// unreachable, or when the device closes.
+    CudaEvent newEvent(CudaStream stream, long sequence) {
+        enter();
+        MemorySegment e = driver.eventCreate();
+        events.put(e.address(), e);
+        driver.eventRecord(e, stream.handle());
+        CudaEvent event = new CudaEvent(stream, e, sequence);
+        long address = e.address();
+        EVENTS.register(event, () -> destroyEvent(address));
+        return event;
+    }
+
+    private synchronized void destroyEvent(long address) {
+        MemorySegment e = events.remove(address);
+        if (e != null && !closed) {
+            enter();
+            driver.eventDestroy(e);
+        }
     }
 
     /// Whether `segment` lies in memory this device allocated.
@@ -125,6 +159,10 @@ public final class CudaDevice implements Device {
         for (CudaStream s : streams) {
             s.destroy();
         }
+        for (MemorySegment e : events.values()) {
+            driver.eventDestroy(e);
+        }
+        events.clear();
         for (Arena a : arenas) {
             a.close();
         }

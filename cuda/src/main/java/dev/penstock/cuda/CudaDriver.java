@@ -7,9 +7,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /// The CUDA driver API (`libcuda.so.1`) through `java.lang.foreign`: no JNI, no toolkit — the
 /// driver alone. Versioned symbols are bound by their `_v2` names where the API has them.
@@ -30,11 +31,52 @@ public final class CudaDriver {
     /// The library's name, or the path in `PENSTOCK_CUDA_DRIVER` when set.
     public static final String LIBRARY = "libcuda.so.1";
 
-    private final SymbolLookup lookup;
-    private final Map<String, MethodHandle> handles = new HashMap<>();
+    /// Every driver function Penstock calls, by its exported (versioned) name, with its
+    /// signature: CUresult is `int`; CUdevice, int and unsigned int are `int`; size_t and
+    /// CUdeviceptr are `long`; handles (CUcontext, CUstream, …), pointers and CUhostFn are
+    /// addresses. `CudaSignatureTest` compiles these against the toolkit's `cuda.h`.
+    static final Map<String, FunctionDescriptor> SIGNATURES = signatures();
 
-    private CudaDriver(SymbolLookup lookup) {
+    private static Map<String, FunctionDescriptor> signatures() {
+        Map<String, FunctionDescriptor> m = new LinkedHashMap<>();
+        m.put("cuInit", FunctionDescriptor.of(INT, INT));
+        m.put("cuGetErrorName", FunctionDescriptor.of(INT, INT, PTR));
+        m.put("cuDeviceGetCount", FunctionDescriptor.of(INT, PTR));
+        m.put("cuDeviceGet", FunctionDescriptor.of(INT, PTR, INT));
+        m.put("cuDeviceGetName", FunctionDescriptor.of(INT, PTR, INT, INT));
+        m.put("cuDevicePrimaryCtxRetain", FunctionDescriptor.of(INT, PTR, INT));
+        m.put("cuDevicePrimaryCtxRelease_v2", FunctionDescriptor.of(INT, INT));
+        m.put("cuCtxSetCurrent", FunctionDescriptor.of(INT, PTR));
+        m.put("cuMemAlloc_v2", FunctionDescriptor.of(INT, PTR, LONG));
+        m.put("cuMemFree_v2", FunctionDescriptor.of(INT, LONG));
+        m.put("cuMemHostAlloc", FunctionDescriptor.of(INT, PTR, LONG, INT));
+        m.put("cuMemFreeHost", FunctionDescriptor.of(INT, PTR));
+        m.put("cuMemcpyHtoDAsync_v2", FunctionDescriptor.of(INT, LONG, PTR, LONG, PTR));
+        m.put("cuMemcpyDtoHAsync_v2", FunctionDescriptor.of(INT, PTR, LONG, LONG, PTR));
+        m.put("cuMemcpyDtoDAsync_v2", FunctionDescriptor.of(INT, LONG, LONG, LONG, PTR));
+        m.put("cuStreamCreate", FunctionDescriptor.of(INT, PTR, INT));
+        m.put("cuStreamDestroy_v2", FunctionDescriptor.of(INT, PTR));
+        m.put("cuStreamSynchronize", FunctionDescriptor.of(INT, PTR));
+        m.put("cuStreamWaitEvent", FunctionDescriptor.of(INT, PTR, PTR, INT));
+        m.put("cuEventCreate", FunctionDescriptor.of(INT, PTR, INT));
+        m.put("cuEventRecord", FunctionDescriptor.of(INT, PTR, PTR));
+        m.put("cuEventQuery", FunctionDescriptor.of(INT, PTR));
+        m.put("cuEventSynchronize", FunctionDescriptor.of(INT, PTR));
+        m.put("cuEventDestroy_v2", FunctionDescriptor.of(INT, PTR));
+        m.put("cuModuleLoadData", FunctionDescriptor.of(INT, PTR, PTR));
+        m.put("cuModuleGetFunction", FunctionDescriptor.of(INT, PTR, PTR, PTR));
+        m.put("cuLaunchKernel", FunctionDescriptor.of(INT, PTR, INT, INT, INT, INT, INT, INT, INT, PTR, PTR, PTR));
+        m.put("cuLaunchHostFunc", FunctionDescriptor.of(INT, PTR, PTR, PTR));
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    private final SymbolLookup lookup;
+    private final String library;
+    private final Map<String, MethodHandle> handles = new ConcurrentHashMap<>();
+
+    private CudaDriver(SymbolLookup lookup, String library) {
         this.lookup = lookup;
+        this.library = library;
     }
 
     /// Whether CUDA can be used here, and if not, why.
@@ -60,7 +102,12 @@ public final class CudaDriver {
     }
 
     private static Probe doProbe() {
-        String lib = System.getenv().getOrDefault("PENSTOCK_CUDA_DRIVER", LIBRARY);
+        return load(System.getenv().getOrDefault("PENSTOCK_CUDA_DRIVER", LIBRARY));
+    }
+
+    /// Loads the driver library `lib` (a name or a path) and counts its devices; never throws.
+    /// `probe()` does it once for the system's driver; tests load a host emulation with it.
+    static Probe load(String lib) {
         SymbolLookup lookup;
         try {
             lookup = SymbolLookup.libraryLookup(lib, Arena.global());
@@ -68,12 +115,12 @@ public final class CudaDriver {
             return new Probe(Optional.empty(), 0, "no CUDA driver: " + lib + " could not be loaded (install the NVIDIA driver, or set "
                     + "PENSTOCK_CUDA_DRIVER to its path)");
         }
-        CudaDriver d = new CudaDriver(lookup);
+        CudaDriver d = new CudaDriver(lookup, lib);
         try {
-            d.check("cuInit", (int) d.handle("cuInit", FunctionDescriptor.of(INT, INT)).invokeExact(0));
+            d.check("cuInit", (int) d.handle("cuInit").invokeExact(0));
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment count = a.allocate(INT);
-                d.check("cuDeviceGetCount", (int) d.handle("cuDeviceGetCount", FunctionDescriptor.of(INT, PTR)).invokeExact(count));
+                d.check("cuDeviceGetCount", (int) d.handle("cuDeviceGetCount").invokeExact(count));
                 int n = count.get(INT, 0);
                 return new Probe(Optional.of(d), n, n == 0 ? "the CUDA driver sees no device" : null);
             }
@@ -84,12 +131,21 @@ public final class CudaDriver {
         }
     }
 
-    /// The downcall handle of `symbol`, bound once.
-    MethodHandle handle(String symbol, FunctionDescriptor descriptor) {
-        synchronized (handles) {
-            return handles.computeIfAbsent(symbol, s -> LINKER.downcallHandle(lookup.find(s).orElseThrow(
-                    () -> new CudaException(s, -1, "symbol " + s + " not found in the CUDA driver (too old a driver?)")), descriptor));
-        }
+    /// The library this driver was loaded from.
+    String library() {
+        return library;
+    }
+
+    /// The downcall handle of `symbol` (one of `SIGNATURES`), bound once.
+    MethodHandle handle(String symbol) {
+        return handles.computeIfAbsent(symbol, s -> {
+            FunctionDescriptor d = SIGNATURES.get(s);
+            if (d == null) {
+                throw new IllegalArgumentException(s + " is not in CudaDriver.SIGNATURES");
+            }
+            return LINKER.downcallHandle(lookup.find(s).orElseThrow(
+                    () -> new CudaException(s, -1, "symbol " + s + " not found in " + library + " (too old a driver?)")), d);
+        });
     }
 
     /// Raises `CudaException` for a non-zero result of `call`.
@@ -102,7 +158,7 @@ public final class CudaDriver {
     private String errorName(int result) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment name = a.allocate(PTR);
-            int r = (int) handle("cuGetErrorName", FunctionDescriptor.of(INT, INT, PTR)).invokeExact(result, name);
+            int r = (int) handle("cuGetErrorName").invokeExact(result, name);
             if (r != 0) {
                 return "CUDA error";
             }
@@ -115,95 +171,91 @@ public final class CudaDriver {
     // ---- calls used by the device; each checked, named as in the driver API --------------
 
     int deviceGet(int ordinal) {
-        return out(INT, "cuDeviceGet", FunctionDescriptor.of(INT, PTR, INT), ordinal).get(INT, 0);
+        return out(INT, "cuDeviceGet", ordinal).get(INT, 0);
     }
 
     String deviceName(int device) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment name = a.allocate(256);
-            check("cuDeviceGetName", (int) handle("cuDeviceGetName", FunctionDescriptor.of(INT, PTR, INT, INT)).invokeExact(name, 256, device));
+            exact("cuDeviceGetName", h -> (int) h.invokeExact(name, 256, device));
             return name.getString(0);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new CudaException("cuDeviceGetName", -1, e.toString());
         }
     }
 
     MemorySegment primaryContext(int device) {
-        return outPointer("cuDevicePrimaryCtxRetain", FunctionDescriptor.of(INT, PTR, INT), device);
+        return outPointer("cuDevicePrimaryCtxRetain", device);
     }
 
     void releasePrimaryContext(int device) {
-        call("cuDevicePrimaryCtxRelease_v2", FunctionDescriptor.of(INT, INT), device);
+        call("cuDevicePrimaryCtxRelease_v2", device);
     }
 
     void setCurrent(MemorySegment context) {
-        call("cuCtxSetCurrent", FunctionDescriptor.of(INT, PTR), context);
+        exact("cuCtxSetCurrent", h -> (int) h.invokeExact(context));
     }
 
     long memAlloc(long bytes) {
-        return out(LONG, "cuMemAlloc_v2", FunctionDescriptor.of(INT, PTR, LONG), bytes).get(LONG, 0);
+        return out(LONG, "cuMemAlloc_v2", bytes).get(LONG, 0);
     }
 
     void memFree(long pointer) {
-        call("cuMemFree_v2", FunctionDescriptor.of(INT, LONG), pointer);
+        call("cuMemFree_v2", pointer);
     }
 
     /// Page-locked host memory the device reads at full speed (`CU_MEMHOSTALLOC_PORTABLE`).
     MemorySegment memHostAlloc(long bytes) {
-        MemorySegment p = outPointer("cuMemHostAlloc", FunctionDescriptor.of(INT, PTR, LONG, INT), bytes, 1);
+        MemorySegment p = outPointer("cuMemHostAlloc", bytes, 1);
         return p.reinterpret(bytes);
     }
 
     void memFreeHost(MemorySegment p) {
-        call("cuMemFreeHost", FunctionDescriptor.of(INT, PTR), p);
+        call("cuMemFreeHost", p);
     }
 
     void copyHtoD(long dst, MemorySegment src, long bytes, MemorySegment stream) {
-        call("cuMemcpyHtoDAsync_v2", FunctionDescriptor.of(INT, LONG, PTR, LONG, PTR), dst, src, bytes, stream);
+        exact("cuMemcpyHtoDAsync_v2", h -> (int) h.invokeExact(dst, src, bytes, stream));
     }
 
     void copyDtoH(MemorySegment dst, long src, long bytes, MemorySegment stream) {
-        call("cuMemcpyDtoHAsync_v2", FunctionDescriptor.of(INT, PTR, LONG, LONG, PTR), dst, src, bytes, stream);
+        exact("cuMemcpyDtoHAsync_v2", h -> (int) h.invokeExact(dst, src, bytes, stream));
     }
 
     void copyDtoD(long dst, long src, long bytes, MemorySegment stream) {
-        call("cuMemcpyDtoDAsync_v2", FunctionDescriptor.of(INT, LONG, LONG, LONG, PTR), dst, src, bytes, stream);
+        exact("cuMemcpyDtoDAsync_v2", h -> (int) h.invokeExact(dst, src, bytes, stream));
     }
 
     MemorySegment streamCreate() {
-        return outPointer("cuStreamCreate", FunctionDescriptor.of(INT, PTR, INT), 1); // CU_STREAM_NON_BLOCKING
+        return outPointer("cuStreamCreate", 1); // CU_STREAM_NON_BLOCKING
     }
 
     void streamDestroy(MemorySegment stream) {
-        call("cuStreamDestroy_v2", FunctionDescriptor.of(INT, PTR), stream);
+        call("cuStreamDestroy_v2", stream);
     }
 
     void streamSynchronize(MemorySegment stream) {
-        call("cuStreamSynchronize", FunctionDescriptor.of(INT, PTR), stream);
+        call("cuStreamSynchronize", stream);
     }
 
     void streamWaitEvent(MemorySegment stream, MemorySegment event) {
-        call("cuStreamWaitEvent", FunctionDescriptor.of(INT, PTR, PTR, INT), stream, event, 0);
+        call("cuStreamWaitEvent", stream, event, 0);
     }
 
     MemorySegment eventCreate() {
-        return outPointer("cuEventCreate", FunctionDescriptor.of(INT, PTR, INT), 0);
+        return outPointer("cuEventCreate", 0);
     }
 
     void eventRecord(MemorySegment event, MemorySegment stream) {
-        call("cuEventRecord", FunctionDescriptor.of(INT, PTR, PTR), event, stream);
+        call("cuEventRecord", event, stream);
     }
 
     void eventSynchronize(MemorySegment event) {
-        call("cuEventSynchronize", FunctionDescriptor.of(INT, PTR), event);
+        call("cuEventSynchronize", event);
     }
 
     /// Whether the event has completed (`CUDA_ERROR_NOT_READY` = 600 means not yet).
     boolean eventQuery(MemorySegment event) {
         try {
-            int r = (int) handle("cuEventQuery", FunctionDescriptor.of(INT, PTR)).invokeExact(event);
+            int r = (int) handle("cuEventQuery").invokeExact(event);
             if (r == 600) {
                 return false;
             }
@@ -217,28 +269,28 @@ public final class CudaDriver {
     }
 
     void eventDestroy(MemorySegment event) {
-        call("cuEventDestroy_v2", FunctionDescriptor.of(INT, PTR), event);
+        call("cuEventDestroy_v2", event);
     }
 
     MemorySegment moduleLoadData(MemorySegment image) {
-        return outPointer("cuModuleLoadData", FunctionDescriptor.of(INT, PTR, PTR), image);
+        return outPointer("cuModuleLoadData", image);
     }
 
     MemorySegment moduleGetFunction(MemorySegment module, String name) {
         try (Arena a = Arena.ofConfined()) {
-            return outPointer("cuModuleGetFunction", FunctionDescriptor.of(INT, PTR, PTR, PTR), module, a.allocateFrom(name));
+            return outPointer("cuModuleGetFunction", module, a.allocateFrom(name));
         }
     }
 
     void launchKernel(MemorySegment function, int gridX, int gridY, int blockX, int sharedBytes, MemorySegment stream,
                       MemorySegment params) {
-        call("cuLaunchKernel", FunctionDescriptor.of(INT, PTR, INT, INT, INT, INT, INT, INT, INT, PTR, PTR, PTR), function, gridX, gridY, 1,
-                blockX, 1, 1, sharedBytes, stream, params, MemorySegment.NULL);
+        exact("cuLaunchKernel", h -> (int) h.invokeExact(function, gridX, gridY, 1, blockX, 1, 1, sharedBytes, stream,
+                    params, MemorySegment.NULL));
     }
 
     /// Enqueues a host function (an upcall stub `void fn(void*)`) on `stream`.
     void launchHostFunc(MemorySegment stream, MemorySegment function, MemorySegment userData) {
-        call("cuLaunchHostFunc", FunctionDescriptor.of(INT, PTR, PTR, PTR), stream, function, userData);
+        exact("cuLaunchHostFunc", h -> (int) h.invokeExact(stream, function, userData));
     }
 
     /// The layout of a `void fn(void*)` host function, for upcall stubs.
@@ -246,10 +298,27 @@ public final class CudaDriver {
         return FunctionDescriptor.ofVoid(PTR);
     }
 
-    /// Calls `symbol` with `args` (boxed), checking its result.
-    private void call(String symbol, FunctionDescriptor d, Object... args) {
+    /// A call of a bound handle, for `exact`.
+    @FunctionalInterface
+    private interface Call {
+        int invoke(MethodHandle handle) throws Throwable;
+    }
+
+    /// Calls `symbol` through `call` (an exact, unboxed invocation), checking its result.
+    private void exact(String symbol, Call call) {
         try {
-            check(symbol, (int) handle(symbol, d).invokeWithArguments(args));
+            check(symbol, call.invoke(handle(symbol)));
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new CudaException(symbol, -1, e.toString());
+        }
+    }
+
+    /// Calls `symbol` with `args` (boxed), checking its result.
+    private void call(String symbol, Object... args) {
+        try {
+            check(symbol, (int) handle(symbol).invokeWithArguments(args));
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable e) {
@@ -258,18 +327,18 @@ public final class CudaDriver {
     }
 
     /// Calls `symbol(out, args…)` and returns the pointer it wrote to `out`.
-    private MemorySegment outPointer(String symbol, FunctionDescriptor d, Object... args) {
-        return out(PTR, symbol, d, args).get(PTR, 0);
+    private MemorySegment outPointer(String symbol, Object... args) {
+        return out(PTR, symbol, args).get(PTR, 0);
     }
 
     /// Calls `symbol(out, args…)` with `out` one `layout` value; returns a copy of it (heap).
-    private MemorySegment out(java.lang.foreign.MemoryLayout layout, String symbol, FunctionDescriptor d, Object... args) {
+    private MemorySegment out(java.lang.foreign.MemoryLayout layout, String symbol, Object... args) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(layout);
             Object[] all = new Object[args.length + 1];
             all[0] = out;
             System.arraycopy(args, 0, all, 1, args.length);
-            check(symbol, (int) handle(symbol, d).invokeWithArguments(all));
+            check(symbol, (int) handle(symbol).invokeWithArguments(all));
             MemorySegment copy = Arena.ofAuto().allocate(layout);
             copy.copyFrom(out);
             return copy;

@@ -126,7 +126,11 @@ public final class CudaStream implements Stream {
 
     /// Enqueues `function` with `args` (each an `Integer`, `Long`, `Double`, `Float` or a
     /// device `Block`, passed as its address), on a `gridX × gridY` grid of `blockX`-thread blocks.
+    /// Each argument's size must be the size its kernel's PTX declares for it (Integer and
+    /// Float 4 bytes; Long, Double and Block addresses 8), else an `IllegalArgumentException`
+    /// naming the kernel and parameter — before anything reaches the GPU.
     public void launchKernel(CudaFunction function, int gridX, int gridY, int blockX, int sharedBytes, Object... args) {
+        checkArguments(function, args);
         enqueued.incrementAndGet();
         device.enter();
         try (Arena a = Arena.ofConfined()) {
@@ -147,12 +151,30 @@ public final class CudaStream implements Stream {
         }
     }
 
+    private static void checkArguments(CudaFunction function, Object[] args) {
+        if (args.length != function.paramSizes().size()) {
+            throw new IllegalArgumentException("kernel " + function.name() + " takes " + function.paramSizes().size() + " parameters, got "
+                    + args.length);
+        }
+        for (int i = 0; i < args.length; i++) {
+            int size = switch (args[i]) {
+                case Integer x -> 4;
+                case Float x -> 4;
+                case Long x -> 8;
+                case Double x -> 8;
+                case Block b -> 8;
+                default -> -1;
+            };
+            if (size != function.paramSizes().get(i)) {
+                throw new IllegalArgumentException("kernel " + function.name() + ": parameter " + i + " is " + function.paramSizes().get(i)
+                        + " bytes in its PTX, got a " + args[i].getClass().getSimpleName() + " (" + size + " bytes)");
+            }
+        }
+    }
+
     @Override
     public Event record() {
-        device.enter();
-        MemorySegment e = device.driver().eventCreate();
-        device.driver().eventRecord(e, handle);
-        return new CudaEvent(this, e, enqueued.get());
+        return device.newEvent(this, enqueued.get());
     }
 
     @Override

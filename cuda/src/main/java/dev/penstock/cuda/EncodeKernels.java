@@ -24,11 +24,13 @@ public final class EncodeKernels {
     private final CudaDevice device;
     private final MemorySegment module;
     private final Map<String, CudaFunction> functions = new HashMap<>();
+    private final Map<String, java.util.List<Integer>> entries;
 
     /// Loads the kernels onto `device`.
     public EncodeKernels(CudaDevice device) {
         this.device = device;
         byte[] ptx = ptx();
+        this.entries = PtxEntries.parse(new String(ptx, java.nio.charset.StandardCharsets.US_ASCII));
         device.enter();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment image = a.allocate(ptx.length + 1L);
@@ -49,11 +51,15 @@ public final class EncodeKernels {
         }
     }
 
-    private CudaFunction function(String name) {
+    CudaFunction function(String name) {
         synchronized (functions) {
             return functions.computeIfAbsent(name, n -> {
                 device.enter();
-                return new CudaFunction(n, device.driver().moduleGetFunction(module, n));
+                java.util.List<Integer> sizes = entries.get(n);
+                if (sizes == null) {
+                    throw new IllegalStateException("kernel " + n + " is not in " + PTX + " (rebuild it with scripts/build-kernels.sh)");
+                }
+                return new CudaFunction(n, device.driver().moduleGetFunction(module, n), sizes);
             });
         }
     }
