@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -130,6 +131,8 @@ struct Event {
     std::mutex m;
     std::condition_variable cv;
     unsigned long recorded = 0, completed = 0;
+    bool timing = true;
+    std::chrono::steady_clock::time_point at;  // when the stream last reached it
 };
 std::map<CUevent, std::shared_ptr<Event>> events;
 
@@ -487,6 +490,7 @@ CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int flags) {
     if (CUresult r = enter()) return r;
     if ((flags & ~0xfu) != 0) return CUDA_ERROR_INVALID_VALUE;
     auto e = std::make_shared<Event>();
+    e->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
     std::lock_guard<std::mutex> g(lock);
     auto handle = reinterpret_cast<CUevent>(e.get());
     events[handle] = e;
@@ -508,6 +512,7 @@ CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) {
     return submit(stream, [e, target] {
         std::lock_guard<std::mutex> eg(e->m);
         e->completed = std::max(e->completed, target);
+        e->at = std::chrono::steady_clock::now();
         e->cv.notify_all();
     });
 }
@@ -533,6 +538,22 @@ CUresult CUDAAPI cuEventSynchronize(CUevent event) {
     std::unique_lock<std::mutex> eg(e->m);
     unsigned long target = e->recorded;
     e->cv.wait(eg, [&] { return e->completed >= target; });
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventElapsedTime_v2(float* milliseconds, CUevent start, CUevent end) {
+    if (CUresult r = enter()) return r;
+    std::lock_guard<std::mutex> g(lock);
+    auto s = events.find(start), e = events.find(end);
+    if (s == events.end() || e == events.end()) return CUDA_ERROR_INVALID_HANDLE;
+    if (start == end) {
+        *milliseconds = 0;
+        return CUDA_SUCCESS;
+    }
+    std::scoped_lock both(s->second->m, e->second->m);
+    if (!s->second->timing || !e->second->timing || s->second->recorded == 0 || e->second->recorded == 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (s->second->completed < s->second->recorded || e->second->completed < e->second->recorded) return CUDA_ERROR_NOT_READY;
+    *milliseconds = std::chrono::duration<float, std::milli>(e->second->at - s->second->at).count();
     return CUDA_SUCCESS;
 }
 

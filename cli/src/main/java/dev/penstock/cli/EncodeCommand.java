@@ -105,10 +105,6 @@ public final class EncodeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (dev.isCuda() && timelinePng != null) {
-            dev.close();
-            throw new ParameterException(spec.commandLine(), "option '--timeline' is not available with a CUDA device yet");
-        }
         o.println("device: " + dev.description());
         try (dev; Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();

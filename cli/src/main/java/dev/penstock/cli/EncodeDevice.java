@@ -74,7 +74,7 @@ final class EncodeDevice implements AutoCloseable {
         String encoding = cfg.encoding().label();
         int qubits = cfg.qubits();
         return DeviceEncodePipeline.run(cuda, (compute, rows, count, states) -> kernels.encode((CudaStream) compute, encoding, rows,
-                (int) rows.shape(1), qubits, states, count), pinned, source, sink, cfg);
+                (int) rows.shape(1), qubits, states, count), pinned, source, sink, cfg, timeline);
     }
 
     @Override

@@ -10,12 +10,14 @@ final class CpuEvent implements Event {
     private final CpuStream stream;
     private final CountDownLatch latch = new CountDownLatch(1);
     private volatile DeviceException failure;
+    private volatile long completedAt;
 
     CpuEvent(CpuStream stream) {
         this.stream = stream;
     }
 
     void complete(DeviceException failureOrNull) {
+        this.completedAt = System.nanoTime();
         this.failure = failureOrNull;
         latch.countDown();
     }
@@ -52,6 +54,17 @@ final class CpuEvent implements Event {
         }
         throwIfFailed();
         return true;
+    }
+
+    @Override
+    public long completedAtNanos() {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DeviceException("await", "interrupted while waiting for an event of stream " + stream.name(), e);
+        }
+        return completedAt;
     }
 
     /// Waits without raising the failure; used by the stream thread, which attributes it itself.

@@ -16,6 +16,12 @@ public interface Event {
     /// Like `await()`, but gives up after `timeout` and returns false.
     boolean await(Duration timeout);
 
+    /// When the stream reached this event, on the `System.nanoTime()` clock, whether or not work
+    /// before it failed; waits for it first. Two events on one stream bracket the work between
+    /// them, so a device times its copies and kernels without running host code in its streams
+    /// (a CUDA event's GPU timestamp, mapped onto the host clock to within microseconds).
+    long completedAtNanos();
+
     /// The stream that recorded this event.
     Stream stream();
 }

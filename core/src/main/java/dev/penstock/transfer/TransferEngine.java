@@ -45,6 +45,10 @@ public final class TransferEngine implements AutoCloseable {
     private record InFlight(long chunk, Lease lease, Event copied) {
     }
 
+    /// A copy or device kernel between two events of its stream, timed once `end` completes.
+    private record Span(boolean isCopy, Event start, Event end) {
+    }
+
     /// An engine on `device` with host staging buffers from a new page-aligned pool.
     public TransferEngine(Device device, TransferConfig config) {
         this(device, config, StagingPool.allocate(device.name() + " transfer staging", config.slots(), config.chunkBytes()));
@@ -100,10 +104,10 @@ public final class TransferEngine implements AutoCloseable {
         Event[] kernelDone = new Event[config.slots()];
         ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         AtomicLong failedKernelChunk = new AtomicLong(-1);
-        AtomicLong copyNs = new AtomicLong();
-        AtomicLong kernelNs = new AtomicLong();
+        ArrayDeque<Span> spans = new ArrayDeque<>();
+        long[] deviceNs = new long[2]; // copies, device kernels: from the events around them
+        AtomicLong kernelNs = new AtomicLong(); // host kernels: timed where they run
         Timeline tl = timeline;
-        long[] copyStart = new long[1];
         long readNs = 0;
         long slotWaitNs = 0;
         long start = System.nanoTime();
@@ -137,30 +141,26 @@ public final class TransferEngine implements AutoCloseable {
                 Block src = lease.block(DType.U8, bytes);
                 Block dst = deviceBuffers[s].slice(0, bytes);
                 long chunk = k;
-                copy.launch("begin copy of chunk " + k, () -> {
-                    copyStart[0] = System.nanoTime(); // copy-stream thread only
-                    copyNs.addAndGet(-copyStart[0]);
-                });
+                // timed by events, so no host code runs in a device's streams for it
+                Event copyStart = copy.record();
                 copy.copy(src, dst);
-                copy.launch("end copy of chunk " + k, () -> {
-                    long end = System.nanoTime();
-                    copyNs.addAndGet(end);
-                    if (tl != null) {
-                        tl.record("copy stream", "copy", copyStart[0], end);
-                    }
-                });
                 Event copied = copy.record();
+                spans.add(new Span(true, copyStart, copied));
                 inFlight.add(new InFlight(k, lease, copied));
                 compute.waitFor(copied);
                 if (deviceKernel != null) {
+                    Event kernelStart = compute.record();
                     try {
                         deviceKernel.enqueue(compute, chunk, dst);
                     } catch (Exception e) {
                         throw new TransferException(k, "chunk " + k + ": enqueuing its kernel failed: " + e, e);
                     }
                     kernelDone[s] = compute.record();
+                    spans.add(new Span(false, kernelStart, kernelDone[s]));
+                    settle(spans, deviceNs, tl, false);
                     continue;
                 }
+                settle(spans, deviceNs, tl, false);
                 compute.launch("kernel on chunk " + k, () -> {
                     long kt = System.nanoTime();
                     try {
@@ -179,6 +179,7 @@ public final class TransferEngine implements AutoCloseable {
                 kernelDone[s] = compute.record();
             }
             awaitAll(chunks, failedKernelChunk);
+            settle(spans, deviceNs, tl, true);
         } catch (TransferException e) {
             failure = e;
         }
@@ -186,7 +187,22 @@ public final class TransferEngine implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
-        return new TransferStats(totalBytes, chunks, System.nanoTime() - start, readNs, slotWaitNs, copyNs.get(), kernelNs.get());
+        return new TransferStats(totalBytes, chunks, System.nanoTime() - start, readNs, slotWaitNs, deviceNs[0],
+                kernelNs.get() + deviceNs[1]);
+    }
+
+    /// Adds the spans whose end has completed (all of them with `all`) to the copy and kernel
+    /// times, and to the timeline.
+    private static void settle(ArrayDeque<Span> spans, long[] deviceNs, Timeline tl, boolean all) {
+        while (!spans.isEmpty() && (all || spans.peekFirst().end().isDone())) {
+            Span sp = spans.pollFirst();
+            long t0 = sp.start().completedAtNanos();
+            long t1 = sp.end().completedAtNanos();
+            deviceNs[sp.isCopy() ? 0 : 1] += t1 - t0;
+            if (tl != null) {
+                tl.record(sp.isCopy() ? "copy stream" : "compute stream", sp.isCopy() ? "copy" : "kernel", t0, t1);
+            }
+        }
     }
 
     /// A free staging buffer: returns the buffers of finished copies first; if none is free,

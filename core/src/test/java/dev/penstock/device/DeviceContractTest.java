@@ -96,6 +96,27 @@ public abstract class DeviceContractTest {
     }
 
     @Test
+    void eventsTimeTheWorkBetweenThemOnTheHostClock() {
+        Stream s = device.newStream("timed");
+        Stream other = device.newStream("other");
+        long before = System.nanoTime();
+        Event start = s.record();
+        s.launch("20 ms", () -> Thread.sleep(20));
+        Event end = s.record();
+        other.waitFor(end);
+        Event after = other.record();
+        after.await();
+        long returned = System.nanoTime();
+        long t0 = start.completedAtNanos();
+        long t1 = end.completedAtNanos();
+        assertThat(t1 - t0).as("the 20 ms op lies between the two events").isBetween(19_000_000L, 10_000_000_000L);
+        assertThat(t0).as("on the host clock").isGreaterThan(before - 2_000_000L);
+        assertThat(t1).isLessThan(returned + 2_000_000L);
+        assertThat(after.completedAtNanos()).as("a waiting stream reaches its event after the event it waited for")
+                .isGreaterThanOrEqualTo(t1 - 1_000_000L);
+    }
+
+    @Test
     void aFailureSurfacesAtTheNextSynchronizeNamingTheOperation() {
         Stream s = device.newStream("a");
         AtomicBoolean ranAfter = new AtomicBoolean();
@@ -123,6 +144,35 @@ public abstract class DeviceContractTest {
         });
         Event e = s.record();
         assertThatThrownBy(e::await).isInstanceOf(DeviceException.class).hasMessageContaining("kernel x");
+    }
+
+    @Test
+    void aFailureAfterTheWaitWasEnqueuedReachesTheWaitingStreamsFromTheirWaitOn() {
+        Stream a = device.newStream("a");
+        Stream b = device.newStream("b");
+        Stream c = device.newStream("c");
+        CountDownLatch gate = new CountDownLatch(1);
+        a.launch("gated op", () -> {
+            gate.await();
+            throw new IllegalStateException("late");
+        });
+        Event aDone = a.record();
+        AtomicBoolean beforeWait = new AtomicBoolean();
+        AtomicBoolean afterWait = new AtomicBoolean();
+        AtomicBoolean inC = new AtomicBoolean();
+        b.launch("before the wait", () -> beforeWait.set(true));
+        b.waitFor(aDone);
+        b.launch("after the wait", () -> afterWait.set(true));
+        Event bDone = b.record();
+        c.waitFor(bDone);
+        c.launch("in c", () -> inC.set(true));
+        Event cDone = c.record();
+        gate.countDown(); // a fails only now, after every wait was enqueued
+        assertThatThrownBy(cDone::await).isInstanceOf(DeviceException.class).hasMessageContaining("gated op");
+        assertThatThrownBy(b::synchronize).isInstanceOf(DeviceException.class).hasMessageContaining("gated op");
+        assertThat(beforeWait).as("work before the wait is not the upstream's").isTrue();
+        assertThat(afterWait).isFalse();
+        assertThat(inC).isFalse();
     }
 
     @Test

@@ -32,6 +32,8 @@ public final class CudaDevice implements Device {
     private final Map<Long, Long> allocations = new ConcurrentHashMap<>(); // device address -> bytes
     private final Map<Long, MemorySegment> events = new ConcurrentHashMap<>(); // live CUevents by address
     private boolean closed;
+    private MemorySegment clockEvent; // a completed event and the host time it was seen complete
+    private long clockHostNanos;
 
     private CudaDevice(CudaDriver driver, int ordinal) {
         this.driver = driver;
@@ -85,6 +87,26 @@ public final class CudaDevice implements Device {
         long address = e.address();
         EVENTS.register(event, () -> destroyEvent(address));
         return event;
+    }
+
+    /// When `event` (completed) completed, on the `System.nanoTime()` clock: its GPU time
+    /// relative to a reference event whose completion the host saw at a known time (renewed
+    /// every 30 s, so the driver's float milliseconds stay within a microsecond).
+    synchronized long hostNanos(MemorySegment event) {
+        check();
+        enter();
+        if (clockEvent == null || System.nanoTime() - clockHostNanos > 30_000_000_000L) {
+            MemorySegment e = driver.eventCreate();
+            driver.eventRecord(e, MemorySegment.NULL);
+            driver.eventSynchronize(e);
+            long now = System.nanoTime();
+            if (clockEvent != null) {
+                driver.eventDestroy(clockEvent);
+            }
+            clockEvent = e;
+            clockHostNanos = now;
+        }
+        return clockHostNanos + Math.round(driver.eventElapsedMillis(clockEvent, event) * 1e6);
     }
 
     private synchronized void destroyEvent(long address) {
@@ -163,6 +185,9 @@ public final class CudaDevice implements Device {
             driver.eventDestroy(e);
         }
         events.clear();
+        if (clockEvent != null) {
+            driver.eventDestroy(clockEvent);
+        }
         for (Arena a : arenas) {
             a.close();
         }

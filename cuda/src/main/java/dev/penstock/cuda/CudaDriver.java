@@ -63,6 +63,7 @@ public final class CudaDriver {
         m.put("cuEventQuery", FunctionDescriptor.of(INT, PTR));
         m.put("cuEventSynchronize", FunctionDescriptor.of(INT, PTR));
         m.put("cuEventDestroy_v2", FunctionDescriptor.of(INT, PTR));
+        m.put("cuEventElapsedTime_v2", FunctionDescriptor.of(INT, PTR, PTR, PTR));
         m.put("cuModuleLoadData", FunctionDescriptor.of(INT, PTR, PTR));
         m.put("cuModuleGetFunction", FunctionDescriptor.of(INT, PTR, PTR, PTR));
         m.put("cuLaunchKernel", FunctionDescriptor.of(INT, PTR, INT, INT, INT, INT, INT, INT, INT, PTR, PTR, PTR));
@@ -266,6 +267,11 @@ public final class CudaDriver {
         } catch (Throwable e) {
             throw new CudaException("cuEventQuery", -1, e.toString());
         }
+    }
+
+    /// Milliseconds from `start` to `end` (both completed, timing enabled), ±0.5 µs.
+    float eventElapsedMillis(MemorySegment start, MemorySegment end) {
+        return out(ValueLayout.JAVA_FLOAT, "cuEventElapsedTime_v2", start, end).get(ValueLayout.JAVA_FLOAT, 0);
     }
 
     void eventDestroy(MemorySegment event) {

@@ -68,6 +68,20 @@ final class CudaEvent implements Event {
         return true;
     }
 
+    @Override
+    public long completedAtNanos() {
+        while (true) {
+            if (stream.destroyed()) {
+                throw new DeviceException("completedAtNanos", "stream '" + stream.name() + "': the device was closed", null);
+            }
+            if (isDone()) {
+                break;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+        return ((CudaDevice) stream.device()).hostNanos(handle);
+    }
+
     private void raise() {
         DeviceException f = stream.failureBefore(sequence);
         if (f != null) {

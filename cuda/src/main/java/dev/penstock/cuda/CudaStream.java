@@ -21,6 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
 /// CUDA). A failing host op makes the stream sticky-failed: later host ops are skipped and the
 /// failure is raised, naming the op, by `synchronize()` or by `await()` of an event recorded
 /// after it. (GPU work already enqueued still runs; its results are not to be trusted then.)
+///
+/// `waitFor` is `cuStreamWaitEvent` alone — no host code runs in the stream for it (a host
+/// function stalls a stream for microseconds). A failure reaches the waiting stream when it
+/// happens instead: the failing stream tells the streams that wait for one of its events
+/// recorded after the failed op (and a wait registered after a failure sees it at once), so
+/// the waiting stream fails from the position of its wait on.
 public final class CudaStream implements Stream {
     private static final Map<Long, Runnable> HOST_OPS = new ConcurrentHashMap<>();
     private static final AtomicLong NEXT_OP = new AtomicLong(1);
@@ -40,9 +46,17 @@ public final class CudaStream implements Stream {
     private final MemorySegment handle;
     private final AtomicLong enqueued = new AtomicLong();
     private final java.util.Set<Thread> running = ConcurrentHashMap.newKeySet();
-    private volatile DeviceException failure;
-    private volatile long failedAt = Long.MAX_VALUE;
+    private final java.util.Set<CudaStream> downstreams = ConcurrentHashMap.newKeySet(); // streams that waited for ours
+    private final java.util.ArrayDeque<Upstream> upstreams = new java.util.ArrayDeque<>(); // guarded by this
+    private volatile Failure failure; // the sticky failure and the position of the op that raised it
     private volatile boolean destroyed;
+
+    /// A wait of this stream (at its position `since`) for `event` of `stream`.
+    private record Upstream(CudaStream stream, CudaEvent event, long since) {
+    }
+
+    private record Failure(DeviceException error, long at) {
+    }
 
     CudaStream(CudaDevice device, String name, MemorySegment handle) {
         this.device = device;
@@ -77,15 +91,14 @@ public final class CudaStream implements Stream {
         long seq = enqueued.incrementAndGet();
         long key = NEXT_OP.getAndIncrement();
         HOST_OPS.put(key, () -> {
-            if (failure != null || destroyed) {
-                return; // skipped: an earlier op on this stream failed, or the device closed
+            if (failureBefore(seq) != null || destroyed) {
+                return; // skipped: an earlier op on this stream (or one it waited for) failed, or the device closed
             }
             running.add(Thread.currentThread());
             try {
                 op.run();
             } catch (Throwable e) {
-                failure = new DeviceException(opName, "stream '" + name + "': " + opName + " failed: " + e, e);
-                failedAt = seq;
+                fail(new DeviceException(opName, "stream '" + name + "': " + opName + " failed: " + e, e), seq);
             } finally {
                 running.remove(Thread.currentThread());
                 Thread.interrupted(); // the driver's thread must not keep an interrupt meant for this op
@@ -185,15 +198,75 @@ public final class CudaStream implements Stream {
         CudaStream other = (CudaStream) ce.stream();
         device.enter();
         device.driver().streamWaitEvent(handle, ce.handle());
-        // in stream order, after the wait: the upstream's host ops before the event have run, so
-        // a failure among them is known here and fails this stream too, naming it
-        launch("wait for " + other.name, () -> {
-            DeviceException upstream = other.failureBefore(ce.sequence());
-            if (upstream != null) {
-                throw new DeviceException(upstream.operation(), "stream '" + name + "' waited for stream '" + other.name
-                        + "', which failed: " + upstream.getMessage(), upstream);
+        long since = enqueued.incrementAndGet();
+        other.downstreams.add(this);
+        Upstream wait = new Upstream(other, ce, since);
+        synchronized (this) {
+            upstreams.add(wait);
+        }
+        pruneUpstreams();
+        DeviceException f = other.failureBefore(ce.sequence()); // failed already: fail from here on
+        if (f != null) {
+            synchronized (this) {
+                upstreams.remove(wait);
             }
-        });
+            fail(waitedFor(other, f), since);
+        }
+    }
+
+    /// Forgets the oldest waits whose events completed with no failure before them: those can
+    /// fail no more (a few per call; the driver is asked about the oldest only).
+    private void pruneUpstreams() {
+        for (int i = 0; i < 4; i++) {
+            Upstream u;
+            synchronized (this) {
+                u = upstreams.peekFirst();
+            }
+            if (u == null || !u.event().isDone() || u.stream().failureBefore(u.event().sequence()) != null) {
+                return;
+            }
+            synchronized (this) {
+                upstreams.remove(u);
+            }
+        }
+    }
+
+    private DeviceException waitedFor(CudaStream upstream, DeviceException e) {
+        return new DeviceException(e.operation(), "stream '" + name + "' waited for stream '" + upstream.name + "', which failed: "
+                + e.getMessage(), e);
+    }
+
+    /// Records `e` (raised at position `at`) unless an earlier failure stands, and fails the
+    /// streams that wait for an event of this one recorded at or after `at`.
+    private void fail(DeviceException e, long at) {
+        synchronized (this) {
+            Failure f = failure;
+            if (f != null && f.at() <= at) {
+                return;
+            }
+            failure = new Failure(e, at);
+        }
+        for (CudaStream d : downstreams) {
+            d.upstreamFailed(this, e, at);
+        }
+    }
+
+    /// `upstream` failed at its position `at` with `e`: this stream fails from the first of its
+    /// waits for an event of `upstream` recorded at or after `at`.
+    private void upstreamFailed(CudaStream upstream, DeviceException e, long at) {
+        long since = Long.MAX_VALUE;
+        synchronized (this) {
+            for (java.util.Iterator<Upstream> it = upstreams.iterator(); it.hasNext();) {
+                Upstream u = it.next();
+                if (u.stream() == upstream && u.event().sequence() >= at) {
+                    since = Math.min(since, u.since());
+                    it.remove();
+                }
+            }
+        }
+        if (since != Long.MAX_VALUE) {
+            fail(waitedFor(upstream, e), since);
+        }
     }
 
     @Override
@@ -203,18 +276,21 @@ public final class CudaStream implements Stream {
         }
         device.enter();
         device.driver().streamSynchronize(handle);
-        DeviceException f = failure;
-        if (f != null) {
+        Failure f;
+        synchronized (this) {
+            upstreams.clear(); // every event waited for has completed; failures were passed on when they happened
+            f = failure;
             failure = null;
-            failedAt = Long.MAX_VALUE;
-            throw f;
+        }
+        if (f != null) {
+            throw f.error();
         }
     }
 
     /// The failure an event recorded at `sequence` must report, if any.
     DeviceException failureBefore(long sequence) {
-        DeviceException f = failure;
-        return f != null && failedAt <= sequence ? f : null;
+        Failure f = failure;
+        return f != null && f.at() <= sequence ? f.error() : null;
     }
 
     /// Whether the device was closed (events of this stream then fail their `await`).

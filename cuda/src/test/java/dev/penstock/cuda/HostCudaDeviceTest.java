@@ -9,6 +9,12 @@ import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
+import dev.penstock.memory.StagingPool;
+import dev.penstock.observe.Timeline;
+import dev.penstock.transfer.ChunkSource;
+import dev.penstock.transfer.TransferConfig;
+import dev.penstock.transfer.TransferEngine;
+import dev.penstock.transfer.TransferStats;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -65,6 +71,77 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
         assertThat(after.pinnedAllocations()).isEqualTo(before.pinnedAllocations());
         assertThat(after.streams()).isEqualTo(before.streams());
         assertThat(after.events()).as("other tests' events may have gone meanwhile").isLessThanOrEqualTo(before.events());
+    }
+
+    @Test
+    void theTransferEngineRunsNoHostCodeInTheStreamsAndTimesCopiesAndKernelsByEvents() throws Exception {
+        EncodeKernels kernels = new EncodeKernels(device);
+        long chunk = 1 << 16;
+        int chunks = 24;
+        Timeline timeline = new Timeline();
+        try (Arena host = Arena.ofShared(); BlockArena arena = device.newArena("sum"); HostArena h = Memory.newSharedArena("back");
+             StagingPool pool = StagingPool.withBacking("pinned staging", 3, chunk, device.pinned());
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 3), pool)) {
+            MemorySegment in = host.allocate(chunk * chunks, 4096);
+            for (long i = 0; i < chunk * chunks / 8; i++) {
+                in.setAtIndex(ValueLayout.JAVA_LONG, i, i);
+            }
+            Block sum = arena.allocate(DType.I64, 1);
+            Block zero = h.allocate(DType.I64, 1);
+            CudaStream init = (CudaStream) device.newStream("init");
+            init.copy(zero, sum);
+            init.synchronize();
+            engine.record(timeline);
+            HostDriver.Counts before = HostDriver.counts();
+            TransferStats st = engine.run(chunk * chunks, ChunkSource.of(in),
+                    (TransferEngine.DeviceKernel) (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum));
+            HostDriver.Counts after = HostDriver.counts();
+            assertThat(after.hostFunctions() - before.hostFunctions()).as("host functions enqueued by the run").isZero();
+            assertThat(after.launches() - before.launches()).isEqualTo(chunks);
+            Block back = h.allocate(DType.I64, 1);
+            init.copy(sum, back);
+            init.synchronize();
+            long words = chunk * chunks / 8;
+            assertThat(back.getLong(0)).isEqualTo(words * (words - 1) / 2);
+            assertThat(st.copyNs()).isPositive();
+            assertThat(st.kernelNs()).isPositive();
+            assertThat(st.copyNs() + st.kernelNs()).isLessThan(2 * st.wallNs());
+            java.util.Map<String, Long> spans = new java.util.HashMap<>();
+            for (Timeline.Span sp : timeline.spans()) {
+                spans.merge(sp.lane() + "/" + sp.kind(), 1L, Long::sum);
+                assertThat(sp.endNs()).isGreaterThanOrEqualTo(sp.startNs());
+            }
+            assertThat(spans).containsEntry("copy stream/copy", (long) chunks).containsEntry("compute stream/kernel", (long) chunks);
+        }
+    }
+
+    @Test
+    void theDeviceEncodePipelineDrawsItsTimelineFromTheDevicesEvents() throws Exception {
+        EncodeKernels kernels = new EncodeKernels(device);
+        int n = 6;
+        int rows = 300;
+        Timeline timeline = new Timeline();
+        try (HostArena h = Memory.newSharedArena("rows"); PinnedBacking pinned = device.pinned()) {
+            Block in = h.allocate(DType.F64, rows, 1 << n);
+            for (long i = 0; i < in.elementCount(); i++) {
+                in.setDouble(i, 1 + (i % 7));
+            }
+            var cfg = new dev.penstock.quantum.EncodePipeline.Config(dev.penstock.quantum.Encoding.AMPLITUDE, n, DType.C128, 64, 3, 2,
+                    dev.penstock.quantum.BadRowPolicy.FAIL);
+            long[] written = new long[1];
+            var s = dev.penstock.quantum.DeviceEncodePipeline.run(device, (compute, r, count, states) -> kernels.encode((CudaStream) compute,
+                    "amplitude", r, (int) r.shape(1), n, states, count), pinned, dev.penstock.quantum.RowSources.of(in),
+                    b -> written[0] += b.shape(0), cfg, timeline);
+            assertThat(s.rowsWritten()).isEqualTo(rows).isEqualTo(written[0]);
+            assertThat(s.transfer().copyNs()).isPositive();
+            assertThat(s.transfer().kernelNs()).isPositive();
+        }
+        java.util.Map<String, Long> kinds = new java.util.TreeMap<>();
+        for (Timeline.Span sp : timeline.spans()) {
+            kinds.merge(sp.lane().replaceAll("\\d+$", "N") + "/" + sp.kind(), 1L, Long::sum);
+        }
+        assertThat(kinds).containsEntry("copy stream/copy", 5L).containsEntry("compute stream/kernel", 5L).containsEntry("writer/write", 5L)
+                .containsEntry("I/O thread N/read", 5L);
     }
 
     @Test

@@ -44,6 +44,13 @@ public final class DeviceEncodePipeline {
     /// Runs the encoding of `source` into `sink` on `device` with `kernel`.
     public static EncodeSummary run(Device device, DeviceEncoder kernel, StagingPool.Backing hostMemory, RowSource source, RowSink sink,
                                     EncodePipeline.Config config) throws Exception {
+        return run(device, kernel, hostMemory, source, sink, config, null);
+    }
+
+    /// As `run`, recording every read, copy, kernel (copy and kernel times from the device's
+    /// events) and write on `timeline` (may be null).
+    public static EncodeSummary run(Device device, DeviceEncoder kernel, StagingPool.Backing hostMemory, RowSource source, RowSink sink,
+                                    EncodePipeline.Config config, dev.penstock.observe.Timeline timeline) throws Exception {
         Encoder shape = Encoder.of(config.encoding(), config.qubits());
         int len = source.rowLength();
         long rows = source.rows();
@@ -72,7 +79,8 @@ public final class DeviceEncodePipeline {
                      : StagingPool.withBacking("encode states", config.slots() + 1, chunkRows * stateBytes, hostMemory);
              BlockArena deviceStates = device.newArena("encode states");
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunkBytesIn, config.slots()), staging);
-             Pump<Lease> pump = EncodePipeline.readPump(reads, source, chunkRows, chunks, depth, ioThreads, null)) {
+             Pump<Lease> pump = EncodePipeline.readPump(reads, source, chunkRows, chunks, depth, ioThreads, timeline)) {
+            engine.record(timeline);
             // one device states buffer: kernel k+1 runs after the copy-out of chunk k on the same stream
             Block onDevice = deviceStates.allocate(config.output(), chunkRows, shape.stateSize());
             double[] row = new double[len];
@@ -109,7 +117,11 @@ public final class DeviceEncodePipeline {
                     long w0 = System.nanoTime();
                     Lease out = states.acquire(EncodePipeline.WAIT); // backpressure: the writer frees these
                     notHandedOver.add(out);
-                    outputWaitNs.addAndGet(System.nanoTime() - w0);
+                    long w1 = System.nanoTime();
+                    outputWaitNs.addAndGet(w1 - w0);
+                    if (timeline != null && w1 - w0 > 50_000) {
+                        timeline.record("host", "wait for writer", w0, w1);
+                    }
                     Block host = out.block(config.output(), Math.max(1, count), shape.stateSize());
                     if (count > 0) {
                         Block in = Block.wrap(data.segment(), inType, data.owner(), count, len);
@@ -119,7 +131,7 @@ public final class DeviceEncodePipeline {
                     }
                     compute.launch("hand chunk " + k + " to the writer", () -> {
                         notHandedOver.remove(out);
-                        EncodePipeline.write(writer, sink, out, host, count, written, writeNs, writeFailure, null);
+                        EncodePipeline.write(writer, sink, out, host, count, written, writeNs, writeFailure, timeline);
                     });
                     EncodingException bad = failAt[(int) k];
                     if (bad != null) {
