@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Rehearses the GPU checks on a machine without a GPU, through the host emulation of the CUDA
+# driver (cuda/src/test/cpp/hostcuda.cpp, built against the toolkit's cuda.h): builds the GPU
+# bundle, runs its gpu-check.sh exactly as a GPU machine would, then `penstock encode --device
+# cuda --timeline` and compares its states with `--device cpu`. It checks that everything runs
+# (bindings, kernels' arithmetic, bundle, CLI); its speed figures are the emulation's, not a GPU's.
+#   scripts/gpu-dry-run.sh            (needs g++ and CUDA_HOME/include/cuda.h; ~2 minutes)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+cuda_include="${CUDA_HOME:-/usr/local/cuda}/include"
+cd "$root"
+lib="$root/cuda/target/hostcuda/libhostcuda.so"
+mkdir -p "$(dirname "$lib")"
+g++ -std=c++20 -O2 -shared -fPIC -pthread -Icuda/src/test/cpp/stub -I"$cuda_include" -o "$lib" cuda/src/test/cpp/hostcuda.cpp
+bash scripts/make-gpu-bundle.sh
+export PENSTOCK_CUDA_DRIVER="$lib"
+target/gpu-bundle/gpu-check.sh
+out="$root/target/dry-run"
+mkdir -p "$out"
+./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \
+  --out "$out/states-cuda.npy"
+./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --device cpu --out "$out/states-cpu.npy"
+python3 - "$out" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+a, b = np.load(d + "/states-cuda.npy"), np.load(d + "/states-cpu.npy")
+diff = float(np.max(np.abs(a - b)))
+print(f"dry_run_states: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
+sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
+PY
+echo "dry_run: passed (host emulation: figures above are not a GPU's)"
