@@ -62,6 +62,7 @@ struct Allocation {
 };
 std::map<uintptr_t, Allocation> device_memory;   // by device address (the PROT_NONE view)
 std::map<uintptr_t, size_t> pinned_memory;        // by host address
+std::map<uintptr_t, size_t> registered_memory;    // by host address
 long launches = 0, host_functions = 0, pageable_copies = 0;
 
 void complain(const std::string& what) { std::fprintf(stderr, "hostcuda: %s\n", what.c_str()); }
@@ -75,12 +76,16 @@ void* device_view(uintptr_t address, size_t bytes) {
     return static_cast<char*>(it->second.work) + (address - it->first);
 }
 
-bool is_pinned(const void* p, size_t bytes) {
-    auto a = reinterpret_cast<uintptr_t>(p);
-    auto it = pinned_memory.upper_bound(a);
-    if (it == pinned_memory.begin()) return false;
+bool in_ranges(const std::map<uintptr_t, size_t>& ranges, uintptr_t a, size_t bytes) {
+    auto it = ranges.upper_bound(a);
+    if (it == ranges.begin()) return false;
     --it;
     return a + bytes <= it->first + it->second;
+}
+
+bool is_pinned(const void* p, size_t bytes) {
+    auto a = reinterpret_cast<uintptr_t>(p);
+    return in_ranges(pinned_memory, a, bytes) || in_ranges(registered_memory, a, bytes);
 }
 
 // The checks every call after cuInit makes.
@@ -279,6 +284,8 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
         {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
         {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED"},
         {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
+        {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
+        {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
     };
     auto it = names.find(error);
     if (it == names.end()) return CUDA_ERROR_INVALID_VALUE;
@@ -393,6 +400,22 @@ CUresult CUDAAPI cuMemFreeHost(void* pointer) {
     munmap(pointer, it->second);
     pinned_memory.erase(it);
     return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostRegister_v2(void* pointer, size_t bytes, unsigned int flags) {
+    if (CUresult r = enter()) return r;
+    if (pointer == nullptr || bytes == 0 || (flags & ~0xfu) != 0) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard<std::mutex> g(lock);
+    auto a = reinterpret_cast<uintptr_t>(pointer);
+    if (is_pinned(pointer, 1) || is_pinned(reinterpret_cast<void*>(a + bytes - 1), 1)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    registered_memory[a] = bytes;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void* pointer) {
+    if (CUresult r = enter()) return r;
+    std::lock_guard<std::mutex> g(lock);
+    return registered_memory.erase(reinterpret_cast<uintptr_t>(pointer)) == 1 ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t bytes, CUstream stream) {
@@ -662,12 +685,12 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int gridX, unsigne
     return submit(stream, [gridX, gridY, blockX, syncs, body] { launch_grid(gridX, gridY, blockX, syncs, body); });
 }
 
-// Not CUDA: what the emulation holds now, for tests (device allocations, pinned allocations,
+// Not CUDA: what the emulation holds now, for tests (device allocations, pinned allocations and registrations,
 // streams, events, then counts of kernel launches, host functions and pageable copies so far).
 void penstock_hostcuda_counts(long* out) {
     std::lock_guard<std::mutex> g(lock);
     out[0] = (long) device_memory.size();
-    out[1] = (long) pinned_memory.size();
+    out[1] = (long) (pinned_memory.size() + registered_memory.size());
     out[2] = (long) streams.size();
     out[3] = (long) events.size();
     out[4] = launches;

@@ -22,7 +22,9 @@ import java.util.Map;
 /// byte; reported as GB/s and as a ratio to `MemorySegment.copy` of the same bytes in the same run.
 ///
 /// On `CpuDevice` every byte is copied twice (pageable input → staging on the host thread,
-/// staging → device on the copy stream, as with CUDA's pinned staging), overlapped.
+/// staging → device on the copy stream, as with CUDA's pinned staging), overlapped. The
+/// `direct` cases copy from the input where it lies (`ChunkSource.direct`: what pinned or
+/// registered input allows on a GPU), once.
 ///
 /// Run: `./penstock bench transfer [--total-mib 1024] [--chunk-mib 1,8,64] [--slots 3] [--repeat 3]`.
 public final class TransferBench {
@@ -68,7 +70,7 @@ public final class TransferBench {
             double best = 0;
             for (long chunkMib : options.chunkMib()) {
                 for (String kernelName : new String[] {"noop", "read"}) {
-                    double gbs = median(input, total, chunkMib * MIB, kernelName);
+                    double gbs = median(input, total, chunkMib * MIB, kernelName, false);
                     String key = "transfer_" + kernelName + "_" + chunkMib + "mib";
                     m.put(key + "_gb_per_s", fmt(gbs));
                     m.put(key + "_ratio_vs_memcpy", fmt(gbs / memcpy));
@@ -78,25 +80,31 @@ public final class TransferBench {
                     best = Math.max(best, gbs);
                 }
             }
+            for (String kernelName : new String[] {"noop", "read"}) {
+                double gbs = median(input, total, 8 * MIB, kernelName, true);
+                m.put("transfer_direct_" + kernelName + "_8mib_gb_per_s", fmt(gbs));
+                m.put("transfer_direct_" + kernelName + "_8mib_ratio_vs_memcpy", fmt(gbs / memcpy));
+            }
             m.put("transfer_best_gb_per_s", fmt(best));
             m.putIfAbsent("ratio_vs_memcpy", fmt(best / memcpy));
         }
         return m;
     }
 
-    private double median(MemorySegment input, long total, long chunk, String kernelName) throws Exception {
+    private double median(MemorySegment input, long total, long chunk, String kernelName, boolean direct) throws Exception {
+        ChunkSource source = direct ? ChunkSource.direct(input) : ChunkSource.of(input);
         double[] runs = new double[options.repeat()];
         long[] sink = new long[1];
         Kernel kernel = kernelName.equals("noop") ? (k, data) -> { } : (k, data) -> sink[0] ^= readEveryByte(data.segment());
         try (Device device = new CpuDevice();
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, options.slots()))) {
-            engine.run(Math.min(total, 64 * chunk), ChunkSource.of(input), kernel); // warm-up
+            engine.run(Math.min(total, 64 * chunk), source, kernel); // warm-up
             for (int r = 0; r < runs.length; r++) {
-                TransferStats st = engine.run(total, ChunkSource.of(input), kernel);
+                TransferStats st = engine.run(total, source, kernel);
                 runs[r] = st.gigabytesPerSecond();
                 if (r == runs.length - 1) {
-                    out.printf(Locale.ROOT, "transfer chunk=%d MiB kernel=%s: %.2f GB/s (host read %.0f ms, slot wait %.0f ms, "
-                                    + "copy %.0f ms, kernel %.0f ms, wall %.0f ms)%n", chunk / MIB, kernelName, runs[r],
+                    out.printf(Locale.ROOT, "transfer%s chunk=%d MiB kernel=%s: %.2f GB/s (host read %.0f ms, slot wait %.0f ms, "
+                                    + "copy %.0f ms, kernel %.0f ms, wall %.0f ms)%n", direct ? " direct" : "", chunk / MIB, kernelName, runs[r],
                             st.readNs() / 1e6, st.slotWaitNs() / 1e6, st.copyNs() / 1e6, st.kernelNs() / 1e6, st.wallNs() / 1e6);
                 }
             }

@@ -4,12 +4,44 @@ import java.lang.foreign.MemorySegment;
 
 /// Fills a staging buffer with input bytes `[offset, offset + bytes)`. Runs on the caller's
 /// thread (the host side of the pipeline): read a file, decode, or copy from pageable memory.
+///
+/// A source whose bytes already lie where the device copies from at full speed (page-locked
+/// memory: a CUDA device's pinned allocations or memory registered with `CudaDevice.pin`; any
+/// native memory for `CpuDevice`) says so with `direct`: the engine then copies from there and
+/// skips the staging buffer and the host copy into it.
 @FunctionalInterface
 public interface ChunkSource {
     void read(long offset, MemorySegment staging, long bytes) throws Exception;
 
-    /// A source that copies from `input` (host memory).
+    /// The input bytes `[offset, offset + bytes)` to copy to the device as they are, or null
+    /// (the default) to have them `read` into a staging buffer. They must stay unchanged until
+    /// the run returns.
+    default MemorySegment direct(long offset, long bytes) {
+        return null;
+    }
+
+    /// A source that copies from `input` (host memory) into staging.
     static ChunkSource of(MemorySegment input) {
         return (offset, staging, bytes) -> MemorySegment.copy(input, offset, staging, 0, bytes);
+    }
+
+    /// A source the device copies from directly: `input` must be native memory the device
+    /// reads at full speed (on CUDA, pinned or registered, else the driver stages the copy
+    /// itself, synchronously).
+    static ChunkSource direct(MemorySegment input) {
+        if (!input.isNative()) {
+            throw new IllegalArgumentException("a direct source needs native memory, got a heap segment of " + input.byteSize() + " bytes");
+        }
+        return new ChunkSource() {
+            @Override
+            public void read(long offset, MemorySegment staging, long bytes) {
+                MemorySegment.copy(input, offset, staging, 0, bytes);
+            }
+
+            @Override
+            public MemorySegment direct(long offset, long bytes) {
+                return input.asSlice(offset, bytes);
+            }
+        };
     }
 }

@@ -9,6 +9,7 @@ import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.Lease;
 import dev.penstock.memory.StagingPool;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import dev.penstock.observe.Timeline;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +42,8 @@ public final class TransferEngine implements AutoCloseable {
     private final Block[] deviceBuffers;
     private volatile Timeline timeline;
 
-    /// In-flight staging buffer: returned when `copied` completes.
+    /// An in-flight copy; its staging buffer (null for a direct source) goes back when `copied`
+    /// completes.
     private record InFlight(long chunk, Lease lease, Event copied) {
     }
 
@@ -115,30 +117,36 @@ public final class TransferEngine implements AutoCloseable {
         try {
             for (long k = 0; k < chunks; k++) {
                 int s = (int) (k % config.slots());
-                long t0 = System.nanoTime();
-                Lease lease = nextStagingBuffer(inFlight, failedKernelChunk);
-                slotWaitNs += System.nanoTime() - t0;
                 long bytes = Math.min(chunkBytes, totalBytes - k * chunkBytes);
+                MemorySegment direct = source.direct(k * chunkBytes, bytes);
+                long t0 = System.nanoTime();
+                Lease lease = direct == null ? nextStagingBuffer(inFlight, failedKernelChunk) : null;
+                if (direct != null) {
+                    throttle(inFlight, failedKernelChunk); // no more than `slots` copies in flight
+                }
+                slotWaitNs += System.nanoTime() - t0;
                 long t1 = System.nanoTime();
-                if (tl != null) {
+                if (tl != null && lease != null) {
                     tl.record("host", "wait for staging", t0, t1);
                 }
-                try {
-                    source.read(k * chunkBytes, lease.segment(), bytes);
-                } catch (Exception e) {
-                    lease.close();
-                    throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
-                            + (k * chunkBytes + bytes) + ") failed: " + e, e);
+                if (lease != null) {
+                    try {
+                        source.read(k * chunkBytes, lease.segment(), bytes);
+                    } catch (Exception e) {
+                        lease.close();
+                        throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
+                                + (k * chunkBytes + bytes) + ") failed: " + e, e);
+                    }
                 }
                 long t2 = System.nanoTime();
                 readNs += t2 - t1;
-                if (tl != null) {
+                if (tl != null && lease != null) {
                     tl.record("host", "fill staging", t1, t2);
                 }
                 if (kernelDone[s] != null) {
                     copy.waitFor(kernelDone[s]); // device buffer s is free once kernel k - slots has read it
                 }
-                Block src = lease.block(DType.U8, bytes);
+                Block src = lease != null ? lease.block(DType.U8, bytes) : Block.wrap(direct, DType.U8, null, bytes);
                 Block dst = deviceBuffers[s].slice(0, bytes);
                 long chunk = k;
                 // timed by events, so no host code runs in a device's streams for it
@@ -207,6 +215,20 @@ public final class TransferEngine implements AutoCloseable {
 
     /// A free staging buffer: returns the buffers of finished copies first; if none is free,
     /// waits for the oldest copy (bounded), and fails if it failed.
+    /// For a direct source: retires finished copies, then waits for the oldest while `slots`
+    /// are in flight.
+    private void throttle(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+        retireFinished(inFlight, failedKernelChunk);
+        while (inFlight.size() >= config.slots()) {
+            InFlight oldest = inFlight.peekFirst();
+            if (!awaitQuietly(oldest.copied)) {
+                throw new TransferException(oldest.chunk, "chunk " + oldest.chunk + ": its copy did not finish within "
+                        + config.waitTimeout(), null);
+            }
+            retireFinished(inFlight, failedKernelChunk);
+        }
+    }
+
     private Lease nextStagingBuffer(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
         Lease lease;
         while ((lease = returnFinished(inFlight, failedKernelChunk)) == null) {
@@ -223,15 +245,23 @@ public final class TransferEngine implements AutoCloseable {
     }
 
     private Lease returnFinished(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+        retireFinished(inFlight, failedKernelChunk);
+        return staging.tryAcquire();
+    }
+
+    /// Retires the copies that finished, oldest first, returning their staging buffers; raises
+    /// the failure of one that failed.
+    private void retireFinished(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
         while (!inFlight.isEmpty() && inFlight.peekFirst().copied.isDone()) {
             InFlight f = inFlight.pollFirst();
-            f.lease.close();
+            if (f.lease != null) {
+                f.lease.close();
+            }
             DeviceException e = failureOf(f.copied);
             if (e != null) {
                 throw attribute(f.chunk, e, failedKernelChunk);
             }
         }
-        return staging.tryAcquire();
     }
 
     private void awaitAll(long chunks, AtomicLong failedKernelChunk) {
@@ -260,7 +290,9 @@ public final class TransferEngine implements AutoCloseable {
         awaitQuietly(copy.record());
         awaitQuietly(compute.record());
         for (InFlight f : inFlight) {
-            f.lease.close();
+            if (f.lease != null) {
+                f.lease.close();
+            }
         }
         inFlight.clear();
         clear(copy);

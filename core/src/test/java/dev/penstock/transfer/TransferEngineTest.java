@@ -116,6 +116,46 @@ class TransferEngineTest {
     }
 
     @Test
+    void aDirectSourceIsCopiedFromWhereItLiesWithoutStagingAndStaysIntact() throws Exception {
+        for (boolean slowCopies : new boolean[] {false, true}) {
+            Device dev = slowCopies ? TestingDevices.slowCopies(new CpuDevice(), 2) : new CpuDevice();
+            long chunk = 4096;
+            long total = 37 * chunk + 123;
+            List<String> errors = new CopyOnWriteArrayList<>();
+            AtomicLong seen = new AtomicLong();
+            AtomicLong reads = new AtomicLong();
+            AtomicLong asked = new AtomicLong();
+            AtomicLong mostAhead = new AtomicLong();
+            try (dev; HostArena arena = Memory.newSharedArena("input");
+                 TransferEngine engine = new TransferEngine(dev, TransferConfig.of(chunk, 3))) {
+                MemorySegment in = input(arena, total);
+                ChunkSource direct = ChunkSource.direct(in);
+                ChunkSource counted = new ChunkSource() {
+                    @Override
+                    public void read(long offset, MemorySegment staging, long bytes) throws Exception {
+                        reads.incrementAndGet();
+                        direct.read(offset, staging, bytes);
+                    }
+
+                    @Override
+                    public MemorySegment direct(long offset, long bytes) {
+                        mostAhead.accumulateAndGet(asked.incrementAndGet() - seen.get() / chunk, Math::max);
+                        return direct.direct(offset, bytes);
+                    }
+                };
+                TransferStats stats = engine.run(total, counted, verifying(chunk, errors, seen, slowCopies ? 0 : 2));
+                assertThat(errors).as("chunks that saw overwritten or wrong bytes").isEmpty();
+                assertThat(seen.get()).isEqualTo(total);
+                assertThat(stats.chunks()).isEqualTo(38);
+                assertThat(reads.get()).as("no staging copies").isZero();
+                assertThat(engine.staging().leased()).isZero();
+                assertThat(mostAhead.get()).as("chunks asked for ahead of the kernels").isLessThanOrEqualTo(3 + 3 + 1);
+            }
+        }
+        device = null;
+    }
+
+    @Test
     void deviceMemoryStaysBoundedBySlotsWhateverTheInputSize() throws Exception {
         device = new CpuDevice();
         long chunk = 64 * 1024;

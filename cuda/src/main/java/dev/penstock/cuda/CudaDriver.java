@@ -51,6 +51,8 @@ public final class CudaDriver {
         m.put("cuMemFree_v2", FunctionDescriptor.of(INT, LONG));
         m.put("cuMemHostAlloc", FunctionDescriptor.of(INT, PTR, LONG, INT));
         m.put("cuMemFreeHost", FunctionDescriptor.of(INT, PTR));
+        m.put("cuMemHostRegister_v2", FunctionDescriptor.of(INT, PTR, LONG, INT));
+        m.put("cuMemHostUnregister", FunctionDescriptor.of(INT, PTR));
         m.put("cuMemcpyHtoDAsync_v2", FunctionDescriptor.of(INT, LONG, PTR, LONG, PTR));
         m.put("cuMemcpyDtoHAsync_v2", FunctionDescriptor.of(INT, PTR, LONG, LONG, PTR));
         m.put("cuMemcpyDtoDAsync_v2", FunctionDescriptor.of(INT, LONG, LONG, LONG, PTR));
@@ -207,6 +209,15 @@ public final class CudaDriver {
     MemorySegment memHostAlloc(long bytes) {
         MemorySegment p = outPointer("cuMemHostAlloc", bytes, 1);
         return p.reinterpret(bytes);
+    }
+
+    /// Page-locks existing host memory for the device (`CU_MEMHOSTREGISTER_PORTABLE`).
+    void memHostRegister(MemorySegment p) {
+        call("cuMemHostRegister_v2", p, p.byteSize(), 1);
+    }
+
+    void memHostUnregister(MemorySegment p) {
+        call("cuMemHostUnregister", p);
     }
 
     void memFreeHost(MemorySegment p) {

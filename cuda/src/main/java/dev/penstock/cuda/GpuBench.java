@@ -22,9 +22,11 @@ import java.util.Map;
 /// - host→device copy peak: one 256 MiB copy from pinned memory (best of 3); the same from
 ///   pageable (plain native) memory;
 /// - the `TransferEngine` (pinned staging, 8 MiB chunks, 4 slots, 1 GiB, the read-every-byte
-///   kernel): GB/s and `ratio_transfer_vs_peak` (target ≥ 0.8);
+///   kernel): GB/s and `ratio_transfer_vs_peak` (target ≥ 0.8); the same from input registered
+///   with `CudaDevice.pin` and copied where it lies (`ChunkSource.direct`, no staging copy);
 /// - 16-qubit amplitude encoding end to end from host memory (rows through the engine, the
-///   kernel on each chunk, states left on the device): vectors/s (target ≥ 80,000);
+///   kernel on each chunk, states left on the device): vectors/s (target ≥ 80,000), from
+///   pageable rows through pinned staging and from registered rows directly;
 /// - the kernel alone on device-resident rows: vectors/s (PyTorch's figure for the same work
 ///   comes from `benchmarks/peers/encode_torch_gpu.py`, run by `scripts/gpu-check.sh`).
 ///
@@ -51,10 +53,14 @@ public final class GpuBench {
             f.put("h2d_pinned_gbps", fmt(pinned));
             f.put("h2d_pageable_gbps", fmt(pageable));
             EncodeKernels kernels = new EncodeKernels(device);
-            double transfer = transfer(device, kernels);
+            double transfer = transfer(device, kernels, false);
             f.put("transfer_gbps", fmt(transfer));
             f.put("ratio_transfer_vs_peak", fmt(transfer / pinned));
-            f.put("encode16_end_to_end_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeEndToEnd(device, kernels)));
+            double direct = transfer(device, kernels, true);
+            f.put("transfer_direct_gbps", fmt(direct));
+            f.put("ratio_transfer_direct_vs_peak", fmt(direct / pinned));
+            f.put("encode16_end_to_end_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeEndToEnd(device, kernels, false)));
+            f.put("encode16_end_to_end_registered_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeEndToEnd(device, kernels, true)));
             f.put("encode16_kernel_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeKernelOnly(device, kernels)));
         }
         out.println("(PyTorch's kernel-only figure: /usr/bin/python3 benchmarks/peers/encode_torch_gpu.py)");
@@ -86,8 +92,9 @@ public final class GpuBench {
         }
     }
 
-    /// GB/s of 1 GiB through the engine with the read-every-byte kernel.
-    private double transfer(CudaDevice device, EncodeKernels kernels) throws Exception {
+    /// GB/s of 1 GiB through the engine with the read-every-byte kernel, from pageable input
+    /// through pinned staging, or from registered input directly.
+    private double transfer(CudaDevice device, EncodeKernels kernels, boolean registered) throws Exception {
         long total = 1024 * MIB;
         long chunk = 8 * MIB;
         try (Arena host = Arena.ofShared(); BlockArena dev = device.newArena("sum");
@@ -96,16 +103,22 @@ public final class GpuBench {
             MemorySegment in = host.allocate(total, 4096);
             in.fill((byte) 3);
             Block sum = dev.allocate(DType.I64, 1);
-            TransferStats st = engine.run(total, ChunkSource.of(in),
-                    (TransferEngine.DeviceKernel) (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum));
+            TransferStats st;
+            try (AutoCloseable pin = registered ? device.pin(in) : null) {
+                st = engine.run(total, registered ? ChunkSource.direct(in) : ChunkSource.of(in),
+                        (TransferEngine.DeviceKernel) (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum));
+            }
             double gbps = total / (st.wallNs() / 1e9) / 1e9;
-            out.printf(Locale.ROOT, "TransferEngine, 1 GiB, 8 MiB chunks, pinned staging, read kernel: %.2f GB/s%n", gbps);
+            out.printf(Locale.ROOT, "TransferEngine, 1 GiB, 8 MiB chunks, %s, read kernel: %.2f GB/s (copies %.0f ms, kernels %.0f ms, "
+                    + "wall %.0f ms)%n", registered ? "registered input copied directly" : "pinned staging", gbps, st.copyNs() / 1e6,
+                    st.kernelNs() / 1e6, st.wallNs() / 1e6);
             return gbps;
         }
     }
 
-    /// 16-qubit amplitude states per second from host rows (f64 [rows, 65536]) to device states.
-    private double encodeEndToEnd(CudaDevice device, EncodeKernels kernels) throws Exception {
+    /// 16-qubit amplitude states per second from host rows (f64 [rows, 65536]) to device states:
+    /// pageable rows through pinned staging, or registered rows copied directly.
+    private double encodeEndToEnd(CudaDevice device, EncodeKernels kernels, boolean registered) throws Exception {
         int rowsPerChunk = 32;
         long rowBytes = STATE * 8;
         long chunk = rowsPerChunk * rowBytes;
@@ -119,13 +132,19 @@ public final class GpuBench {
                 in.setAtIndex(ValueLayout.JAVA_DOUBLE, i, Math.sin(i * 1e-3) + 2);
             }
             Block states = dev.allocate(DType.C128, rowsPerChunk, STATE);
-            TransferStats st = engine.run(total, ChunkSource.of(in), (TransferEngine.DeviceKernel) (compute, k, data) -> {
-                long r = data.byteSize() / rowBytes;
-                Block rowsBlock = Block.wrap(data.segment(), DType.F64, null, r, STATE);
-                kernels.encode((CudaStream) compute, "amplitude", rowsBlock, (int) STATE, QUBITS, states, (int) r);
-            });
+            TransferStats st;
+            try (AutoCloseable pin = registered ? device.pin(in) : null) {
+                st = engine.run(total, registered ? ChunkSource.direct(in) : ChunkSource.of(in),
+                        (TransferEngine.DeviceKernel) (compute, k, data) -> {
+                            long r = data.byteSize() / rowBytes;
+                            Block rowsBlock = Block.wrap(data.segment(), DType.F64, null, r, STATE);
+                            kernels.encode((CudaStream) compute, "amplitude", rowsBlock, (int) STATE, QUBITS, states, (int) r);
+                        });
+            }
             double v = rows / (st.wallNs() / 1e9);
-            out.printf(Locale.ROOT, "amplitude, 16 qubits, end to end from host memory: %.0f vectors/s%n", v);
+            out.printf(Locale.ROOT, "amplitude, 16 qubits, end to end from %s host memory: %.0f vectors/s (host reads %.0f ms, copies "
+                    + "%.0f ms, kernels %.0f ms, wall %.0f ms)%n", registered ? "registered" : "pageable", v, st.readNs() / 1e6,
+                    st.copyNs() / 1e6, st.kernelNs() / 1e6, st.wallNs() / 1e6);
             return v;
         }
     }

@@ -116,6 +116,41 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
     }
 
     @Test
+    void registeredInputIsCopiedWhereItLiesWithoutStagingOrPageableCopies() throws Exception {
+        EncodeKernels kernels = new EncodeKernels(device);
+        long chunk = 1 << 16;
+        int chunks = 10;
+        HostDriver.Counts start = HostDriver.counts();
+        try (Arena host = Arena.ofShared(); BlockArena arena = device.newArena("sum"); HostArena h = Memory.newSharedArena("back");
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 3))) {
+            MemorySegment in = host.allocate(chunk * chunks, 4096);
+            for (long i = 0; i < chunk * chunks / 8; i++) {
+                in.setAtIndex(ValueLayout.JAVA_LONG, i, 3 * i);
+            }
+            Block sum = arena.allocate(DType.I64, 1);
+            Block zero = h.allocate(DType.I64, 1);
+            CudaStream init = (CudaStream) device.newStream("init");
+            init.copy(zero, sum);
+            init.synchronize();
+            try (AutoCloseable pinned = device.pin(in)) {
+                assertThatThrownBy(() -> device.pin(in.asSlice(4096, 4096))).hasMessageContaining("CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED");
+                HostDriver.Counts before = HostDriver.counts();
+                engine.run(chunk * chunks, ChunkSource.direct(in),
+                        (TransferEngine.DeviceKernel) (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum));
+                HostDriver.Counts after = HostDriver.counts();
+                assertThat(after.pageableCopies() - before.pageableCopies()).as("copies from unregistered memory").isZero();
+                assertThat(engine.staging().leased()).isZero();
+            }
+            Block back = h.allocate(DType.I64, 1);
+            init.copy(sum, back);
+            init.synchronize();
+            long words = chunk * chunks / 8;
+            assertThat(back.getLong(0)).isEqualTo(3 * words * (words - 1) / 2);
+        }
+        assertThat(HostDriver.counts().pinnedAllocations()).as("registration undone").isEqualTo(start.pinnedAllocations());
+    }
+
+    @Test
     void theDeviceEncodePipelineDrawsItsTimelineFromTheDevicesEvents() throws Exception {
         EncodeKernels kernels = new EncodeKernels(device);
         int n = 6;

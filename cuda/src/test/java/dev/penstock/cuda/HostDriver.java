@@ -76,7 +76,7 @@ final class HostDriver {
     /// What the emulation holds now.
     ///
     /// @param deviceAllocations device allocations not freed
-    /// @param pinnedAllocations pinned host allocations not freed
+    /// @param pinnedAllocations pinned host allocations not freed and registrations not undone
     /// @param streams           streams not destroyed
     /// @param events            events not destroyed
     /// @param launches          kernel launches so far
