@@ -23,45 +23,59 @@ __device__ __forceinline__ typename Complex<T>::type make(double re, double im) 
     return c;
 }
 
-// amplitude: one block per row. ||x|| = s * sqrt(sum (x_i / s)^2), s = max |x_i| (no overflow
-// near 1e+-200); out_i = x_i / ||x|| for i < len, 0 up to N. blockDim.x must be a power of two.
+// amplitude: one block per row; out_i = x_i / ||x|| for i < len, 0 up to N. One pass reads the
+// row for max |x_i| and sum x_i^2 together (one tree reduction of both, in 2 * blockDim.x
+// doubles of shared memory); when max |x_i| lies in [1e-140, 1e140] that sum can neither
+// overflow nor lose its leading terms to underflow, so ||x|| = sqrt(sum) and the row is read
+// once more, to write. Otherwise (rare) a second pass sums (x_i / s)^2 with s = max |x_i|, as
+// the CPU encoder always does. blockDim.x must be a power of two.
 template <typename In, typename Out>
 __device__ void amplitude(const In* x, long stride, int len, int n, typename Complex<Out>::type* out) {
     extern __shared__ double red[];
+    double* sums = red + blockDim.x;
     const long row = blockIdx.x;
     const In* xr = x + row * stride;
     typename Complex<Out>::type* o = out + row * (1L << n);
-    double m = 0;
+    double m = 0, q = 0;
     for (int i = threadIdx.x; i < len; i += blockDim.x) {
-        m = fmax(m, fabs((double) xr[i]));
+        const double v = fabs((double) xr[i]);
+        m = fmax(m, v);
+        q += v * v;
     }
     red[threadIdx.x] = m;
+    sums[threadIdx.x] = q;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
         if (threadIdx.x < s) {
             red[threadIdx.x] = fmax(red[threadIdx.x], red[threadIdx.x + s]);
+            sums[threadIdx.x] += sums[threadIdx.x + s];
         }
         __syncthreads();
     }
     const double scale = red[0];
-    __syncthreads();
-    double sum = 0;
-    for (int i = threadIdx.x; i < len; i += blockDim.x) {
-        double t = (double) xr[i] / scale;
-        sum += t * t;
-    }
-    red[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) {
-            red[threadIdx.x] += red[threadIdx.x + s];
-        }
+    double r;  // 1 / ||x||
+    if (scale >= 1e-140 && scale <= 1e140) {
+        r = 1.0 / sqrt(sums[0]);
+    } else {
         __syncthreads();
+        double sum = 0;
+        for (int i = threadIdx.x; i < len; i += blockDim.x) {
+            const double t = (double) xr[i] / scale;
+            sum += t * t;
+        }
+        sums[threadIdx.x] = sum;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (threadIdx.x < s) {
+                sums[threadIdx.x] += sums[threadIdx.x + s];
+            }
+            __syncthreads();
+        }
+        r = 1.0 / (scale * sqrt(sums[0]));
     }
-    const double r = 1.0 / sqrt(red[0]);
     const long size = 1L << n;
     for (long i = threadIdx.x; i < size; i += blockDim.x) {
-        o[i] = make<Out>(i < len ? (double) xr[i] / scale * r : 0.0, 0.0);
+        o[i] = make<Out>(i < len ? (double) xr[i] * r : 0.0, 0.0);
     }
 }
 

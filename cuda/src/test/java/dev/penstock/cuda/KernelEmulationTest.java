@@ -61,6 +61,37 @@ class KernelEmulationTest {
     }
 
     @Test
+    void amplitudeRowsNearTheLimitsOfDoubleTakeTheScaledPathAndStillMatch() throws Exception {
+        int n = 6;
+        int len = 64;
+        double[] magnitudes = {1e200, 1e-200, 1e-139, 1e139, 3e-150, 1.0};
+        double[] in = new double[magnitudes.length * len];
+        SplittableRandom rnd = new SplittableRandom(17);
+        for (int r = 0; r < magnitudes.length; r++) {
+            for (int k = 0; k < len; k++) {
+                in[r * len + k] = magnitudes[r] * rnd.nextDouble(-1, 1);
+            }
+        }
+        for (boolean c128 : new boolean[] {true, false}) {
+            double[] got = run("amplitude", n, magnitudes.length, len, c128, in);
+            try (HostArena h = Memory.newSharedArena("reference")) {
+                Block rowsBlock = h.allocate(DType.F64, magnitudes.length, len);
+                for (int i = 0; i < in.length; i++) {
+                    rowsBlock.setDouble(i, in[i]);
+                }
+                Block want = h.allocate(c128 ? DType.C128 : DType.C64, magnitudes.length, 1L << n);
+                Encoder.of(Encoding.AMPLITUDE, n, false).encodeBatch(rowsBlock, want, 0, BadRowPolicy.FAIL);
+                for (int i = 0; i < got.length; i++) {
+                    double w = c128 ? want.segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE, i)
+                            : want.segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i);
+                    assertThat(got[i]).as("row %d (|x| ~ %g) value %d", i / (2 * len), magnitudes[i / (2 * len)], i)
+                            .isCloseTo(w, within(c128 ? 1e-14 : 2e-7));
+                }
+            }
+        }
+    }
+
+    @Test
     void everyKernelComputesWhatTheCpuEncoderComputes() throws Exception {
         SplittableRandom rnd = new SplittableRandom(11);
         int rows = 3;
