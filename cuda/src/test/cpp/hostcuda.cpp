@@ -246,6 +246,29 @@ std::map<std::string, std::vector<size_t>> parse_ptx(const std::string& ptx) {
     return entries;
 }
 
+// The writable view of the device side of a copy between host and device memory (`lock`
+// held), or null after saying why: the device range must lie in one allocation, the host side
+// must not be device memory.
+void* host_device_copy(const char* call, CUdeviceptr device, const void* host, size_t bytes) {
+    void* view = device_view(device, bytes);
+    if (view == nullptr || device_view(reinterpret_cast<uintptr_t>(host), 1) != nullptr) {
+        complain(std::string(call) + ": " + std::to_string(bytes) + " bytes at device address " + std::to_string(device)
+                 + " are not in one device allocation, or the host side is device memory");
+        return nullptr;
+    }
+    return view;
+}
+
+// Enters `object` in `table` under its address, which becomes its handle, and hands that out.
+template <typename H, typename T>
+CUresult hand_out(std::map<H, std::shared_ptr<T>>& table, std::shared_ptr<T> object, H* out) {
+    std::lock_guard<std::mutex> g(lock);
+    H handle = reinterpret_cast<H>(object.get());
+    table[handle] = std::move(object);
+    *out = handle;
+    return CUDA_SUCCESS;
+}
+
 // Runs `op` in `stream`'s order (the NULL stream: now, on the caller).
 CUresult submit(CUstream stream, std::function<void()> op) {
     if (stream == nullptr) {
@@ -264,6 +287,15 @@ CUresult copy_async(void* to, const void* from, size_t bytes, CUstream stream, b
         return submit(stream, [to, copy] { std::memcpy(to, copy->data(), copy->size()); });
     }
     return submit(stream, [to, from, bytes] { std::memcpy(to, from, bytes); });
+}
+
+// The event behind `handle` (`lock` held) and how often it was recorded, counting this call
+// when `record`; a null event for an unknown handle.
+std::pair<std::shared_ptr<Event>, unsigned long> recorded(CUevent handle, bool record) {
+    auto it = events.find(handle);
+    if (it == events.end()) return {nullptr, 0};
+    std::lock_guard<std::mutex> eg(it->second->m);
+    return {it->second, record ? ++it->second->recorded : it->second->recorded};
 }
 
 }  // namespace
@@ -421,11 +453,8 @@ CUresult CUDAAPI cuMemHostUnregister(void* pointer) {
 CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t bytes, CUstream stream) {
     if (CUresult r = enter()) return r;
     std::unique_lock<std::mutex> g(lock);
-    void* dst = device_view(to, bytes);
-    if (dst == nullptr || device_view(reinterpret_cast<uintptr_t>(from), 1) != nullptr) {
-        complain("cuMemcpyHtoDAsync: " + std::to_string(bytes) + " bytes to " + std::to_string(to) + " are not in one device allocation, or the source is device memory");
-        return CUDA_ERROR_INVALID_VALUE;
-    }
+    void* dst = host_device_copy("cuMemcpyHtoDAsync", to, from, bytes);
+    if (dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
     bool pageable = !is_pinned(from, bytes);
     if (pageable) pageable_copies++;
     return copy_async(dst, from, bytes, stream, pageable);
@@ -434,11 +463,8 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t b
 CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void* to, CUdeviceptr from, size_t bytes, CUstream stream) {
     if (CUresult r = enter()) return r;
     std::unique_lock<std::mutex> g(lock);
-    void* src = device_view(from, bytes);
-    if (src == nullptr || device_view(reinterpret_cast<uintptr_t>(to), 1) != nullptr) {
-        complain("cuMemcpyDtoHAsync: " + std::to_string(bytes) + " bytes from " + std::to_string(from) + " are not in one device allocation, or the target is device memory");
-        return CUDA_ERROR_INVALID_VALUE;
-    }
+    void* src = host_device_copy("cuMemcpyDtoHAsync", from, to, bytes);
+    if (src == nullptr) return CUDA_ERROR_INVALID_VALUE;
     bool pageable = !is_pinned(to, bytes);
     if (!pageable) return copy_async(to, src, bytes, stream, false);
     // pageable target: the call returns when the copy is done
@@ -475,11 +501,7 @@ CUresult CUDAAPI cuStreamCreate(CUstream* stream, unsigned int flags) {
     if (flags != CU_STREAM_DEFAULT && flags != CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
     auto s = std::make_shared<Stream>();
     std::thread(Stream::run, s).detach();
-    std::lock_guard<std::mutex> g(lock);
-    auto handle = reinterpret_cast<CUstream>(s.get());
-    streams[handle] = s;
-    *stream = handle;
-    return CUDA_SUCCESS;
+    return hand_out(streams, s, stream);
 }
 
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream stream) {
@@ -514,24 +536,14 @@ CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int flags) {
     if ((flags & ~0xfu) != 0) return CUDA_ERROR_INVALID_VALUE;
     auto e = std::make_shared<Event>();
     e->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
-    std::lock_guard<std::mutex> g(lock);
-    auto handle = reinterpret_cast<CUevent>(e.get());
-    events[handle] = e;
-    *event = handle;
-    return CUDA_SUCCESS;
+    return hand_out(events, e, event);
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) {
     if (CUresult r = enter()) return r;
     std::lock_guard<std::mutex> g(lock);
-    auto it = events.find(event);
-    if (it == events.end()) return CUDA_ERROR_INVALID_HANDLE;
-    auto e = it->second;
-    unsigned long target;
-    {
-        std::lock_guard<std::mutex> eg(e->m);
-        target = ++e->recorded;
-    }
+    auto [e, target] = recorded(event, true);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
     return submit(stream, [e, target] {
         std::lock_guard<std::mutex> eg(e->m);
         e->completed = std::max(e->completed, target);
@@ -590,14 +602,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int 
     if (CUresult r = enter()) return r;
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard<std::mutex> g(lock);
-    auto it = events.find(event);
-    if (it == events.end()) return CUDA_ERROR_INVALID_HANDLE;
-    auto e = it->second;
-    unsigned long target;
-    {
-        std::lock_guard<std::mutex> eg(e->m);
-        target = e->recorded;
-    }
+    auto [e, target] = recorded(event, false);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
     return submit(stream, [e, target] {
         std::unique_lock<std::mutex> eg(e->m);
         e->cv.wait(eg, [&] { return e->completed >= target; });

@@ -33,13 +33,18 @@ final class CpuEvent implements Event {
 
     @Override
     public void await() {
+        awaitCompletion();
+        throwIfFailed();
+    }
+
+    /// Waits for completion; an interrupt becomes a `DeviceException` (interrupt status kept).
+    private void awaitCompletion() {
         try {
             latch.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DeviceException("await", "interrupted while waiting for an event of stream " + stream.name(), e);
         }
-        throwIfFailed();
     }
 
     @Override
@@ -58,12 +63,7 @@ final class CpuEvent implements Event {
 
     @Override
     public long completedAtNanos() {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DeviceException("await", "interrupted while waiting for an event of stream " + stream.name(), e);
-        }
+        awaitCompletion();
         return completedAt;
     }
 
