@@ -66,9 +66,14 @@ public final class CudaStream implements Stream {
 
     /// Called by the driver's host-callback thread: runs the op registered under `key`.
     private static void runHostOp(MemorySegment key) {
-        Runnable r = HOST_OPS.remove(key.address());
-        if (r != null) {
-            r.run();
+        try {
+            Runnable r = HOST_OPS.remove(key.address());
+            if (r != null) {
+                r.run();
+            }
+        } catch (Throwable e) {
+            // an exception leaving an upcall ends the JVM; the op's own failure is recorded inside
+            System.err.println("penstock: a CUDA host function failed outside its op: " + e);
         }
     }
 
