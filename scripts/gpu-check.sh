@@ -11,8 +11,13 @@ flags=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 timeout 300 "$java" "${flags[@]}" dev.penstock.cuda.GpuTestMain; tests=$?
-timeout 150 "$java" "${flags[@]}" dev.penstock.cuda.GpuBench; bench=$?
-if [ -x /usr/bin/python3 ]; then timeout 60 /usr/bin/python3 "$here/encode_torch_gpu.py"; fi
+log="$(mktemp)"
+timeout 150 "$java" "${flags[@]}" dev.penstock.cuda.GpuBench | tee "$log"; bench=${PIPESTATUS[0]}
+if [ -x /usr/bin/python3 ]; then timeout 60 /usr/bin/python3 "$here/encode_torch_gpu.py" | tee -a "$log"; fi
+# the peer's figure and ours from the same run: kernel-only ratio (target >= 1.0)
+awk -F': ' '$1 == "encode16_kernel_vectors_per_s" { p = $2 } $1 == "torch_encode16_kernel_vectors_per_s" { t = $2 }
+  END { if (p + 0 > 0 && t + 0 > 0) printf "ratio_encode16_kernel_vs_torch: %.3f\n", p / t }' "$log"
+rm -f "$log"
 echo "gpu_check_tests_exit: $tests"
 echo "gpu_check_bench_exit: $bench"
 [ "$tests" -eq 0 ] && [ "$bench" -eq 0 ]
