@@ -16,7 +16,13 @@ mkdir -p "$out/lib"
   -DexcludeGroupIds=dev.hardwood,com.github.luben,org.xerial.snappy,org.apache.parquet,org.apache.hadoop,net.bytebuddy,org.locationtech.jts
 cp cuda/target/penstock-cuda-*.jar "$out/lib/"
 "$JAVA_HOME/bin/jar" cf "$out/lib/penstock-cuda-tests.jar" -C cuda/target/test-classes .
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,jdk.incubator.vector,jdk.unsupported \
+# every module the jars use (jdeps), so nothing is missing only when a rare path runs (a missing
+# jdk.jfr failed the pump's slow path in the dry run), plus java.logging and jdk.unsupported
+modules="$("$JAVA_HOME/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-release 25 -cp "$out/lib/*" "$out"/lib/*.jar \
+  2>/dev/null | tail -1)"
+case "$modules" in java.base*) ;; *) echo "jdeps did not list the modules: $modules" >&2; exit 1 ;; esac
+echo "runtime modules: $modules,java.logging,jdk.unsupported"
+"$JAVA_HOME/bin/jlink" --add-modules "$modules,java.logging,jdk.unsupported" \
   --strip-debug --no-header-files --no-man-pages --compress zip-6 --output "$out/runtime"
 cp scripts/gpu-check.sh benchmarks/peers/encode_torch_gpu.py "$out/"
 du -sh "$out" "$out/runtime" "$out/lib"
