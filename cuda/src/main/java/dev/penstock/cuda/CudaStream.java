@@ -109,8 +109,13 @@ public final class CudaStream implements Stream {
                 Thread.interrupted(); // the driver's thread must not keep an interrupt meant for this op
             }
         });
-        device.enter();
-        device.driver().launchHostFunc(handle, HOST_FN, MemorySegment.ofAddress(key));
+        try {
+            device.enter();
+            device.driver().launchHostFunc(handle, HOST_FN, MemorySegment.ofAddress(key));
+        } catch (RuntimeException e) {
+            HOST_OPS.remove(key); // never enqueued
+            throw e;
+        }
     }
 
     @Override
