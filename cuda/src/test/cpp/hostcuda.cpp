@@ -13,7 +13,8 @@
 //   a guard page after it; copies and kernels use a second, writable view of the same pages;
 // - every call needs a current context on the calling thread (CUDA_ERROR_INVALID_CONTEXT) and
 //   none may come from a host function (CUDA_ERROR_NOT_PERMITTED);
-// - handles (streams, events, modules, functions, allocations) are checked;
+// - handles (streams, events, modules, functions, allocations) are checked, and must belong to
+//   the calling thread's current context (two devices: each call must make its own current);
 // - kernel parameters are copied at launch by the sizes the PTX declares (as the driver does),
 //   and the PTX's sizes must equal the host kernel's C++ parameter sizes;
 // - a host→device copy from pageable memory takes its bytes at the call; a device→host copy
@@ -45,7 +46,7 @@ namespace {
 
 std::mutex lock;  // guards every table below
 bool initialised = false;
-int device_count = 1;
+int device_count = 2;  // PENSTOCK_HOSTCUDA_DEVICES sets it (1 to 8)
 
 struct Context {
     int device;
@@ -59,6 +60,7 @@ struct Allocation {
     size_t bytes;
     size_t mapped;
     void* work;  // the writable view
+    Context* context;
 };
 std::map<uintptr_t, Allocation> device_memory;   // by device address (the PROT_NONE view)
 std::map<uintptr_t, size_t> pinned_memory;        // by host address
@@ -67,13 +69,23 @@ long launches = 0, host_functions = 0, pageable_copies = 0;
 
 void complain(const std::string& what) { std::fprintf(stderr, "hostcuda: %s\n", what.c_str()); }
 
-// The writable view of [address, address + bytes) if it lies in one device allocation.
-void* device_view(uintptr_t address, size_t bytes) {
+// The allocation [address, address + bytes) lies in, of any context, or null.
+const Allocation* allocation_of(uintptr_t address, size_t bytes) {
     auto it = device_memory.upper_bound(address);
     if (it == device_memory.begin()) return nullptr;
     --it;
     if (address + bytes > it->first + it->second.bytes) return nullptr;
-    return static_cast<char*>(it->second.work) + (address - it->first);
+    return &it->second;
+}
+
+// The writable view of [address, address + bytes) if it lies in one device allocation of the
+// current context (memory of another device is not this one's to use).
+void* device_view(uintptr_t address, size_t bytes) {
+    const Allocation* a = allocation_of(address, bytes);
+    if (a == nullptr || a->context != current) return nullptr;
+    auto base = device_memory.upper_bound(address);
+    --base;
+    return static_cast<char*>(a->work) + (address - base->first);
 }
 
 bool in_ranges(const std::map<uintptr_t, size_t>& ranges, uintptr_t a, size_t bytes) {
@@ -97,6 +109,7 @@ CUresult enter(bool needs_context = true) {
 }
 
 struct Stream {
+    Context* context = current;
     std::mutex m;
     std::condition_variable cv;
     std::deque<std::function<void()>> work;
@@ -133,6 +146,7 @@ struct Stream {
 std::map<CUstream, std::shared_ptr<Stream>> streams;
 
 struct Event {
+    Context* context = current;
     std::mutex m;
     std::condition_variable cv;
     unsigned long recorded = 0, completed = 0;
@@ -200,11 +214,13 @@ const std::map<std::string, Kernel>& host_kernels() {
 }
 
 struct Function {
+    Context* context;
     std::string name;
     std::vector<size_t> sizes;  // as the PTX declares them
     const Kernel* kernel;
 };
 struct Module {
+    Context* context;
     std::map<std::string, std::vector<size_t>> entries;  // name -> PTX parameter sizes
     std::vector<std::unique_ptr<Function>> functions;
 };
@@ -251,7 +267,7 @@ std::map<std::string, std::vector<size_t>> parse_ptx(const std::string& ptx) {
 // must not be device memory.
 void* host_device_copy(const char* call, CUdeviceptr device, const void* host, size_t bytes) {
     void* view = device_view(device, bytes);
-    if (view == nullptr || device_view(reinterpret_cast<uintptr_t>(host), 1) != nullptr) {
+    if (view == nullptr || allocation_of(reinterpret_cast<uintptr_t>(host), 1) != nullptr) {
         complain(std::string(call) + ": " + std::to_string(bytes) + " bytes at device address " + std::to_string(device)
                  + " are not in one device allocation, or the host side is device memory");
         return nullptr;
@@ -276,7 +292,7 @@ CUresult submit(CUstream stream, std::function<void()> op) {
         return CUDA_SUCCESS;
     }
     auto it = streams.find(stream);
-    if (it == streams.end()) return CUDA_ERROR_INVALID_HANDLE;
+    if (it == streams.end() || it->second->context != current) return CUDA_ERROR_INVALID_HANDLE;
     it->second->enqueue(std::move(op));
     return CUDA_SUCCESS;
 }
@@ -293,7 +309,7 @@ CUresult copy_async(void* to, const void* from, size_t bytes, CUstream stream, b
 // when `record`; a null event for an unknown handle.
 std::pair<std::shared_ptr<Event>, unsigned long> recorded(CUevent handle, bool record) {
     auto it = events.find(handle);
-    if (it == events.end()) return {nullptr, 0};
+    if (it == events.end() || it->second->context != current) return {nullptr, 0};
     std::lock_guard<std::mutex> eg(it->second->m);
     return {it->second, record ? ++it->second->recorded : it->second->recorded};
 }
@@ -328,7 +344,7 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
 CUresult CUDAAPI cuInit(unsigned int flags) {
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard<std::mutex> g(lock);
-    if (const char* n = std::getenv("PENSTOCK_HOSTCUDA_DEVICES")) device_count = std::atoi(n);
+    if (const char* n = std::getenv("PENSTOCK_HOSTCUDA_DEVICES")) device_count = std::max(1, std::min(8, std::atoi(n)));
     for (int i = 0; i < 8; i++) contexts[i].device = i;
     initialised = true;
     return CUDA_SUCCESS;
@@ -397,7 +413,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
     }
     close(fd);
     std::lock_guard<std::mutex> g(lock);
-    device_memory[reinterpret_cast<uintptr_t>(view)] = Allocation{bytes, mapped + page, work};
+    device_memory[reinterpret_cast<uintptr_t>(view)] = Allocation{bytes, mapped + page, work, current};
     *pointer = reinterpret_cast<CUdeviceptr>(view);
     return CUDA_SUCCESS;
 }
@@ -637,7 +653,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
             return CUDA_ERROR_INVALID_PTX;
         }
     }
-    auto* m = new Module{entries, {}};
+    auto* m = new Module{current, entries, {}};
     std::lock_guard<std::mutex> g(lock);
     modules.insert(m);
     *module = reinterpret_cast<CUmodule>(m);
@@ -648,7 +664,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, cons
     if (CUresult r = enter()) return r;
     std::lock_guard<std::mutex> g(lock);
     auto* m = reinterpret_cast<Module*>(module);
-    if (modules.count(m) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (modules.count(m) == 0 || m->context != current) return CUDA_ERROR_INVALID_HANDLE;
     auto e = m->entries.find(name);
     if (e == m->entries.end()) return CUDA_ERROR_NOT_FOUND;
     auto k = host_kernels().find(name);
@@ -656,7 +672,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, cons
         complain(std::string("cuModuleGetFunction: ") + name + " has no host implementation");
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    m->functions.push_back(std::make_unique<Function>(Function{name, e->second, &k->second}));
+    m->functions.push_back(std::make_unique<Function>(Function{m->context, name, e->second, &k->second}));
     Function* f = m->functions.back().get();
     functions.insert(f);
     *function = reinterpret_cast<CUfunction>(f);
@@ -670,6 +686,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int gridX, unsigne
     std::lock_guard<std::mutex> g(lock);
     auto* f = reinterpret_cast<Function*>(function);
     if (functions.count(f) == 0) return CUDA_ERROR_INVALID_HANDLE;
+    if (f->context != current) return CUDA_ERROR_INVALID_CONTEXT;
     if (gridX == 0 || gridY == 0 || gridZ != 1 || blockX == 0 || blockX > 1024 || blockY != 1 || blockZ != 1
         || sharedBytes > sizeof(shared_memory) || extra != nullptr || (params == nullptr && !f->sizes.empty())) {
         complain("cuLaunchKernel " + f->name + ": launch configuration not supported by the host emulation");

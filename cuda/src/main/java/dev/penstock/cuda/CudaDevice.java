@@ -220,13 +220,24 @@ public final class CudaDevice implements Device {
     }
 
     /// Device memory: each block one `cuMemAlloc`, freed with the arena.
-    private final class Arena implements BlockArena {
+    /// Device memory of a `CudaDevice`.
+    interface DeviceArena extends BlockArena {
+        /// The device whose memory this is.
+        CudaDevice device();
+    }
+
+    private final class Arena implements DeviceArena {
         private final String name;
         private final List<Long> pointers = new ArrayList<>();
         private long bytes;
 
         Arena(String name) {
             this.name = name;
+        }
+
+        @Override
+        public CudaDevice device() {
+            return CudaDevice.this;
         }
 
         @Override

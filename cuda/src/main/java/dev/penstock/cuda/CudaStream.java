@@ -123,6 +123,12 @@ public final class CudaStream implements Stream {
         if (src.byteSize() != dst.byteSize() || src.dtype() != dst.dtype()) {
             throw new IllegalArgumentException("copy " + src + " -> " + dst + ": dtype and size must match");
         }
+        for (Block b : new Block[] {src, dst}) {
+            if (b.owner() instanceof CudaDevice.DeviceArena a && a.device() != device) {
+                throw new IllegalArgumentException("stream '" + name + "' of " + device.name() + " cannot copy memory of "
+                        + a.device().name() + " (" + b + "): copy through host memory");
+            }
+        }
         boolean fromDevice = device.owns(src.segment());
         boolean toDevice = device.owns(dst.segment());
         long bytes = src.byteSize();

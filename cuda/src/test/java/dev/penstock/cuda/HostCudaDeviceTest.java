@@ -2,6 +2,7 @@ package dev.penstock.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.penstock.device.DeviceException;
 import dev.penstock.memory.Block;
@@ -11,6 +12,9 @@ import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
 import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.Timeline;
+import dev.penstock.quantum.BadRowPolicy;
+import dev.penstock.quantum.Encoder;
+import dev.penstock.quantum.Encoding;
 import dev.penstock.transfer.ChunkSource;
 import dev.penstock.transfer.TransferConfig;
 import dev.penstock.transfer.TransferEngine;
@@ -54,7 +58,7 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
                 s.record().await();
             }
             s.synchronize();
-            assertThat(out.getReal(63)).isCloseTo(64 / Math.sqrt(64 * 65 * 129 / 6.0), org.assertj.core.api.Assertions.within(1e-12));
+            assertThat(out.getReal(63)).isCloseTo(64 / Math.sqrt(64 * 65 * 129 / 6.0), within(1e-12));
             HostDriver.Counts during = HostDriver.counts();
             assertThat(during.launches() - before.launches()).isEqualTo(50);
             assertThat(during.pageableCopies() - before.pageableCopies()).as("out is not pinned").isEqualTo(50);
@@ -224,6 +228,48 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
             s.synchronize();
         }
         assertThat(HostDriver.counts().launches() - launched).isEqualTo(1);
+    }
+
+    @Test
+    void twoDevicesWorkSideBySideFromTheSameThreadsAndRefuseEachOthersMemory() throws Exception {
+        assertThat(HostDriver.probe().devices()).isEqualTo(2);
+        try (CudaDevice second = CudaDevice.open(HostDriver.probe(), 1); BlockArena a0 = device.newArena("zero");
+             BlockArena a1 = second.newArena("one"); HostArena h = Memory.newSharedArena("host")) {
+            assertThat(second.name()).startsWith("cuda:1");
+            EncodeKernels k0 = new EncodeKernels(device);
+            EncodeKernels k1 = new EncodeKernels(second);
+            int n = 5;
+            Block in = h.allocate(DType.F64, 4, 1 << n);
+            for (long i = 0; i < in.elementCount(); i++) {
+                in.setDouble(i, 1 + i % 5);
+            }
+            Block want = h.allocate(DType.C128, 4, 1 << n);
+            Encoder.of(Encoding.AMPLITUDE, n, false).encodeBatch(in, want, 0, BadRowPolicy.FAIL);
+            CudaStream s0 = (CudaStream) device.newStream("zero");
+            CudaStream s1 = (CudaStream) second.newStream("one");
+            Block d0 = a0.allocate(DType.F64, 4, 1 << n);
+            Block d1 = a1.allocate(DType.F64, 4, 1 << n);
+            Block o0 = a0.allocate(DType.C128, 4, 1 << n);
+            Block o1 = a1.allocate(DType.C128, 4, 1 << n);
+            Block g0 = h.allocate(DType.C128, 4, 1 << n);
+            Block g1 = h.allocate(DType.C128, 4, 1 << n);
+            for (int round = 0; round < 3; round++) { // alternating devices on one thread: each call makes its context current
+                s0.copy(in, d0);
+                s1.copy(in, d1);
+                k0.encode(s0, "amplitude", d0, 1 << n, n, o0, 4);
+                k1.encode(s1, "amplitude", d1, 1 << n, n, o1, 4);
+                s0.copy(o0, g0);
+                s1.copy(o1, g1);
+            }
+            s0.synchronize();
+            s1.synchronize();
+            for (long i = 0; i < want.elementCount(); i++) {
+                assertThat(g0.getReal(i)).isCloseTo(want.getReal(i), within(1e-12));
+                assertThat(g1.getReal(i)).isCloseTo(want.getReal(i), within(1e-12));
+            }
+            assertThatThrownBy(() -> s0.copy(d1, d0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("cannot copy memory of cuda:1");
+        }
     }
 
     @Test
