@@ -15,7 +15,7 @@ mkdir -p "$(dirname "$lib")"
 g++ -std=c++20 -O2 -shared -fPIC -pthread -Icuda/src/test/cpp/stub -I"$cuda_include" -o "$lib" cuda/src/test/cpp/hostcuda.cpp
 bash scripts/make-gpu-bundle.sh
 export PENSTOCK_CUDA_DRIVER="$lib"
-target/gpu-bundle/gpu-check.sh
+PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh
 out="$root/target/dry-run"
 mkdir -p "$out"
 ./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \

@@ -25,6 +25,28 @@ public interface ChunkSource {
         return (offset, staging, bytes) -> MemorySegment.copy(input, offset, staging, 0, bytes);
     }
 
+    /// As `of(input)`, each chunk copied as `parts` page-aligned pieces at once (the common
+    /// fork-join pool and the calling thread): one core's memcpy (≈ 8 GB/s here, 1.6–1.8× that
+    /// with two) is slower than a PCIe 5 bus. `parts` 1 is `of(input)`.
+    static ChunkSource of(MemorySegment input, int parts) {
+        if (parts < 1) {
+            throw new IllegalArgumentException("parts must be at least 1, got " + parts);
+        }
+        if (parts == 1) {
+            return of(input);
+        }
+        return (offset, staging, bytes) -> {
+            long piece = ((bytes + parts - 1) / parts + 4095) & ~4095L;
+            java.util.stream.IntStream.range(0, parts).parallel().forEach(p -> {
+                long from = p * piece;
+                long n = Math.min(piece, bytes - from);
+                if (n > 0) {
+                    MemorySegment.copy(input, offset + from, staging, from, n);
+                }
+            });
+        };
+    }
+
     /// A source the device copies from directly: `input` must be native memory the device
     /// reads at full speed (on CUDA, pinned or registered, else the driver stages the copy
     /// itself, synchronously).

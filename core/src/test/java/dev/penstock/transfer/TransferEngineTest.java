@@ -156,6 +156,34 @@ class TransferEngineTest {
     }
 
     @Test
+    void aFillInParallelPartsCopiesEveryByteOfEveryChunk() throws Exception {
+        try (HostArena arena = Memory.newSharedArena("input")) {
+            long total = 5 * 4096 * 3 + 123;
+            MemorySegment in = input(arena, total);
+            for (int parts : new int[] {1, 2, 3, 5, 64}) {
+                for (long chunk : new long[] {1, 4096, 3 * 4096 + 7, total}) {
+                    ChunkSource fill = ChunkSource.of(in, parts);
+                    MemorySegment staging = arena.allocateBytes(chunk);
+                    for (long offset = 0; offset < total; offset += chunk) {
+                        long bytes = Math.min(chunk, total - offset);
+                        staging.fill((byte) 0x5a);
+                        fill.read(offset, staging, bytes);
+                        for (long j = 0; j < bytes; j++) {
+                            if (staging.get(ValueLayout.JAVA_BYTE, j) != pattern(offset + j)) {
+                                throw new AssertionError("parts " + parts + ", chunk " + chunk + ", offset " + offset + ": byte " + j);
+                            }
+                        }
+                        if (bytes < chunk) {
+                            assertThat(staging.get(ValueLayout.JAVA_BYTE, bytes)).as("nothing past the chunk").isEqualTo((byte) 0x5a);
+                        }
+                    }
+                }
+            }
+            assertThatThrownBy(() -> ChunkSource.of(in, 0)).hasMessageContaining("parts must be at least 1");
+        }
+    }
+
+    @Test
     void deviceMemoryStaysBoundedBySlotsWhateverTheInputSize() throws Exception {
         device = new CpuDevice();
         long chunk = 64 * 1024;

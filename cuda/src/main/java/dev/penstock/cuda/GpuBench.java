@@ -21,13 +21,15 @@ import java.util.Map;
 ///
 /// - host→device copy peak: one 256 MiB copy from pinned memory (best of 3); the same from
 ///   pageable (plain native) memory;
-/// - the `TransferEngine` (pinned staging, 8 MiB chunks, 4 slots, 1 GiB, the read-every-byte
-///   kernel): GB/s and `ratio_transfer_vs_peak` (target ≥ 0.8); the same from input registered
-///   with `CudaDevice.pin` and copied where it lies (`ChunkSource.direct`, no staging copy);
-/// - 16-qubit amplitude encoding end to end from host memory (rows through the engine, the
-///   kernel on each chunk, states left on the device): vectors/s (target ≥ 80,000), from
-///   pageable rows through pinned staging and from registered rows directly, each also as a
-///   ratio to what the measured pinned copy peak allows (`encode16_copy_bound_vectors_per_s`);
+/// - the `TransferEngine` (8 MiB chunks, 4 slots, 1 GiB, the read-every-byte kernel) from three
+///   inputs: pageable memory through pinned staging filled by one thread
+///   (`ratio_transfer_vs_peak`, target ≥ 0.8), the same with the fill split over `FILL_PARTS`
+///   threads, and memory registered with `CudaDevice.pin` copied where it lies
+///   (`ChunkSource.direct`, no staging copy); median of 5 runs after a warm-up;
+/// - 16-qubit amplitude encoding end to end from host memory (4,096 rows through the engine,
+///   the kernel on each 32-row chunk, states left on the device): vectors/s (target ≥ 80,000)
+///   from the same three inputs, each also as a ratio to what the measured pinned copy peak
+///   allows (`encode16_copy_bound_vectors_per_s`); median of 5 runs after a warm-up;
 /// - the kernel alone on device-resident rows: vectors/s (PyTorch's figure for the same work
 ///   comes from `benchmarks/peers/encode_torch_gpu.py`, run by `scripts/gpu-check.sh`).
 ///
@@ -36,6 +38,11 @@ public final class GpuBench {
     private static final long MIB = 1 << 20;
     private static final int QUBITS = 16;
     private static final long STATE = 1L << QUBITS;
+    /// `PENSTOCK_GPU_BENCH_QUICK` set: tiny sizes and one run each, to check that every path
+    /// runs (the dry run on the driver emulation); its figures mean nothing.
+    static final boolean QUICK = System.getenv("PENSTOCK_GPU_BENCH_QUICK") != null;
+    private static final long ROWS = QUICK ? 64 : 4096; // 2 GiB of float64 rows
+    private static final long TRANSFER_BYTES = (QUICK ? 64 : 1024) * MIB;
 
     private final PrintStream out;
 
@@ -44,31 +51,69 @@ public final class GpuBench {
         this.out = out;
     }
 
+    /// Where the engine's input comes from.
+    enum Input {
+        /// pageable memory, one host thread filling pinned staging
+        PAGEABLE("pageable, 1-thread fill"),
+        /// pageable memory, the staging fill split over `FILL_PARTS` threads
+        PAGEABLE_PARALLEL("pageable, parallel fill"),
+        /// memory registered with `CudaDevice.pin`, copied where it lies
+        REGISTERED("registered, copied directly");
+
+        final String label;
+
+        Input(String label) {
+            this.label = label;
+        }
+
+        ChunkSource source(MemorySegment in) {
+            return switch (this) {
+                case PAGEABLE -> ChunkSource.of(in);
+                case PAGEABLE_PARALLEL -> ChunkSource.of(in, FILL_PARTS);
+                case REGISTERED -> ChunkSource.direct(in);
+            };
+        }
+    }
+
+    /// Threads a parallel staging fill uses: half the cores, at most 8.
+    static final int FILL_PARTS = Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
+    private static final int RUNS = QUICK ? 1 : 5;
+    private static final String[] KEYS = {"", "_parallel_fill", "_registered"};
+
     /// Runs every figure; fails with the probe's reason when no GPU is usable.
     public Map<String, String> run() throws Exception {
         Map<String, String> f = new LinkedHashMap<>();
-        try (CudaDevice device = CudaDevice.open(0)) {
+        try (CudaDevice device = CudaDevice.open(0); Arena host = Arena.ofShared()) {
             f.put("device", device.name());
             double pinned = copyPeak(device, true);
             double pageable = copyPeak(device, false);
             f.put("h2d_pinned_gbps", fmt(pinned));
             f.put("h2d_pageable_gbps", fmt(pageable));
             EncodeKernels kernels = new EncodeKernels(device);
-            double transfer = transfer(device, kernels, false);
-            f.put("transfer_gbps", fmt(transfer));
-            f.put("ratio_transfer_vs_peak", fmt(transfer / pinned));
-            double direct = transfer(device, kernels, true);
-            f.put("transfer_direct_gbps", fmt(direct));
-            f.put("ratio_transfer_direct_vs_peak", fmt(direct / pinned));
+            if (QUICK) {
+                out.println("quick run (PENSTOCK_GPU_BENCH_QUICK): small sizes, one run each; the figures are not measurements");
+            }
+            MemorySegment bytes = host.allocate(TRANSFER_BYTES, 4096);
+            bytes.fill((byte) 3);
+            for (Input input : Input.values()) {
+                double gbps = transfer(device, kernels, bytes, input);
+                String key = KEYS[input.ordinal()];
+                f.put("transfer" + key + "_gbps", fmt(gbps));
+                f.put("ratio_transfer" + key + "_vs_peak", fmt(gbps / pinned));
+            }
             // the bus bounds an end-to-end encoding: rows of 2^16 float64 cannot arrive faster than this
             double bound = pinned * 1e9 / (STATE * 8);
             f.put("encode16_copy_bound_vectors_per_s", String.format(Locale.ROOT, "%.0f", bound));
-            double staged = encodeEndToEnd(device, kernels, false);
-            f.put("encode16_end_to_end_vectors_per_s", String.format(Locale.ROOT, "%.0f", staged));
-            f.put("ratio_encode16_end_to_end_vs_copy_bound", fmt(staged / bound));
-            double registered = encodeEndToEnd(device, kernels, true);
-            f.put("encode16_end_to_end_registered_vectors_per_s", String.format(Locale.ROOT, "%.0f", registered));
-            f.put("ratio_encode16_end_to_end_registered_vs_copy_bound", fmt(registered / bound));
+            MemorySegment rows = host.allocate(ROWS * STATE * 8, 4096);
+            for (long i = 0; i < rows.byteSize() / 8; i++) {
+                rows.setAtIndex(ValueLayout.JAVA_DOUBLE, i, Math.sin(i * 1e-3) + 2);
+            }
+            for (Input input : Input.values()) {
+                double v = encodeEndToEnd(device, kernels, rows, input);
+                String key = KEYS[input.ordinal()];
+                f.put("encode16_end_to_end" + key + "_vectors_per_s", String.format(Locale.ROOT, "%.0f", v));
+                f.put("ratio_encode16_end_to_end" + key + "_vs_copy_bound", fmt(v / bound));
+            }
             f.put("encode16_kernel_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeKernelOnly(device, kernels)));
         }
         out.println("(PyTorch's kernel-only figure: /usr/bin/python3 benchmarks/peers/encode_torch_gpu.py)");
@@ -77,6 +122,12 @@ public final class GpuBench {
 
     private static String fmt(double x) {
         return String.format(Locale.ROOT, "%.3f", x);
+    }
+
+    private static double median(double[] runs) {
+        double[] sorted = runs.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     /// GB/s of one 256 MiB host→device copy, best of 3.
@@ -100,61 +151,63 @@ public final class GpuBench {
         }
     }
 
-    /// GB/s of 1 GiB through the engine with the read-every-byte kernel, from pageable input
-    /// through pinned staging, or from registered input directly.
-    private double transfer(CudaDevice device, EncodeKernels kernels, boolean registered) throws Exception {
-        long total = 1024 * MIB;
+    /// GB/s of `in` (1 GiB) through the engine with the read-every-byte kernel, median of
+    /// `RUNS` after a warm-up run.
+    private double transfer(CudaDevice device, EncodeKernels kernels, MemorySegment in, Input input) throws Exception {
         long chunk = 8 * MIB;
-        try (Arena host = Arena.ofShared(); BlockArena dev = device.newArena("sum");
+        double[] runs = new double[RUNS];
+        TransferStats st = null;
+        try (BlockArena dev = device.newArena("sum");
              StagingPool pool = StagingPool.withBacking("pinned staging", 4, chunk, device.pinned());
-             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 4), pool)) {
-            MemorySegment in = host.allocate(total, 4096);
-            in.fill((byte) 3);
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 4), pool);
+             AutoCloseable pin = input == Input.REGISTERED ? device.pin(in) : null) {
             Block sum = dev.allocate(DType.I64, 1);
-            TransferStats st;
-            try (AutoCloseable pin = registered ? device.pin(in) : null) {
-                st = engine.run(total, registered ? ChunkSource.direct(in) : ChunkSource.of(in),
-                        (TransferEngine.DeviceKernel) (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum));
+            ChunkSource source = input.source(in);
+            TransferEngine.DeviceKernel read = (compute, k, data) -> kernels.readAll((CudaStream) compute, data, sum);
+            engine.run(in.byteSize(), source, read); // warm-up
+            for (int r = 0; r < RUNS; r++) {
+                st = engine.run(in.byteSize(), source, read);
+                runs[r] = in.byteSize() / (st.wallNs() / 1e9) / 1e9;
             }
-            double gbps = total / (st.wallNs() / 1e9) / 1e9;
-            out.printf(Locale.ROOT, "TransferEngine, 1 GiB, 8 MiB chunks, %s, read kernel: %.2f GB/s (copies %.0f ms, kernels %.0f ms, "
-                    + "wall %.0f ms)%n", registered ? "registered input copied directly" : "pinned staging", gbps, st.copyNs() / 1e6,
-                    st.kernelNs() / 1e6, st.wallNs() / 1e6);
-            return gbps;
         }
+        double gbps = median(runs);
+        out.printf(Locale.ROOT, "TransferEngine, %d MiB, 8 MiB chunks, %s, read kernel: %.2f GB/s, median of %d (last: host fill %.0f ms, "
+                + "copies %.0f ms, kernels %.0f ms, wall %.0f ms)%n", in.byteSize() / MIB, input.label, gbps, RUNS, st.readNs() / 1e6,
+                st.copyNs() / 1e6,
+                st.kernelNs() / 1e6, st.wallNs() / 1e6);
+        return gbps;
     }
 
-    /// 16-qubit amplitude states per second from host rows (f64 [rows, 65536]) to device states:
-    /// pageable rows through pinned staging, or registered rows copied directly.
-    private double encodeEndToEnd(CudaDevice device, EncodeKernels kernels, boolean registered) throws Exception {
+    /// 16-qubit amplitude states per second from host rows (f64 [ROWS, 65536]) to device
+    /// states, 32 rows a chunk, median of `RUNS` after a warm-up run.
+    private double encodeEndToEnd(CudaDevice device, EncodeKernels kernels, MemorySegment in, Input input) throws Exception {
         int rowsPerChunk = 32;
         long rowBytes = STATE * 8;
         long chunk = rowsPerChunk * rowBytes;
-        int rows = 4096;
-        long total = rows * rowBytes;
-        try (Arena host = Arena.ofShared(); BlockArena dev = device.newArena("states");
+        double[] runs = new double[RUNS];
+        TransferStats st = null;
+        try (BlockArena dev = device.newArena("states");
              StagingPool pool = StagingPool.withBacking("pinned staging", 4, chunk, device.pinned());
-             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 4), pool)) {
-            MemorySegment in = host.allocate(total, 4096);
-            for (long i = 0; i < total / 8; i++) {
-                in.setAtIndex(ValueLayout.JAVA_DOUBLE, i, Math.sin(i * 1e-3) + 2);
-            }
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 4), pool);
+             AutoCloseable pin = input == Input.REGISTERED ? device.pin(in) : null) {
             Block states = dev.allocate(DType.C128, rowsPerChunk, STATE);
-            TransferStats st;
-            try (AutoCloseable pin = registered ? device.pin(in) : null) {
-                st = engine.run(total, registered ? ChunkSource.direct(in) : ChunkSource.of(in),
-                        (TransferEngine.DeviceKernel) (compute, k, data) -> {
-                            long r = data.byteSize() / rowBytes;
-                            Block rowsBlock = Block.wrap(data.segment(), DType.F64, null, r, STATE);
-                            kernels.encode((CudaStream) compute, "amplitude", rowsBlock, (int) STATE, QUBITS, states, (int) r);
-                        });
+            ChunkSource source = input.source(in);
+            TransferEngine.DeviceKernel encode = (compute, k, data) -> {
+                long r = data.byteSize() / rowBytes;
+                Block rowsBlock = Block.wrap(data.segment(), DType.F64, null, r, STATE);
+                kernels.encode((CudaStream) compute, "amplitude", rowsBlock, (int) STATE, QUBITS, states, (int) r);
+            };
+            engine.run(in.byteSize(), source, encode); // warm-up
+            for (int r = 0; r < RUNS; r++) {
+                st = engine.run(in.byteSize(), source, encode);
+                runs[r] = ROWS / (st.wallNs() / 1e9);
             }
-            double v = rows / (st.wallNs() / 1e9);
-            out.printf(Locale.ROOT, "amplitude, 16 qubits, end to end from %s host memory: %.0f vectors/s (host reads %.0f ms, copies "
-                    + "%.0f ms, kernels %.0f ms, wall %.0f ms)%n", registered ? "registered" : "pageable", v, st.readNs() / 1e6,
-                    st.copyNs() / 1e6, st.kernelNs() / 1e6, st.wallNs() / 1e6);
-            return v;
         }
+        double v = median(runs);
+        out.printf(Locale.ROOT, "amplitude, 16 qubits, end to end from %s host memory: %.0f vectors/s, median of %d (last: host fill "
+                + "%.0f ms, copies %.0f ms, kernels %.0f ms, wall %.0f ms)%n", input.label, v, RUNS, st.readNs() / 1e6, st.copyNs() / 1e6,
+                st.kernelNs() / 1e6, st.wallNs() / 1e6);
+        return v;
     }
 
     /// 16-qubit amplitude states per second with the rows already on the device.
