@@ -89,7 +89,12 @@ public final class EncodeKernels {
         long size = 1L << n;
         int gridX = (int) ((size + THREADS - 1) / THREADS);
         switch (encoding) {
-            case "amplitude" -> stream.launchKernel(function("amplitude_" + sfx), rows, 1, THREADS, THREADS * 16, in, stride, len, n, out);
+            case "amplitude" -> {
+                // one block per row: long rows get 1,024 threads, so that a chunk of a few dozen
+                // rows still fills the SMs it lands on (256-thread blocks left them a quarter full)
+                int threads = len >= 8192 ? 1024 : THREADS;
+                stream.launchKernel(function("amplitude_" + sfx), rows, 1, threads, threads * 16, in, stride, len, n, out);
+            }
             case "angle", "basis", "phase" -> stream.launchKernel(function(encoding + "_" + sfx), gridX, rows, THREADS, 0, in, stride, n, out);
             case "iqp", "iqp-z" -> {
                 stream.launchKernel(function("iqp_phases_" + sfx), gridX, rows, THREADS, 0, in, stride, n, encoding.equals("iqp") ? 1 : 0, out);

@@ -145,7 +145,7 @@ abstract class CudaDeviceChecks {
         SplittableRandom rnd = new SplittableRandom(5);
         int rows = 37;
         for (Encoding e : Encoding.values()) {
-            for (int n : new int[] {1, 5, 12}) {
+            for (int n : e == Encoding.AMPLITUDE ? new int[] {1, 5, 12, 14} : new int[] {1, 5, 12}) { // 14: 1,024-thread blocks
                 for (DType outType : new DType[] {DType.C128, DType.C64}) {
                     int len = (int) e.inputLength(n);
                     if (e == Encoding.AMPLITUDE) {
