@@ -124,11 +124,9 @@ public final class TransferEngine implements AutoCloseable {
                 if (direct != null) {
                     throttle(inFlight, failedKernelChunk); // no more than `slots` copies in flight
                 }
-                slotWaitNs += System.nanoTime() - t0;
                 long t1 = System.nanoTime();
-                if (tl != null && lease != null) {
-                    tl.record("host", "wait for staging", t0, t1);
-                }
+                slotWaitNs += t1 - t0;
+                settle(spans, deviceNs, tl, false);
                 if (lease != null) {
                     try {
                         source.read(k * chunkBytes, lease.segment(), bytes);
@@ -137,11 +135,12 @@ public final class TransferEngine implements AutoCloseable {
                         throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
                                 + (k * chunkBytes + bytes) + ") failed: " + e, e);
                     }
-                }
-                long t2 = System.nanoTime();
-                readNs += t2 - t1;
-                if (tl != null && lease != null) {
-                    tl.record("host", "fill staging", t1, t2);
+                    long t2 = System.nanoTime();
+                    readNs += t2 - t1;
+                    if (tl != null) {
+                        tl.record("host", "wait for staging", t0, t1);
+                        tl.record("host", "fill staging", t1, t2);
+                    }
                 }
                 if (kernelDone[s] != null) {
                     copy.waitFor(kernelDone[s]); // device buffer s is free once kernel k - slots has read it
@@ -165,10 +164,8 @@ public final class TransferEngine implements AutoCloseable {
                     }
                     kernelDone[s] = compute.record();
                     spans.add(new Span(false, kernelStart, kernelDone[s]));
-                    settle(spans, deviceNs, tl, false);
                     continue;
                 }
-                settle(spans, deviceNs, tl, false);
                 compute.launch("kernel on chunk " + k, () -> {
                     long kt = System.nanoTime();
                     try {
