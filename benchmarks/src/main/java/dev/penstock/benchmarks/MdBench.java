@@ -2,6 +2,7 @@ package dev.penstock.benchmarks;
 
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.io.LammpsLjBench;
 import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -55,26 +56,7 @@ public final class MdBench {
             out.println("peer: " + LMP + " not found; install it with: apt-get install -y lammps (Penstock needs its start file)");
             return m;
         }
-        Files.writeString(dir.resolve("in.lj"), """
-                units           lj
-                atom_style      atomic
-                lattice         fcc 0.8442
-                region          box block 0 %d 0 %d 0 %d
-                create_box      1 box
-                create_atoms    1 box
-                mass            1 1.0
-                velocity        all create 1.44 87287 loop geom
-                pair_style      lj/cut 2.5
-                pair_coeff      1 1 1.0 1.0 2.5
-                neighbor        0.3 bin
-                neigh_modify    delay 0 every 1 check yes
-                fix             1 all nve
-                write_data      start.data
-                thermo_style    custom step temp pe ke etotal
-                thermo_modify   format float %%.17g
-                thermo          1
-                run             100
-                """.formatted(cells, cells, cells));
+        Files.writeString(dir.resolve("in.lj"), LammpsLjBench.input(cells));
         for (int t : threads) {
             // each side three times, the median counts (runs of 0.1–2 s on a shared machine
             // wander by ±20%); Penstock warms up three times on the same workload first

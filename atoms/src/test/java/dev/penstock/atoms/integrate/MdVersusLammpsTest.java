@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.io.LammpsLjBench;
 import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -23,26 +24,7 @@ class MdVersusLammpsTest {
     void totalEnergyMatchesLammpsAtEveryStep() throws Exception {
         boolean have = Files.isExecutable(Path.of("/usr/bin/lmp"));
         assumeTrue(have || System.getenv("CI") != null, "LAMMPS (lammps) is not installed");
-        Files.writeString(dir.resolve("in.lj"), """
-                units lj
-                atom_style atomic
-                lattice fcc 0.8442
-                region box block 0 6 0 6 0 6
-                create_box 1 box
-                create_atoms 1 box
-                mass 1 1.0
-                velocity all create 1.44 87287 loop geom
-                pair_style lj/cut 2.5
-                pair_coeff 1 1 1.0 1.0 2.5
-                neighbor 0.3 bin
-                neigh_modify delay 0 every 1 check yes
-                fix 1 all nve
-                write_data start.data
-                thermo_style custom step etotal
-                thermo_modify format float %.17g
-                thermo 1
-                run 100
-                """);
+        Files.writeString(dir.resolve("in.lj"), LammpsLjBench.input(6)); // 864 atoms
         Process p = new ProcessBuilder("/usr/bin/lmp", "-in", "in.lj", "-log", "log.lammps", "-screen", "none")
                 .directory(dir.toFile()).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();
