@@ -11,4 +11,5 @@ module dev.penstock.core {
     exports dev.penstock.observe;
     exports dev.penstock.transfer;
     exports dev.penstock.stage;
+    exports dev.penstock.io;
 }

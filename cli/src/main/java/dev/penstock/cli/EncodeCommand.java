@@ -1,13 +1,15 @@
 package dev.penstock.cli;
 
-import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
 import dev.penstock.observe.Timeline;
+import dev.penstock.io.OutputException;
+import dev.penstock.io.PendingOutput;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
@@ -15,9 +17,9 @@ import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.EncodingException;
 import dev.penstock.quantum.RowSource;
 import java.io.PrintStream;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -49,7 +51,9 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--precision", description = "f32 (complex64 states) or f64 (complex128); default: the input's")
     String precision;
 
-    @Option(names = "--out", required = true, description = "output states: a .npy file or a .zarr directory (Zarr v2, zlib, chunked by --rows-per-chunk)")
+    @Option(names = "--out", required = true, description = "output states: a .npy file (with OUT.rows.npy, the input row of each state) or a .zarr "
+            + "group (Zarr v2, zlib: arrays 'states' chunked by --rows-per-chunk and 'rows'); written beside OUT and renamed "
+            + "into place on success")
     Path out;
 
     @Option(names = "--on-bad-row", defaultValue = "fail", description = "fail (default) or skip and report")
@@ -71,11 +75,21 @@ public final class EncodeCommand implements Callable<Integer> {
 
     @Option(names = "--columns", split = ",", description = "Parquet columns to read as the row's values "
             + "(default: every flat numeric column)")
-    java.util.List<String> columns = java.util.List.of();
+    List<String> columns = List.of();
 
-    @Option(names = "--example", description = "first write an example input of this many rows (sine features, "
-            + "2^qubits values per row for amplitude) to INPUT, or to target/example-rows.npy")
+    @Option(names = "--example", description = "first write an example input of this many rows (1 to 100,000,000; sine "
+            + "features, 2^qubits values per row for amplitude) to INPUT (a new .npy file), or to target/example-rows.npy")
     Long exampleRows;
+
+    @Option(names = "--dry-run", description = "check everything and print the plan (rows, output size, memory, free space) "
+            + "without creating any file")
+    boolean dryRun;
+
+    @Option(names = "--debug", description = "print a stack trace with any error")
+    boolean debug;
+
+    static final long MAX_EXAMPLE_ROWS = 100_000_000L;
+    static final Path DEFAULT_EXAMPLE = Path.of("target", "example-rows.npy");
 
     @Override
     public Integer call() throws Exception {
@@ -84,67 +98,199 @@ public final class EncodeCommand implements Callable<Integer> {
         if (qubits < 1 || qubits > 30) {
             throw new ParameterException(spec.commandLine(), "option '--qubits' must be in [1, 30], got " + qubits);
         }
+        boolean zarr = out.toString().endsWith(".zarr");
+        if (!out.toString().endsWith(".npy") && !zarr) {
+            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
+        }
         if (exampleRows != null) {
-            input = input != null ? input : Path.of("target", "example-rows.npy");
-            writeExample(input, exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), enc);
+            checkExample(enc);
         } else if (input == null) {
             throw new ParameterException(spec.commandLine(), "missing INPUT (or give --example ROWS to generate one)");
+        } else if (!Files.isRegularFile(input)) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + (Files.exists(input) ? ": not a file" : ": no such file"));
         }
         boolean parquet = input.toString().endsWith(".parquet");
         if (!input.toString().endsWith(".npy") && !parquet) {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy or a .parquet file");
         }
-        boolean zarr = out.toString().endsWith(".zarr");
-        if (!out.toString().endsWith(".npy") && !zarr) {
-            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
+        refuseInput(out, input);
+        refuseInput(rowsFile(), input);
+        refuseInput(skippedFile(), input);
+        DType states = statesType();
+        if (exampleRows != null) {
+            int len = (int) enc.inputLength(Math.min(qubits, 20));
+            Preflight.forOutput(spec, "example input " + input, input, exampleRows * len * 8L);
+            if (dryRun) {
+                System.out.printf(Locale.ROOT, "would write %,d example rows of %d values (%s) to %s%n", exampleRows, len,
+                        Preflight.bytes(exampleRows * len * 8L), input);
+            } else {
+                writeExample(input, exampleRows, len, enc);
+            }
+        }
+        if (dryRun && exampleRows != null) {
+            var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states == null ? DType.C128 : states, rowsPerChunk, 3, ioThreads,
+                    policy));
+            plan(exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
+            return 0;
         }
         PrintStream o = System.out;
-        EncodeDevice dev;
-        try {
-            dev = EncodeDevice.open(device);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        o.println("device: " + dev.description());
-        try (dev; Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec)) {
+        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
-            DType states = precision == null ? (source.dtype() == DType.F32 ? DType.C64 : DType.C128)
-                    : switch (precision.toLowerCase(Locale.ROOT)) {
-                        case "f32" -> DType.C64;
-                        case "f64" -> DType.C128;
-                        default -> throw new ParameterException(spec.commandLine(), "option '--precision': expected f32 or f64, got '"
-                                + precision + "'");
-                    };
-            var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states, rowsPerChunk, 3, ioThreads, policy));
-            EncodeSummary s;
-            Timeline timeline = timelinePng == null ? null : new Timeline();
-            Progress progress = Progress.start(source.rows());
+            if (source.rowLength() < 1 && source.rows() > 0) {
+                throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()
+                        + " rows have no values; nothing to encode");
+            }
+            DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
+            var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
+            plan(source.rows(), source.rowLength(), source.dtype(), cfg, zarr);
+            if (dryRun) {
+                return 0;
+            }
+            EncodeDevice dev;
             try {
-                if (zarr) {
-                    try (ZarrWriter w = ZarrWriter.open(out, states, 1L << qubits, rowsPerChunk, 1,
-                            Map.of("encoding", enc.label(), "qubits", qubits, "source", input.getFileName().toString()))) {
-                        s = dev.run(source, progress.counting(w::append), cfg, timeline);
-                    }
-                } else {
-                    try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                        s = dev.run(source, progress.counting(w::append), cfg, timeline);
-                    }
+                dev = EncodeDevice.open(device);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            o.println("device: " + dev.description());
+            try (dev) {
+                return encode(o, dev, source, cfg, zarr);
+            }
+        }
+    }
+
+    /// Encodes into outputs written beside their destinations, committed only on success.
+    private int encode(PrintStream o, EncodeDevice dev, RowSource source, EncodePipeline.Config cfg, boolean zarr) throws Exception {
+        EncodeSummary s;
+        Timeline timeline = timelinePng == null ? null : new Timeline();
+        Progress progress = Progress.start(source.rows());
+        DType states = cfg.output();
+        try {
+            if (zarr) {
+                try (ZarrGroup g = ZarrGroup.create(out, Map.of("encoding", enc(cfg), "qubits", qubits,
+                        "source", input.getFileName().toString()))) {
+                    long rowBytes = states.byteSize() << qubits;
+                    int chunk = (int) Math.max(1, Math.min(Math.min(rowsPerChunk, source.rows()), (Integer.MAX_VALUE - 64) / rowBytes));
+                    ZarrWriter w = g.array("states", states, 1L << qubits, chunk, 1, Map.of());
+                    s = dev.run(source, progress.counting(w::append), cfg, timeline);
+                    progress.stop();
+                    ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
+                    KeptRows.write(source.rows(), s.skipped(), (seg, n) -> rows.append(Block.wrap(seg, DType.I64, null, n, 1)));
+                    writeSkipped(s);
+                    g.commit();
                 }
-            } catch (EncodingException e) {
-                progress.stop();
-                System.err.println("penstock encode: " + input + ": " + e.getMessage()
-                        + " (use --on-bad-row skip to leave bad rows out)");
-                return 3;
+            } else {
+                try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
+                    s = dev.run(source, progress.counting(w::append), cfg, timeline);
+                    progress.stop();
+                    try (NpyWriter rows = NpyWriter.open(rowsFile(), DType.I64)) {
+                        KeptRows.write(source.rows(), s.skipped(), rows::append);
+                        rows.commit();
+                    }
+                    writeSkipped(s);
+                    w.commit(); // last: a reader never sees states without their row indices
+                }
             }
+        } catch (EncodingException e) {
             progress.stop();
-            summary(o, s);
-            if (timeline != null) {
-                TimelinePlot.write(timeline, timelinePng, "penstock encode " + input.getFileName() + " — " + encoding + ", "
-                        + qubits + " qubits, " + s.rowsRead() + " rows");
-                o.println("timeline: " + timelinePng);
-            }
+            System.err.println("penstock encode: " + input + ": " + e.getMessage()
+                    + " (use --on-bad-row skip to leave bad rows out); " + out + " left as it was");
+            return ExitCodes.BAD_INPUT;
+        } finally {
+            progress.stop();
+        }
+        summary(o, s);
+        if (timeline != null) {
+            TimelinePlot.write(timeline, timelinePng, "penstock encode " + input.getFileName() + " — " + encoding + ", "
+                    + qubits + " qubits, " + s.rowsRead() + " rows");
+            o.println("timeline: " + timelinePng);
         }
         return 0;
+    }
+
+    private String enc(EncodePipeline.Config cfg) {
+        return cfg.encoding().label();
+    }
+
+    /// Prints the plan and refuses what cannot fit: the output on its disk, the buffers in memory.
+    private void plan(long rows, int rowLength, DType in, EncodePipeline.Config cfg, boolean zarr) {
+        long stateBytes = cfg.output().byteSize() << qubits;
+        double outBytes = (double) rows * stateBytes + rows * 8.0;
+        long memory = EncodePipeline.hostBytes(rows, rowLength, in, cfg);
+        Preflight.forMemory(spec, memory, "chunks of " + Math.min(rowsPerChunk, Math.max(1, rows)) + " rows of " + qubits
+                + "-qubit states", "use a smaller --rows-per-chunk or fewer --qubits");
+        long out = outBytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) outBytes;
+        Preflight.forOutput(spec, "option '--out' " + this.out, this.out, zarr ? out / 2 : out); // zlib halves states at least
+        if (dryRun || out > Preflight.ANNOUNCE_BYTES) {
+            System.out.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
+                    + "free: %s on disk, %s of memory%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
+                    zarr ? "at most " : "", Preflight.bytes(out), this.out, Preflight.bytes(memory),
+                    Preflight.bytes(Preflight.usableBytes(this.out)), Preflight.bytes(Preflight.memoryBytes()));
+        }
+    }
+
+    private DType statesType() {
+        if (precision == null) {
+            return null;
+        }
+        return switch (precision.toLowerCase(Locale.ROOT)) {
+            case "f32" -> DType.C64;
+            case "f64" -> DType.C128;
+            default -> throw new ParameterException(spec.commandLine(), "option '--precision': expected f32 or f64, got '"
+                    + precision + "'");
+        };
+    }
+
+    /// `--example`: a sane row count, a .npy path, and never over a file the user has.
+    private void checkExample(Encoding enc) {
+        if (exampleRows < 1 || exampleRows > MAX_EXAMPLE_ROWS) {
+            throw new ParameterException(spec.commandLine(), "option '--example' must be in [1, " + MAX_EXAMPLE_ROWS + "] rows, got "
+                    + exampleRows);
+        }
+        if (input == null) {
+            input = DEFAULT_EXAMPLE; // the example's own file: rewritten by every --example run
+        } else if (!input.toString().endsWith(".npy")) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": --example writes a .npy file; name one ending in .npy");
+        } else if (Files.exists(input)) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + " exists; --example writes a new file and never "
+                    + "replaces one of yours: remove it, name a new file, or drop --example to encode it");
+        }
+        if (qubits > 20 && enc == Encoding.AMPLITUDE) {
+            throw new ParameterException(spec.commandLine(), "option '--example': amplitude examples go up to 20 qubits, got " + qubits);
+        }
+    }
+
+    private void refuseInput(Path output, Path in) {
+        try {
+            PendingOutput.refuseInputs(output, List.of(in));
+        } catch (OutputException e) {
+            throw new ParameterException(spec.commandLine(), "option '--out': " + e.getMessage());
+        }
+    }
+
+    /// `OUT.rows.npy`: the input row of each state (int64), beside a .npy output.
+    private Path rowsFile() {
+        return out.resolveSibling(out.getFileName() + ".rows.npy");
+    }
+
+    /// `OUT.skipped.tsv`: every row left out, with the reason.
+    private Path skippedFile() {
+        return out.resolveSibling(out.getFileName() + ".skipped.tsv");
+    }
+
+    private void writeSkipped(EncodeSummary s) throws java.io.IOException {
+        if (s.skipped().isEmpty()) {
+            Files.deleteIfExists(skippedFile()); // ours, from an earlier run: it would describe other states
+            return;
+        }
+        PendingOutput.write(skippedFile(), tmp -> {
+            try (var w = Files.newBufferedWriter(tmp)) {
+                w.write("row\treason\n");
+                for (EncodingException e : s.skipped()) {
+                    w.write(e.row() + "\t" + e.rule().replace('\t', ' ').replace('\n', ' ') + "\n");
+                }
+            }
+        });
     }
 
     private void summary(PrintStream o, EncodeSummary s) {
@@ -156,6 +302,7 @@ public final class EncodeCommand implements Callable<Integer> {
             if (s.skipped().size() > 20) {
                 o.printf("  … and %d more%n", s.skipped().size() - 20);
             }
+            o.println("every skipped row, with its reason: " + skippedFile());
         }
         var t = s.transfer();
         o.printf(Locale.ROOT, "where the time went (stages overlap): waiting for reads %.1f ms, waiting for staging %.1f ms, "
@@ -166,13 +313,11 @@ public final class EncodeCommand implements Callable<Integer> {
         o.println("rows_written: " + s.rowsWritten());
         o.println("rows_skipped: " + s.skipped().size());
         o.printf(Locale.ROOT, "rows_per_s: %.1f%n", s.rowsPerSecond());
+        o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
     }
 
     /// A deterministic example: row r, value j = sin(0.01·j·(r mod 97 + 1)) + 1.5 (never all zero).
     private static void writeExample(Path file, long rows, int len, Encoding enc) throws Exception {
-        if (file.getParent() != null) {
-            Files.createDirectories(file.getParent());
-        }
         try (HostArena arena = Memory.newConfinedArena("example"); NpyWriter w = NpyWriter.open(file, DType.F64, len)) {
             int chunk = 1024;
             Block b = arena.allocate(DType.F64, chunk, len);
@@ -187,6 +332,7 @@ public final class EncodeCommand implements Callable<Integer> {
                 }
                 w.append(b.slice(0, n));
             }
+            w.commit();
         }
         System.out.printf("wrote %d example rows of %d values to %s%n", rows, len, file);
     }

@@ -5,6 +5,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.AtomsJob;
 import dev.penstock.flink.FlinkRunner;
 import dev.penstock.flink.JobSpec;
+import dev.penstock.io.PendingOutput;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -61,18 +62,20 @@ final class FlinkSimulation {
         if (parts.isEmpty()) {
             return 0;
         }
-        long n = 0;
-        try (Writer w = Files.newBufferedWriter(target)) {
-            for (Path p : parts) {
-                List<AtomicSystem> systems;
-                try (BufferedReader in = Files.newBufferedReader(p)) {
-                    systems = ExtXyz.read(in, p);
+        long[] n = {0};
+        PendingOutput.write(target, tmp -> {
+            try (Writer w = Files.newBufferedWriter(tmp)) {
+                for (Path p : parts) {
+                    List<AtomicSystem> systems;
+                    try (BufferedReader in = Files.newBufferedReader(p)) {
+                        systems = ExtXyz.read(in, p);
+                    }
+                    ExtXyz.write(w, systems);
+                    n[0] += systems.size();
                 }
-                ExtXyz.write(w, systems);
-                n += systems.size();
             }
-        }
-        return n;
+        });
+        return n[0];
     }
 
     private static void deleteTree(Path dir) throws IOException {

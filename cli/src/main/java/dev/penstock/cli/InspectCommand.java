@@ -1,20 +1,38 @@
 package dev.penstock.cli;
 
 import dev.penstock.formats.npy.NpyFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /// `penstock inspect FILE`: a file's shape and type.
 @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Print a file's shape and element type (.npy) or schema (.parquet).")
 public final class InspectCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "FILE")
     Path file;
 
+    @Option(names = "--debug", description = "print a stack trace with any error")
+    boolean debug;
+
     @Override
     public Integer call() throws Exception {
+        if (!Files.isRegularFile(file)) {
+            throw new ParameterException(spec.commandLine(), "FILE " + file + (Files.exists(file) ? ": not a file" : ": no such file"));
+        }
+        String name = file.toString();
+        if (!name.endsWith(".parquet") && !name.endsWith(".npy")) {
+            throw new ParameterException(spec.commandLine(), "FILE " + file + ": expected a .npy or a .parquet file");
+        }
         if (file.toString().endsWith(".parquet")) {
             try (var r = dev.hardwood.reader.ParquetFileReader.open(dev.hardwood.InputFile.of(file))) {
                 System.out.println(file + ": Parquet, " + r.getFileMetaData().numRows() + " rows in "

@@ -1,22 +1,64 @@
 package dev.penstock.cli;
 
+import dev.penstock.io.PendingOutput;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/// Entry point of the `penstock` command.
+/// Entry point of the `penstock` command. Every user error ends in one line on stderr and an
+/// exit code (`ExitCodes`); a stack trace only with `--debug`, or for an internal error with a
+/// line saying it is one. SIGINT/SIGTERM discard every output not yet committed, say so in one
+/// line and exit 130/143 (the JVM's codes for those signals).
 @Command(name = "penstock", mixinStandardHelpOptions = true, version = "penstock 0.1.0-SNAPSHOT",
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
+        footer = ExitCodes.HELP,
         subcommands = {EncodeCommand.class, SimulateCommand.class, InspectCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
+    private static final AtomicBoolean FINISHED = new AtomicBoolean();
 
     /// Runs the command line and exits with its code.
     public static void main(String[] args) {
-        System.exit(execute(args));
+        Runtime.getRuntime().addShutdownHook(new Thread(Main::onSignal, "penstock-interrupt"));
+        int code = execute(args);
+        FINISHED.set(true);
+        System.exit(code);
     }
 
     /// Runs the command line and returns its exit code (for tests).
     public static int execute(String... args) {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        boolean debug = List.of(args).contains("--debug");
+        CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler((e, a) -> {
+            PrintWriter err = e.getCommandLine().getErr();
+            err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": " + e.getMessage()
+                    + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return ExitCodes.USAGE;
+        });
+        cl.setExecutionExceptionHandler((e, c, parsed) -> UserErrors.report(e, c, debug));
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            sub.getCommandSpec().usageMessage().footer(ExitCodes.HELP);
+        }
+        return cl.execute(args);
+    }
+
+    /// A shutdown hook: a run still going when the JVM shuts down was interrupted (SIGINT or
+    /// SIGTERM; `System.exit` from `main` sets FINISHED first). Its outputs are discarded.
+    private static void onSignal() {
+        if (FINISHED.get()) {
+            return;
+        }
+        List<Path> left = PendingOutput.abortAll();
+        System.err.println("penstock: interrupted; " + (left.isEmpty() ? "nothing was being written"
+                : "discarded the unfinished " + left.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse("")
+                + " (left as it was)"));
+        System.err.flush();
     }
 
     @Override

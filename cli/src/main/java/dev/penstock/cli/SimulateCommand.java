@@ -8,12 +8,13 @@ import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.io.OutputException;
+import dev.penstock.io.PendingOutput;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
 import dev.penstock.stage.Hook;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.PipelineException;
-import dev.penstock.stage.Sink;
 import dev.penstock.stage.Summary;
 import java.io.BufferedReader;
 import java.io.PrintStream;
@@ -95,7 +96,13 @@ public final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(input)) {
-            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": no such file");
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + (Files.exists(input) ? ": not a file" : ": no such file"));
+        }
+        try {
+            PendingOutput.refuseInputs(out, List.of(input));
+            PendingOutput.refuseInputs(quarantinedFile(), List.of(input));
+        } catch (OutputException e) {
+            throw new ParameterException(spec.commandLine(), "option '--out': " + e.getMessage());
         }
         String o = out.toString();
         boolean zarr = o.endsWith(".zarr");
@@ -171,8 +178,22 @@ public final class SimulateCommand implements Callable<Integer> {
                 p.hook(snaps);
             }
             p.check(); // before the output exists
-            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out)) {
-                summary = p.results(sink).run();
+            if (zarr) {
+                SystemsZarrSink sink = new SystemsZarrSink(out);
+                try {
+                    summary = p.results(sink).run();
+                    sink.commit();
+                } finally {
+                    sink.discard(); // after a failure: OUT as it was (nothing to do once committed)
+                }
+            } else {
+                ExtXyzSink sink = new ExtXyzSink(out);
+                try {
+                    summary = p.results(sink).run();
+                    sink.commit();
+                } finally {
+                    sink.discard();
+                }
             }
         } catch (IllegalArgumentException e) {
             progress.stop();
@@ -191,14 +212,22 @@ public final class SimulateCommand implements Callable<Integer> {
         report(po, summary, systems.size());
         if (!summary.quarantined().isEmpty()) {
             // kept, with their diagnosis (info `quarantined`), as the Flink runner keeps them
-            Path bad = out.resolveSibling(out.getFileName() + ".quarantined.xyz");
-            try (java.io.Writer w = Files.newBufferedWriter(bad)) {
-                ExtXyz.write(w, summary.quarantined().stream().map(Event::sample).toList());
-            }
+            Path bad = quarantinedFile();
+            List<AtomicSystem> held = summary.quarantined().stream().map(Event::sample).toList();
+            PendingOutput.write(bad, tmp -> {
+                try (java.io.Writer w = Files.newBufferedWriter(tmp)) {
+                    ExtXyz.writeLenient(w, held);
+                }
+            });
             po.println("quarantined systems written to " + bad);
-            return 4;
+            return ExitCodes.QUARANTINED;
         }
         return 0;
+    }
+
+    /// `OUT.quarantined.xyz`: systems quarantined, each with its diagnosis (info `quarantined`).
+    private Path quarantinedFile() {
+        return out.resolveSibling(out.getFileName() + ".quarantined.xyz");
     }
 
     private void report(PrintStream o, Summary<AtomicSystem> s, int systems) {

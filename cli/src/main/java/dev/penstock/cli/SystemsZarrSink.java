@@ -1,13 +1,13 @@
 package dev.penstock.cli;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.stage.Sink;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -20,9 +20,11 @@ import java.util.Map;
 /// ```
 ///
 /// System k's atoms are rows `atom_start[k] … +atom_count[k]` of the per-atom arrays, in the
-/// order the systems finished.
+/// order the systems finished. The group is written beside `OUT.zarr` and swapped in by
+/// `commit()` once the run has succeeded (metadata ASCII-escaped, as zarr-python 2 needs).
 final class SystemsZarrSink implements Sink<AtomicSystem> {
     private final Path dir;
+    private final ZarrGroup group;
     private final ZarrWriter positions;
     private final ZarrWriter velocities;
     private final ZarrWriter numbers;
@@ -37,18 +39,22 @@ final class SystemsZarrSink implements Sink<AtomicSystem> {
 
     SystemsZarrSink(Path dir) throws IOException {
         this.dir = dir;
-        Files.createDirectories(dir);
-        Files.writeString(dir.resolve(".zgroup"), "{\"zarr_format\": 2}\n");
-        Map<String, Object> none = Map.of();
-        positions = ZarrWriter.open(dir.resolve("positions"), DType.F64, 3, 65536, 1, Map.of("units", "Å"));
-        velocities = ZarrWriter.open(dir.resolve("velocities"), DType.F64, 3, 65536, 1, Map.of("units", "Å/τ, τ = 10.1805 fs"));
-        numbers = ZarrWriter.open(dir.resolve("numbers"), DType.I32, 1, 65536, 1, none);
-        ids = ZarrWriter.open(dir.resolve("id"), DType.I64, 1, 4096, 1, none);
-        energy = ZarrWriter.open(dir.resolve("energy"), DType.F64, 1, 4096, 1, Map.of("units", "eV"));
-        atomStart = ZarrWriter.open(dir.resolve("atom_start"), DType.I64, 1, 4096, 1, none);
-        atomCount = ZarrWriter.open(dir.resolve("atom_count"), DType.I64, 1, 4096, 1, none);
-        cell = ZarrWriter.open(dir.resolve("cell"), DType.F64, 9, 4096, 1, Map.of("units", "Å"));
-        pbc = ZarrWriter.open(dir.resolve("pbc"), DType.U8, 3, 4096, 1, none);
+        this.group = ZarrGroup.create(dir, Map.of());
+        try {
+            Map<String, Object> none = Map.of();
+            positions = group.array("positions", DType.F64, 3, 65536, 1, Map.of("units", "Å"));
+            velocities = group.array("velocities", DType.F64, 3, 65536, 1, Map.of("units", "Å/τ, τ = 10.1805 fs"));
+            numbers = group.array("numbers", DType.I32, 1, 65536, 1, none);
+            ids = group.array("id", DType.I64, 1, 4096, 1, none);
+            energy = group.array("energy", DType.F64, 1, 4096, 1, Map.of("units", "eV"));
+            atomStart = group.array("atom_start", DType.I64, 1, 4096, 1, none);
+            atomCount = group.array("atom_count", DType.I64, 1, 4096, 1, none);
+            cell = group.array("cell", DType.F64, 9, 4096, 1, Map.of("units", "Å"));
+            pbc = group.array("pbc", DType.U8, 3, 4096, 1, none);
+        } catch (IOException | RuntimeException e) {
+            group.close();
+            throw e;
+        }
     }
 
     private static Block rows(MemorySegment seg, DType t, long rows, long width) {
@@ -83,10 +89,18 @@ final class SystemsZarrSink implements Sink<AtomicSystem> {
         return held;
     }
 
+    /// Finishes every array and swaps the group in at the destination.
+    synchronized void commit() throws IOException {
+        group.commit();
+    }
+
+    /// Deletes what was written unless `commit()` put it in place; the destination is as it was.
+    synchronized void discard() throws IOException {
+        group.close();
+    }
+
+    /// The pipeline's end of run: nothing to release before `commit()` or `discard()`.
     @Override
-    public synchronized void close() throws IOException {
-        for (ZarrWriter w : new ZarrWriter[] {positions, velocities, numbers, ids, energy, atomStart, atomCount, cell, pbc}) {
-            w.close();
-        }
+    public void close() {
     }
 }

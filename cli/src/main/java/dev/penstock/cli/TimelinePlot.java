@@ -1,6 +1,7 @@
 package dev.penstock.cli;
 
 import dev.penstock.observe.Timeline;
+import dev.penstock.io.PendingOutput;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -97,7 +98,11 @@ final class TimelinePlot {
         } finally {
             g.dispose();
         }
-        ImageIO.write(img, "png", file.toFile());
+        PendingOutput.write(file, tmp -> {
+            if (!ImageIO.write(img, "png", tmp.toFile())) {
+                throw new IOException(file + ": no PNG writer in this Java runtime");
+            }
+        });
     }
 
     private static List<String> lanes(List<Timeline.Span> spans) {

@@ -9,7 +9,19 @@ import org.junit.jupiter.api.Test;
 
 class MainTest {
 
+    /// Runs the command line; returns what it printed (stdout and stderr), whatever its exit code.
+    static String runAnyCode(String... args) {
+        return capture(new int[1], args);
+    }
+
     static String run(int expectedCode, String... args) {
+        int[] code = new int[1];
+        String out = capture(code, args);
+        assertThat(code[0]).as(out).isEqualTo(expectedCode);
+        return out;
+    }
+
+    private static String capture(int[] code, String... args) {
         PrintStream out = System.out;
         PrintStream err = System.err;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -17,7 +29,7 @@ class MainTest {
         System.setOut(capture);
         System.setErr(capture);
         try {
-            assertThat(Main.execute(args)).isEqualTo(expectedCode);
+            code[0] = Main.execute(args);
         } finally {
             System.setOut(out);
             System.setErr(err);
@@ -88,8 +100,8 @@ class MainTest {
         String out = run(0, "encode", in, "--example", "100", "--encoding", "phase", "--qubits", "3", "--out", store.toString(),
                 "--rows-per-chunk", "32");
         assertThat(out).contains("rows_written: 100");
-        assertThat(java.nio.file.Files.readString(store.resolve(".zarray"))).contains("\"shape\": [100, 8]").contains("<c16");
-        assertThat(java.nio.file.Files.exists(store.resolve("3.0"))).isTrue();
+        assertThat(java.nio.file.Files.readString(store.resolve("states/.zarray"))).contains("\"shape\": [100, 8]").contains("<c16");
+        assertThat(java.nio.file.Files.exists(store.resolve("states/3.0"))).isTrue();
     }
 
     @Test

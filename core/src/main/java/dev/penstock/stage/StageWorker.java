@@ -287,7 +287,17 @@ final class StageWorker<S> {
     private void deliver(S s) throws Exception {
         while (true) {
             for (Sink<S> sink : run.results) {
-                if (sink.offer(s)) {
+                boolean taken;
+                try {
+                    taken = sink.offer(s);
+                } catch (SampleRefusedException refused) {
+                    // this one sample cannot be written: quarantined with the reason, the run goes on
+                    // (it has left its stage already: counted here, not released again)
+                    quarantinedHere++;
+                    run.quarantined.add(new Event<>(Event.Kind.QUARANTINED, s, -1, "sink " + sink.name(), 0, refused.getMessage()));
+                    return;
+                }
+                if (taken) {
                     run.delivered();
                     return;
                 }

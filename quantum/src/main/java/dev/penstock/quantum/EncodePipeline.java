@@ -70,6 +70,24 @@ public final class EncodePipeline {
 
     static final Duration WAIT = Duration.ofMinutes(1);
 
+    /// Rows per chunk for an input of `rows` rows: the configured count, never more than the
+    /// input holds (two rows of 30 qubits must not stage 1,024 rows' worth of states).
+    static int chunkRows(long rows, Config config) {
+        return (int) Math.max(1, Math.min(config.rowsPerChunk(), rows));
+    }
+
+    /// Host memory a run on the CPU device allocates for `rows` rows of `rowLength` values of
+    /// `dtype`: the read pool, the transfer engine's staging and device slots and the state
+    /// pool, all allocated once. The preflight compares it with the machine's memory.
+    public static long hostBytes(long rows, int rowLength, DType dtype, Config config) {
+        long chunk = chunkRows(rows, config);
+        long chunkIn = Math.max(1, chunk * rowLength * dtype.byteSize());
+        double stateRow = Math.scalb(1.0, config.qubits()) * config.output().byteSize();
+        int depth = Math.max(2, config.ioThreads() * 2);
+        double bytes = (double) chunkIn * (depth + 1 + 2 * config.slots()) + chunk * stateRow * (config.slots() + 1);
+        return bytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) bytes;
+    }
+
     private EncodePipeline() {
     }
 
@@ -86,7 +104,7 @@ public final class EncodePipeline {
         Encoder encoder = Encoder.of(config.encoding(), config.qubits());
         int len = source.rowLength();
         long rows = source.rows();
-        int chunkRows = config.rowsPerChunk();
+        int chunkRows = chunkRows(rows, config);
         long rowBytesIn = (long) len * source.dtype().byteSize();
         long chunkBytesIn = chunkRows * rowBytesIn;
         long chunks = (rows + chunkRows - 1) / chunkRows;

@@ -2,6 +2,7 @@ package dev.penstock.atoms.io;
 
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
+import dev.penstock.io.BadInputException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Writer;
@@ -25,7 +26,31 @@ public final class ExtXyz {
     }
 
     /// Writes `systems` as consecutive frames.
+    ///
+    /// @throws IllegalArgumentException (writing nothing of that system) for an info key that
+    ///                                  extended XYZ cannot hold or a value with a line break
     public static void write(Writer out, List<AtomicSystem> systems) throws IOException {
+        write(out, systems, false);
+    }
+
+    /// Writes `systems`, renaming info keys extended XYZ cannot hold (`start:` → `start_`) and
+    /// flattening line breaks in values: for systems that must be kept whatever their info
+    /// (quarantined ones).
+    public static void writeLenient(Writer out, List<AtomicSystem> systems) throws IOException {
+        write(out, systems, true);
+    }
+
+    private static String writableKey(String key) {
+        String k = key.replaceAll("[^A-Za-z0-9_-]", "_");
+        k = k.isEmpty() || !Character.isLetter(k.charAt(0)) && k.charAt(0) != '_' ? "_" + k : k;
+        return RESERVED.contains(k) ? k + "_" : k;
+    }
+
+    private static String escape(String v) {
+        return v.replace("\\", "\\\\").replace("\"", "\\\"").replace('\n', ' ').replace('\r', ' ');
+    }
+
+    private static void write(Writer out, List<AtomicSystem> systems, boolean lenient) throws IOException {
         for (AtomicSystem s : systems) {
             int n = s.atoms();
             double[] cell = s.cell().vectors();
@@ -42,14 +67,20 @@ public final class ExtXyz {
             }
             sb.append(" id=").append(s.id());
             for (Map.Entry<String, String> e : s.info().entrySet()) {
-                if (!e.getKey().matches("[A-Za-z_][A-Za-z0-9_]*") || RESERVED.contains(e.getKey())) {
-                    throw new IllegalArgumentException("system " + s.id() + ": info key '" + e.getKey()
-                            + "' cannot be written to extended XYZ (a name of letters, digits and _, not a reserved key)");
+                String key = e.getKey();
+                if (!KEY.matcher(key).matches() || RESERVED.contains(key)) {
+                    if (!lenient) {
+                        throw new IllegalArgumentException("system " + s.id() + ": info key '" + key
+                                + "' cannot be written to extended XYZ (a name of letters, digits, _ and -, not a reserved key)");
+                    }
+                    key = writableKey(key);
                 }
-                if (e.getValue().contains("\"") || e.getValue().contains("\\") || e.getValue().contains("\n")) {
-                    throw new IllegalArgumentException("system " + s.id() + ": info '" + e.getKey() + "' holds a quote, backslash or newline");
+                if (e.getValue().indexOf('\n') >= 0 || e.getValue().indexOf('\r') >= 0) {
+                    if (!lenient) {
+                        throw new IllegalArgumentException("system " + s.id() + ": info '" + key + "' holds a line break");
+                    }
                 }
-                sb.append(' ').append(e.getKey()).append("=\"").append(e.getValue()).append('"');
+                sb.append(' ').append(key).append("=\"").append(escape(e.getValue())).append('"');
             }
             sb.append(" pbc=\"").append(tf(s.periodic(0))).append(' ').append(tf(s.periodic(1))).append(' ')
                     .append(tf(s.periodic(2))).append("\"\n");
@@ -242,50 +273,77 @@ public final class ExtXyz {
         return out;
     }
 
-    /// The `key=value` pairs of a comment line (values may be "quoted").
+    /// The info of a comment line: its `key=value` pairs (values may be "quoted", with `\"` and
+    /// `\\` escapes) when it is an extended XYZ comment; otherwise (plain XYZ: free text such as
+    /// "LJ38 start: relaxed minimum") the whole line, stripped, as info `comment`, as ASE reads it.
     static Map<String, String> keyValues(String comment) {
+        Map<String, String> kv = pairs(comment);
+        if (kv != null) {
+            return kv;
+        }
+        Map<String, String> plain = new LinkedHashMap<>();
+        plain.put("comment", comment.strip());
+        return plain;
+    }
+
+    /// The pairs of an extended XYZ comment, or null when the line is not one (a key that is not
+    /// a name, an unterminated quote, or bare words without any `Properties=`/`Lattice=`).
+    private static Map<String, String> pairs(String comment) {
         Map<String, String> kv = new LinkedHashMap<>();
+        boolean bare = false;
         int i = 0;
         int n = comment.length();
-        while (i < n) {
+        while (true) {
             while (i < n && Character.isWhitespace(comment.charAt(i))) {
                 i++;
+            }
+            if (i >= n) {
+                break;
             }
             int k0 = i;
             while (i < n && comment.charAt(i) != '=' && !Character.isWhitespace(comment.charAt(i))) {
                 i++;
             }
             String key = comment.substring(k0, i);
-            if (key.isEmpty()) {
-                break;
+            if (!KEY.matcher(key).matches()) {
+                return null;
             }
             if (i < n && comment.charAt(i) == '=') {
                 i++;
-                String value;
+                StringBuilder value = new StringBuilder();
                 if (i < n && (comment.charAt(i) == '"' || comment.charAt(i) == '\'')) {
                     char q = comment.charAt(i++);
-                    int v0 = i;
                     while (i < n && comment.charAt(i) != q) {
-                        i++;
+                        char c = comment.charAt(i++);
+                        if (c == '\\' && i < n) {
+                            c = comment.charAt(i++);
+                        }
+                        value.append(c);
                     }
-                    value = comment.substring(v0, i);
+                    if (i >= n) {
+                        return null; // unterminated quote
+                    }
                     i++;
                 } else {
-                    int v0 = i;
                     while (i < n && !Character.isWhitespace(comment.charAt(i))) {
-                        i++;
+                        value.append(comment.charAt(i++));
                     }
-                    value = comment.substring(v0, i);
                 }
-                kv.put(key, value);
+                kv.put(key, value.toString());
             } else {
+                bare = true;
                 kv.put(key, "T");
             }
+        }
+        if (bare && !kv.containsKey("Properties") && !kv.containsKey("Lattice")) {
+            return null;
         }
         return kv;
     }
 
-    private static IllegalArgumentException error(Path file, int line, String what) {
-        return new IllegalArgumentException(file + ":" + line + ": " + what);
+    private static final java.util.regex.Pattern KEY = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_\\-]*");
+
+    private static BadInputException error(Path file, int line, String what) {
+        return new BadInputException(file, file + ":" + line + ": " + what);
     }
 }

@@ -1,35 +1,63 @@
 package dev.penstock.atoms.io;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.io.PendingOutput;
+import dev.penstock.stage.SampleRefusedException;
 import dev.penstock.stage.Sink;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/// A result sink that appends each finished system to an extended XYZ file (ASE reads it),
-/// flushed per system. Never full.
+/// A result sink that appends each finished system to an extended XYZ file (ASE reads it).
+/// The file is written beside `file` and renamed into place by `commit()` once the run has
+/// succeeded; `discard()` (after a failure) deletes it and leaves `file` as it was. A
+/// system that cannot be written (an info value extended XYZ cannot hold) is refused alone
+/// (`SampleRefusedException`: the pipeline quarantines it); the others are written. Never full.
 public final class ExtXyzSink implements Sink<AtomicSystem> {
     private final Path file;
+    private final PendingOutput pending;
     private final Writer out;
     private long held;
+    private boolean closed;
 
-    /// A sink writing `file` (replaced if it exists).
+    /// A sink that puts the systems at `file` on `commit()` (replacing it).
     public ExtXyzSink(Path file) throws IOException {
         this.file = file;
-        if (file.getParent() != null) {
-            Files.createDirectories(file.getParent());
+        this.pending = PendingOutput.file(file);
+        try {
+            this.out = Files.newBufferedWriter(pending.path());
+        } catch (IOException e) {
+            pending.close();
+            throw e;
         }
-        this.out = Files.newBufferedWriter(file);
     }
 
     @Override
-    public synchronized boolean offer(AtomicSystem s) throws IOException {
-        ExtXyz.write(out, List.of(s));
-        out.flush();
+    public synchronized boolean offer(AtomicSystem s) throws IOException, SampleRefusedException {
+        StringWriter frame = new StringWriter();
+        try {
+            ExtXyz.write(frame, List.of(s));
+        } catch (IllegalArgumentException e) {
+            throw new SampleRefusedException(file + ": " + e.getMessage());
+        }
+        out.write(frame.toString());
         held++;
         return true;
+    }
+
+    /// Flushes, syncs and renames the file into place: `file` now holds every system offered.
+    public synchronized void commit() throws IOException {
+        close();
+        pending.commit();
+    }
+
+    /// Deletes what was written unless `commit()` put it in place; `file` is as it was.
+    public synchronized void discard() throws IOException {
+        close();
+        pending.close();
     }
 
     @Override
@@ -42,8 +70,14 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         return held;
     }
 
+    /// Flushes and closes the file (the pipeline's end of run); `commit()` or `discard()` decides
+    /// whether it is kept.
     @Override
     public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         out.close();
     }
 }

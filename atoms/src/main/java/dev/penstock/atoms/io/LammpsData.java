@@ -1,6 +1,7 @@
 package dev.penstock.atoms.io;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.io.BadInputException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -52,7 +53,7 @@ public final class LammpsData {
                 if (Character.isLetter(t.charAt(0))) {
                     section = tok[0];
                     if (atoms < 0 && (section.equals("Atoms") || section.equals("Velocities"))) {
-                        throw new IllegalArgumentException(file + ":" + n + ": a " + section + " section before the atom count");
+                        throw new BadInputException(file, file + ":" + n + ": a " + section + " section before the atom count");
                     }
                     continue;
                 }
@@ -60,7 +61,7 @@ public final class LammpsData {
                     case "Masses" -> typeMass.put((int) number(tok[0], file, n), number(tok[1], file, n));
                     case "Atoms" -> {
                         if (tok.length < 5) {
-                            throw new IllegalArgumentException(file + ":" + n + ": expected 'id type x y z' (atom style atomic), found " + t);
+                            throw new BadInputException(file, file + ":" + n + ": expected 'id type x y z' (atom style atomic), found " + t);
                         }
                         int i = index(tok[0], atoms, file, n);
                         type[i] = (int) number(tok[1], file, n);
@@ -85,13 +86,13 @@ public final class LammpsData {
             }
         }
         if (atoms < 0) {
-            throw new IllegalArgumentException(file + ": no 'N atoms' line: not a LAMMPS data file");
+            throw new BadInputException(file, file + ": no 'N atoms' line: not a LAMMPS data file");
         }
         double[] m = new double[atoms];
         for (int i = 0; i < atoms; i++) {
             Double mass = typeMass.get(type[i]);
             if (mass == null) {
-                throw new IllegalArgumentException(file + ": atom " + (i + 1) + " has type " + type[i] + " with no mass in the Masses section");
+                throw new BadInputException(file, file + ": atom " + (i + 1) + " has type " + type[i] + " with no mass in the Masses section");
             }
             m[i] = mass;
         }
@@ -104,7 +105,7 @@ public final class LammpsData {
     private static int index(String tok, int atoms, Path file, int line) {
         int id = (int) number(tok, file, line);
         if (id < 1 || id > atoms) {
-            throw new IllegalArgumentException(file + ":" + line + ": atom id " + id + " outside 1.." + atoms);
+            throw new BadInputException(file, file + ":" + line + ": atom id " + id + " outside 1.." + atoms);
         }
         return id - 1;
     }
@@ -113,7 +114,7 @@ public final class LammpsData {
         try {
             return Double.parseDouble(tok);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(file + ":" + line + ": expected a number, found '" + tok + "'");
+            throw new BadInputException(file, file + ":" + line + ": expected a number, found '" + tok + "'");
         }
     }
 }

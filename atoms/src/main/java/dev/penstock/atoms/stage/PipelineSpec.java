@@ -43,11 +43,26 @@ public final class PipelineSpec {
                 }
                 return fallback;
             }
+            double d;
             try {
-                return Double.parseDouble(v);
+                d = Double.parseDouble(v);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("'" + name + "': '" + key + "' must be a number, got '" + v + "'");
             }
+            if (!Double.isFinite(d)) {
+                throw new IllegalArgumentException("'" + name + "': '" + key + "' must be a finite number, got '" + v + "'");
+            }
+            return d;
+        }
+
+        /// A number that must be > 0 (`strict`) or ≥ 0, checked as the user wrote it, in `unit`.
+        double atLeastZero(String key, Double fallback, boolean strict, String unit) {
+            double d = number(key, fallback);
+            if (strict ? !(d > 0) : !(d >= 0)) {
+                throw new IllegalArgumentException("'" + name + "': '" + key + "' must be " + (strict ? "> 0" : "≥ 0") + unit
+                        + ", got " + args.getOrDefault(key, String.valueOf(d)) + unit + " (at character " + offset + ")");
+            }
+            return d;
         }
 
         long count(String key, Long fallback) {
@@ -148,7 +163,7 @@ public final class PipelineSpec {
         return switch (c.name()) {
             case "fire", "fire2", "fire_mw" -> {
                 c.only(Set.of("fmax", "steps", "energy"));
-                Convergence rule = new Convergence(c.number("fmax", null), c.number("energy", 0.0), (int) Math.min(Integer.MAX_VALUE,
+                Convergence rule = new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"), (int) Math.min(Integer.MAX_VALUE,
                         c.count("steps", 10_000L)));
                 yield switch (c.name()) {
                     case "fire" -> Methods.fire(rule);
@@ -158,14 +173,14 @@ public final class PipelineSpec {
             }
             case "langevin" -> {
                 c.only(Set.of("T", "dt", "steps", "friction"));
-                double kT = Units.KB_EV_PER_K * c.number("T", null);
-                double dt = Units.fsToTau(c.number("dt", null));
-                double gamma = c.number("friction", 0.01) * Units.TAU_FS; // 1/fs → 1/τ
+                double kT = Units.KB_EV_PER_K * c.atLeastZero("T", null, false, " K");
+                double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
+                double gamma = c.atLeastZero("friction", 0.01, false, " 1/fs") * Units.TAU_FS; // 1/fs → 1/τ
                 yield Methods.langevin(dt, kT, gamma, seed, requireSteps(c));
             }
             case "nve" -> {
                 c.only(Set.of("dt", "steps"));
-                yield Methods.nve(Units.fsToTau(c.number("dt", null)), requireSteps(c));
+                yield Methods.nve(Units.fsToTau(c.atLeastZero("dt", null, true, " fs")), requireSteps(c));
             }
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
                     + " (known: fire, fire2, fire_mw, langevin, nve)");

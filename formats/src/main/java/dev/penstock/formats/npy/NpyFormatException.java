@@ -1,23 +1,17 @@
 package dev.penstock.formats.npy;
 
+import dev.penstock.io.BadInputException;
 import java.nio.file.Path;
 
 /// A `.npy` file is corrupt, truncated or of a type Penstock does not read. The message names
 /// the file, the byte position and what was expected there.
-public final class NpyFormatException extends RuntimeException {
-    private final Path file;
+public final class NpyFormatException extends BadInputException {
     private final long position;
 
     /// A problem in `file` at byte `position`.
     public NpyFormatException(Path file, long position, String message) {
-        super(file + ": byte " + position + ": " + message);
-        this.file = file;
+        super(file, file + ": byte " + position + ": " + message);
         this.position = position;
-    }
-
-    /// The file.
-    public Path file() {
-        return file;
     }
 
     /// The byte position of the problem.

@@ -3,6 +3,7 @@ package dev.penstock.formats.npy;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import java.io.IOException;
+import dev.penstock.io.PendingOutput;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,8 +12,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
-/// Writes a `.npy` file row block by row block, without knowing the row count up front: the
-/// header is written with room to spare and rewritten with the final shape on `close()`.
+/// Writes a `.npy` file row block by row block, without knowing the row count up front. The
+/// rows go to a hidden sibling of the destination (`PendingOutput`) whose header reserves room
+/// and says 0 rows; `commit()` writes the final shape, syncs and renames it into place. A writer
+/// closed without `commit()` (an error, an interrupt) deletes its temporary and leaves the
+/// destination as it was: no partial or placeholder-shaped file ever sits at the user's path.
 /// NumPy (`np.load`) reads the result exactly.
 ///
 /// Threading: one thread at a time.
@@ -23,6 +27,7 @@ public final class NpyWriter implements AutoCloseable {
     private final DType dtype;
     private final long[] rowShape;
     private final long rowBytes;
+    private final PendingOutput pending;
     private final FileChannel channel;
     private final int headerBytes;
     private long rows;
@@ -33,14 +38,21 @@ public final class NpyWriter implements AutoCloseable {
         this.dtype = dtype;
         this.rowShape = rowShape.clone();
         this.rowBytes = Block.elementCount(rowShape) * dtype.byteSize();
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
-        byte[] header = NpyHeader.encode(dtype, shapeWith(Long.MAX_VALUE / 2), RESERVED_HEADER);
-        this.headerBytes = header.length;
-        write(ByteBuffer.wrap(header), 0);
+        int reserved = NpyHeader.encode(dtype, shapeWith(Long.MAX_VALUE / 2), RESERVED_HEADER).length;
+        this.pending = PendingOutput.file(path);
+        try {
+            this.channel = FileChannel.open(pending.path(), StandardOpenOption.WRITE);
+            byte[] header = NpyHeader.encode(dtype, shapeWith(0), reserved);
+            this.headerBytes = header.length;
+            write(ByteBuffer.wrap(header), 0);
+        } catch (IOException | RuntimeException e) {
+            pending.close();
+            throw e;
+        }
     }
 
-    /// A writer of rows of `rowShape` elements of `dtype` (`<f4`, `<f8`, `<c8`, `<c16`, …).
+    /// A writer of rows of `rowShape` elements of `dtype` (`<f4`, `<f8`, `<c8`, `<c16`, …) that
+    /// puts the file at `path` on `commit()`.
     public static NpyWriter open(Path path, DType dtype, long... rowShape) throws IOException {
         return new NpyWriter(path, dtype, rowShape);
     }
@@ -53,6 +65,7 @@ public final class NpyWriter implements AutoCloseable {
         }
         try (NpyWriter w = open(path, block.dtype(), Arrays.copyOfRange(shape, 1, shape.length))) {
             w.append(block);
+            w.commit();
         }
     }
 
@@ -95,20 +108,35 @@ public final class NpyWriter implements AutoCloseable {
         return s;
     }
 
-    /// Rewrites the header with the final row count and closes the file.
+    /// Writes the header with the final row count, syncs the file and renames it into place.
+    public void commit() throws IOException {
+        if (closed) {
+            throw new IllegalStateException(path + ": writer already closed");
+        }
+        closed = true;
+        try (pending) {
+            try (channel) {
+                byte[] header = NpyHeader.encode(dtype, shapeWith(rows), headerBytes);
+                if (header.length != headerBytes) {
+                    throw new IllegalStateException("header grew from " + headerBytes + " to " + header.length + " bytes");
+                }
+                write(ByteBuffer.wrap(header), 0);
+                channel.truncate(headerBytes + rows * rowBytes);
+            }
+            pending.commit();
+        }
+    }
+
+    /// Closes the writer; without `commit()` the rows written are discarded and the
+    /// destination is left as it was.
     @Override
     public void close() throws IOException {
         if (closed) {
             return;
         }
         closed = true;
-        try (channel) {
-            byte[] header = NpyHeader.encode(dtype, shapeWith(rows), headerBytes);
-            if (header.length != headerBytes) {
-                throw new IllegalStateException("header grew from " + headerBytes + " to " + header.length + " bytes");
-            }
-            write(ByteBuffer.wrap(header), 0);
-            channel.truncate(headerBytes + rows * rowBytes);
+        try (pending) {
+            channel.close();
         }
     }
 }

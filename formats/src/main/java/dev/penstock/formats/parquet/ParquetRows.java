@@ -8,6 +8,7 @@ import dev.hardwood.reader.ParquetFileReader;
 import dev.hardwood.reader.Validity;
 import dev.hardwood.schema.ColumnProjection;
 import dev.hardwood.schema.ColumnSchema;
+import dev.penstock.io.BadInputException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,7 +80,7 @@ public final class ParquetRows implements AutoCloseable {
             reader = ParquetFileReader.open(InputFile.of(file));
         } catch (IOException | RuntimeException e) {
             long size = java.nio.file.Files.exists(file) ? java.nio.file.Files.size(file) : -1;
-            throw new IOException(file + ": byte " + Math.max(0, size - 8) + ": not a readable Parquet file (expected a footer: "
+            throw new BadInputException(file, file + ": byte " + Math.max(0, size - 8) + ": not a readable Parquet file (expected a footer: "
                     + "metadata length and the magic 'PAR1' in the last 8 bytes): " + e.getMessage(), e);
         }
         try {
@@ -100,7 +101,7 @@ public final class ParquetRows implements AutoCloseable {
                             return new ParquetRows(file, reader, List.of(top), true);
                         }
                     }
-                    throw new IllegalArgumentException(file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
+                    throw new BadInputException(file, file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
                             + reader.getFileSchema().getColumns().stream().map(c -> c.name() + " " + c.type()).toList());
                 }
             } else {
@@ -112,11 +113,11 @@ public final class ParquetRows implements AutoCloseable {
                         c = null;
                     }
                     if (c == null) {
-                        throw new IllegalArgumentException(file + ": no column '" + name + "'; columns are "
+                        throw new BadInputException(file, file + ": no column '" + name + "'; columns are "
                                 + reader.getFileSchema().getColumns().stream().map(ColumnSchema::name).toList());
                     }
                     if (!NUMERIC.contains(c.type()) || c.maxRepetitionLevel() != 0) {
-                        throw new IllegalArgumentException(file + ": column '" + name + "' is " + c.type()
+                        throw new BadInputException(file, file + ": column '" + name + "' is " + c.type()
                                 + (c.maxRepetitionLevel() != 0 ? " (repeated)" : "") + "; expected a flat numeric column "
                                 + "(double, float, int32, int64)");
                     }
@@ -162,7 +163,7 @@ public final class ParquetRows implements AutoCloseable {
                 int from = listOffsets[batchPos + r];
                 int len = listOffsets[batchPos + r + 1] - from;
                 if (len != width) {
-                    throw new IllegalArgumentException(file + ": row " + (delivered + r) + ", column '" + names.getFirst() + "': a list of "
+                    throw new BadInputException(file, file + ": row " + (delivered + r) + ", column '" + names.getFirst() + "': a list of "
                             + len + " values, but the rows before have " + width + " (every row needs the same length)");
                 }
                 MemorySegment.copy(listValues, from, dst, ValueLayout.JAVA_DOUBLE, (long) r * width * 8, width);

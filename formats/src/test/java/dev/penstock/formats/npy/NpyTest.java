@@ -120,6 +120,8 @@ class NpyTest {
                 w.append(rows);
             }
             assertThat(w.rows()).isEqualTo(6);
+            assertThat(f).as("nothing at the destination before commit").doesNotExist();
+            w.commit();
         }
         Python.Result r = Python.run("""
                 import sys, numpy as np

@@ -102,7 +102,7 @@ class ParquetRowsTest {
     void corruptAndTruncatedFilesNameTheFileAndWhatWasExpected() throws Exception {
         Path garbage = dir.resolve("garbage.parquet");
         java.nio.file.Files.writeString(garbage, "PAR1 not really parquet PAR1");
-        assertThatThrownBy(() -> ParquetRows.open(garbage, List.of())).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ParquetRows.open(garbage, List.of())).isInstanceOf(dev.penstock.io.BadInputException.class)
                 .hasMessageContaining("garbage.parquet").hasMessageContaining("footer");
         Path good = write(dir.resolve("good.parquet"), 1000, 1 << 20);
         byte[] all = java.nio.file.Files.readAllBytes(good);

@@ -58,6 +58,7 @@ class ZarrWriterTest {
                 w.append(b);
             }
             assertThat(w.rows()).isEqualTo(rows);
+            w.commit();
         }
         return store;
     }
@@ -98,6 +99,7 @@ class ZarrWriterTest {
         // rewriting a shorter array removes the old chunks
         write(DType.F32, 5, 8, -1);
         assertThat(Files.exists(store.resolve("1.0"))).isFalse();
+        assertThat(Files.readString(store.resolve(".zarray"))).contains("\"shape\": [5, 6]");
     }
 
     @Test
@@ -106,5 +108,31 @@ class ZarrWriterTest {
                 .hasMessageContaining("x.zarr").hasMessageContaining("'chunkRows'");
         assertThatThrownBy(() -> ZarrWriter.open(dir.resolve("y.zarr"), DType.F32, 4, 8, 12, Map.of()))
                 .hasMessageContaining("zlib level");
+    }
+
+    @Test
+    void aWriterClosedWithoutCommitLeavesThePreviousStoreAsItWas() throws Exception {
+        Path store = write(DType.F32, 20, 8, -1);
+        String before = Files.readString(store.resolve(".zarray"));
+        try (ZarrWriter w = ZarrWriter.open(store, DType.F32, 6, 8, -1, Map.of())) {
+            w.append(arena.allocate(DType.F32, 9, 6));
+            // no commit: a failure or an interrupt
+        }
+        assertThat(Files.readString(store.resolve(".zarray"))).isEqualTo(before);
+        assertThat(Files.exists(store.resolve("2.0"))).isTrue();
+        try (var siblings = Files.list(dir)) {
+            assertThat(siblings.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains(".penstock-"));
+        }
+    }
+
+    @Test
+    void attributesAreAsciiJsonWhateverTheirCharacters() throws Exception {
+        Path store = dir.resolve("a.zarr");
+        try (ZarrWriter w = ZarrWriter.open(store, DType.F32, 1, 8, -1, Map.of("units", "Å", "source", "données \"1\".npy"))) {
+            w.commit();
+        }
+        String attrs = Files.readString(store.resolve(".zattrs"), java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(attrs).contains("\\u00c5").contains("donn\\u00e9es \\\"1\\\".npy");
+        assertThat(attrs.chars()).allMatch(c -> c < 0x80);
     }
 }
