@@ -1,0 +1,85 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.testing.Python;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// `penstock simulate` with inputs as users have them: plain XYZ with free-text comments, an
+/// output named like the input, spec values out of range.
+class SimulateNothingLostTest {
+    private static final String LJ = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)";
+
+    @TempDir
+    Path dir;
+
+    private Path plainXyz() throws Exception {
+        return Files.writeString(dir.resolve("clusters.xyz"), """
+                3
+                LJ38 start: relaxed minimum
+                Ar 0 0 0
+                Ar 3.9 0 0
+                Ar 1.9 3.3 0
+                2
+                cluster "two" (no keys at all)
+                Ar 0 0 0
+                Ar 4.0 0 0
+                """);
+    }
+
+    @Test
+    void plainXyzWithFreeTextCommentsIsSimulatedAndTheCommentsWrittenBack() throws Exception {
+        Path in = plainXyz();
+        Path out = dir.resolve("out.xyz");
+        String printed = MainTest.run(0, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01, steps=500)", "--potential", LJ,
+                "--out", out.toString());
+        assertThat(printed).contains("2 of 2 systems finished");
+        String written = Files.readString(out);
+        assertThat(written).contains("comment=\"LJ38 start: relaxed minimum\"").contains("comment=\"cluster \\\"two\\\" (no keys at all)\"");
+        assumeTrue(Python.required() || Python.has("ase"), "ASE is not installed");
+        Python.Result r = Python.run("""
+                import sys
+                from ase.io import read
+                for a in read(sys.argv[1], ':'):
+                    print(len(a), '|' + a.info['comment'] + '|')
+                """, out.toString());
+        assertThat(r.exitCode()).as(r.output()).isZero();
+        assertThat(r.output()).contains("3 |LJ38 start: relaxed minimum|").contains("2 |cluster \"two\" (no keys at all)|");
+    }
+
+    @Test
+    void anOutputThatIsTheInputIsRefusedAndTheInputKept() throws Exception {
+        Path in = plainXyz();
+        String before = Files.readString(in);
+        String printed = MainTest.run(ExitCodes.USAGE, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ,
+                "--out", in.toString());
+        assertThat(printed).contains("option '--out'").contains("is the input");
+        assertThat(in).hasContent(before);
+    }
+
+    @Test
+    void specValuesOutOfRangeAreRefusedInTheUsersUnitsBeforeAnyFileIsTouched() throws Exception {
+        Path in = plainXyz();
+        Path out = Files.writeString(dir.resolve("out.xyz"), "previous results");
+        String[][] cases = {
+            {"nve(dt=0, steps=10)", "'dt' must be > 0 fs, got 0 fs"},
+            {"nve(dt=-5, steps=10)", "'dt' must be > 0 fs, got -5 fs"},
+            {"langevin(T=-5, dt=1, steps=10)", "'T' must be ≥ 0 K, got -5 K"},
+            {"langevin(T=300, dt=1, steps=10, friction=-1)", "'friction' must be ≥ 0 1/fs, got -1 1/fs"},
+            {"fire(fmax=0)", "'fmax' must be > 0 eV/Å"},
+            {"nve(dt=NaN, steps=10)", "'dt' must be a finite number"},
+        };
+        for (String[] c : cases) {
+            String printed = MainTest.run(ExitCodes.USAGE, "simulate", in.toString(), "--pipeline", c[0], "--potential", LJ,
+                    "--out", out.toString());
+            assertThat(printed).as(c[0]).contains(c[1]);
+            assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
+        }
+        assertThat(out).hasContent("previous results");
+        assertThat(NothingLostTest.temporaries(dir)).isEmpty();
+    }
+}
