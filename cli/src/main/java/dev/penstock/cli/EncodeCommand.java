@@ -134,7 +134,7 @@ public final class EncodeCommand implements Callable<Integer> {
             return 0;
         }
         PrintStream o = System.out;
-        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns) : Inputs.npy(input, spec)) {
+        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
             if (source.rowLength() < 1 && source.rows() > 0) {
                 throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()
@@ -154,13 +154,14 @@ public final class EncodeCommand implements Callable<Integer> {
             }
             o.println("device: " + dev.description());
             try (dev) {
-                return encode(o, dev, source, cfg, zarr);
+                return encode(o, dev, in, cfg, zarr);
             }
         }
     }
 
     /// Encodes into outputs written beside their destinations, committed only on success.
-    private int encode(PrintStream o, EncodeDevice dev, RowSource source, EncodePipeline.Config cfg, boolean zarr) throws Exception {
+    private int encode(PrintStream o, EncodeDevice dev, Inputs.Opened in, EncodePipeline.Config cfg, boolean zarr) throws Exception {
+        RowSource source = in.source();
         EncodeSummary s;
         Timeline timeline = timelinePng == null ? null : new Timeline();
         Progress progress = Progress.start(source.rows());
@@ -176,7 +177,7 @@ public final class EncodeCommand implements Callable<Integer> {
                     progress.stop();
                     ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
                     KeptRows.write(source.rows(), s.skipped(), (seg, n) -> rows.append(Block.wrap(seg, DType.I64, null, n, 1)));
-                    writeSkipped(s);
+                    writeSkipped(s, in.problems());
                     g.commit();
                 }
             } else {
@@ -187,7 +188,7 @@ public final class EncodeCommand implements Callable<Integer> {
                         KeptRows.write(source.rows(), s.skipped(), rows::append);
                         rows.commit();
                     }
-                    writeSkipped(s);
+                    writeSkipped(s, in.problems());
                     w.commit(); // last: a reader never sees states without their row indices
                 }
             }
@@ -199,7 +200,7 @@ public final class EncodeCommand implements Callable<Integer> {
         } finally {
             progress.stop();
         }
-        summary(o, s);
+        summary(o, s, in.problems());
         if (timeline != null) {
             TimelinePlot.write(timeline, timelinePng, "penstock encode " + input.getFileName() + " — " + encoding + ", "
                     + qubits + " qubits, " + s.rowsRead() + " rows");
@@ -278,7 +279,12 @@ public final class EncodeCommand implements Callable<Integer> {
         return out.resolveSibling(out.getFileName() + ".skipped.tsv");
     }
 
-    private void writeSkipped(EncodeSummary s) throws java.io.IOException {
+    /// Why row `e.row()` was left out: the reader's finding (a ragged list) when it had one.
+    private static String reason(EncodingException e, Map<Long, String> problems) {
+        return problems.getOrDefault(e.row(), e.rule());
+    }
+
+    private void writeSkipped(EncodeSummary s, Map<Long, String> problems) throws java.io.IOException {
         if (s.skipped().isEmpty()) {
             Files.deleteIfExists(skippedFile()); // ours, from an earlier run: it would describe other states
             return;
@@ -287,18 +293,18 @@ public final class EncodeCommand implements Callable<Integer> {
             try (var w = Files.newBufferedWriter(tmp)) {
                 w.write("row\treason\n");
                 for (EncodingException e : s.skipped()) {
-                    w.write(e.row() + "\t" + e.rule().replace('\t', ' ').replace('\n', ' ') + "\n");
+                    w.write(e.row() + "\t" + reason(e, problems).replace('\t', ' ').replace('\n', ' ') + "\n");
                 }
             }
         });
     }
 
-    private void summary(PrintStream o, EncodeSummary s) {
+    private void summary(PrintStream o, EncodeSummary s, Map<Long, String> problems) {
         o.printf(Locale.ROOT, "encoded %d of %d rows (%s, %d qubits) in %.3f s: %.0f rows/s -> %s%n", s.rowsWritten(), s.rowsRead(),
                 encoding, qubits, s.wallNs() / 1e9, s.rowsPerSecond(), out);
         if (!s.skipped().isEmpty()) {
             o.printf("skipped %d bad rows:%n", s.skipped().size());
-            s.skipped().stream().limit(20).forEach(e -> o.println("  " + e.getMessage()));
+            s.skipped().stream().limit(20).forEach(e -> o.println("  row " + e.row() + ": " + reason(e, problems)));
             if (s.skipped().size() > 20) {
                 o.printf("  … and %d more%n", s.skipped().size() - 20);
             }

@@ -8,8 +8,8 @@ import dev.penstock.flink.JobSpec;
 import dev.penstock.io.PendingOutput;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,21 +57,21 @@ final class FlinkSimulation {
         return bad == 0 ? 0 : 4;
     }
 
-    /// Joins `parts` into `target` in name order; returns the systems written.
+    /// Joins `parts` into `target` in name order, byte for byte (each part is checked to read as
+    /// extended XYZ first, never parsed and re-written: every field stays exactly as the
+    /// stage wrote it); returns the systems written.
     private static long join(List<Path> parts, Path target) throws IOException {
         if (parts.isEmpty()) {
             return 0;
         }
         long[] n = {0};
         PendingOutput.write(target, tmp -> {
-            try (Writer w = Files.newBufferedWriter(tmp)) {
+            try (OutputStream w = Files.newOutputStream(tmp)) {
                 for (Path p : parts) {
-                    List<AtomicSystem> systems;
                     try (BufferedReader in = Files.newBufferedReader(p)) {
-                        systems = ExtXyz.read(in, p);
+                        n[0] += ExtXyz.read(in, p).size();
                     }
-                    ExtXyz.write(w, systems);
-                    n[0] += systems.size();
+                    Files.copy(p, w);
                 }
             }
         });

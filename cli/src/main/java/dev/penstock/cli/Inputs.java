@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -20,6 +21,11 @@ final class Inputs {
     /// An open input: its rows and what to close.
     interface Opened extends AutoCloseable {
         RowSource source();
+
+        /// Rows the reader let through as bad (NaN) for skip-and-report, with why (input row → reason).
+        default Map<Long, String> problems() {
+            return Map.of();
+        }
 
         @Override
         void close() throws IOException;
@@ -47,14 +53,23 @@ final class Inputs {
         };
     }
 
-    /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order.
-    static Opened parquet(Path file, List<String> columns) throws IOException {
+    /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order; with
+    /// `skipBad`, a ragged list row is a bad row (skipped and reported), not the end of the run.
+    static Opened parquet(Path file, List<String> columns, boolean skipBad) throws IOException {
         ParquetRows rows = ParquetRows.open(file, columns);
+        if (skipBad) {
+            rows.raggedRowsAsBad();
+        }
         RowSource source = RowSources.of(rows);
         return new Opened() {
             @Override
             public RowSource source() {
                 return source;
+            }
+
+            @Override
+            public Map<Long, String> problems() {
+                return rows.raggedRows();
             }
 
             @Override

@@ -5,6 +5,7 @@ import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.stage.History;
+import dev.penstock.atoms.stage.NanHook;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -83,7 +84,11 @@ public final class SimulateCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}; 0: none)")
     long checkpointMs;
 
-    @Option(names = "--debug", description = "print buffer populations per step at the end")
+    @Option(names = "--max-step", paramLabel = "Å", defaultValue = "1.0", description = "quarantine a system with an atom that "
+            + "moves more than this many Å in one step (a time step far too large; default: ${DEFAULT-VALUE})")
+    double maxStepA;
+
+    @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
     @Option(names = "--snapshots", paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
@@ -108,6 +113,16 @@ public final class SimulateCommand implements Callable<Integer> {
         boolean zarr = o.endsWith(".zarr");
         if (!zarr && !o.endsWith(".xyz") && !o.endsWith(".extxyz")) {
             throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .xyz/.extxyz file or a .zarr directory");
+        }
+        if (!(maxStepA > 0) || Double.isInfinite(maxStepA)) {
+            throw new ParameterException(spec.commandLine(), "option '--max-step' must be a number of Å > 0, got " + maxStepA);
+        }
+        atLeastOne("--max-atoms", maxAtoms);
+        atLeastOne("--max-systems", maxSystems);
+        atLeastOne("--max-edges", maxEdges == null ? 1 : maxEdges);
+        atLeastOne("--refill-every", refillEvery);
+        if (snapshotEvery < 0) {
+            throw new ParameterException(spec.commandLine(), "option '--snapshot-every' must be ≥ 0, got " + snapshotEvery);
         }
         Pipeline.Mode m = switch (mode.toLowerCase(Locale.ROOT)) {
             case "sync" -> Pipeline.Mode.SYNC;
@@ -173,7 +188,8 @@ public final class SimulateCommand implements Callable<Integer> {
         try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed)) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
-                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
+                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history)
+                    .hook(new NanHook(1, maxStepA)); // a system gone non-finite or flung apart: quarantined, not "finished"
             if (snaps != null) {
                 p.hook(snaps);
             }
@@ -201,8 +217,11 @@ public final class SimulateCommand implements Callable<Integer> {
             return 2;
         } catch (PipelineException e) {
             progress.stop();
-            System.err.println("penstock simulate: " + e.getMessage());
-            return 3;
+            if (UserErrors.userCause(e) instanceof java.io.IOException io) {
+                throw io; // a full disk, a lost directory: one line, exit 5, OUT as it was
+            }
+            System.err.println("penstock simulate: " + e.getMessage() + "; " + out + " left as it was");
+            return ExitCodes.BAD_INPUT;
         } finally {
             if (snaps != null) {
                 snaps.close();
@@ -223,6 +242,12 @@ public final class SimulateCommand implements Callable<Integer> {
             return ExitCodes.QUARANTINED;
         }
         return 0;
+    }
+
+    private void atLeastOne(String option, long value) {
+        if (value < 1) {
+            throw new ParameterException(spec.commandLine(), "option '" + option + "' must be ≥ 1, got " + value);
+        }
     }
 
     /// `OUT.quarantined.xyz`: systems quarantined, each with its diagnosis (info `quarantined`).

@@ -55,16 +55,20 @@ final class UserErrors {
         return code;
     }
 
-    /// The first exception in the cause chain that a user can act on, or `thrown` itself.
+    /// The exception in the cause chain that a user can act on (bad input before a failed
+    /// output: a reader's error wrapped in an I/O failure is still the reader's), or `thrown`.
     static Throwable userCause(Throwable thrown) {
-        for (Throwable t = thrown; t != null; t = t.getCause()) {
-            if (t instanceof ParameterException || t instanceof BadInputException || t instanceof EncodingException
-                    || t instanceof IOException) {
+        Throwable io = null;
+        for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ParameterException || t instanceof BadInputException || t instanceof EncodingException) {
                 return t;
             }
-            if (t.getCause() == null || t.getCause() == t) {
-                break;
+            if (io == null && t instanceof IOException) {
+                io = t;
             }
+        }
+        if (io != null) {
+            return io;
         }
         Throwable t = thrown;
         while ((t instanceof ExecutionException || t instanceof UncheckedIOException) && t.getCause() != null) {

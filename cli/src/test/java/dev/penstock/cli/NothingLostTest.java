@@ -225,4 +225,25 @@ class NothingLostTest {
                 "--out", dir.resolve("a.npy").toString(), "--debug");
         assertThat(traced).contains("\tat ");
     }
+
+    @Test
+    void aRaggedParquetListInSkipModeLosesThatRowOnlyAndSaysWhy() throws Exception {
+        Path in = dev.penstock.testing.ParquetFiles.lists(dir.resolve("ragged.parquet"), 500, 8, 321, false);
+        Path out = dir.resolve("s.npy");
+        String printed = MainTest.run(0, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "3", "--out", out.toString(),
+                "--on-bad-row", "skip");
+        assertThat(printed).contains("rows_written: 499").contains("row 321: column").contains("7 values");
+        try (NpyFile kept = NpyFile.open(dir.resolve("s.npy.rows.npy"))) {
+            assertThat(kept.shape()).containsExactly(499);
+            assertThat(kept.block().getLong(320)).isEqualTo(320);
+            assertThat(kept.block().getLong(321)).isEqualTo(322);
+        }
+        assertThat(Files.readAllLines(dir.resolve("s.npy.skipped.tsv"))).containsExactly("row\treason",
+                "321\tcolumn 'features': a list of 7 values, but the rows before have 8 (every row needs the same length)");
+        String failed = MainTest.run(ExitCodes.BAD_INPUT, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "3",
+                "--out", dir.resolve("f.npy").toString());
+        assertThat(errorLines(failed)).hasSize(1);
+        assertThat(failed).contains("row 321");
+        assertThat(dir.resolve("f.npy")).doesNotExist();
+    }
 }

@@ -90,6 +90,21 @@ class SimulateCommandTest {
         return out;
     }
 
+    /// Each frame's text (count, comment, atom lines) by system id.
+    static java.util.Map<Long, String> frames(Path xyz) throws Exception {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(xyz);
+        java.util.regex.Pattern id = java.util.regex.Pattern.compile("(?:^| )id=(\\d+)");
+        for (int i = 0; i < lines.size(); ) {
+            int n = Integer.parseInt(lines.get(i).trim());
+            java.util.regex.Matcher m = id.matcher(lines.get(i + 1));
+            assertThat(m.find()).as(lines.get(i + 1)).isTrue();
+            out.put(Long.parseLong(m.group(1)), String.join("\n", lines.subList(i, i + 2 + n)));
+            i += 2 + n;
+        }
+        return out;
+    }
+
     @Test
     void theFlinkRunnerWritesWhatTheLocalRunnerWrites() throws Exception {
         Path local = dir.resolve("local.xyz");
@@ -99,6 +114,9 @@ class SimulateCommandTest {
                 "--max-atoms", "500", "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "200");
         assertThat(out).contains("24 of 24 systems finished on Flink");
         assertThat(positions(flink)).hasSize(24).isEqualTo(positions(local));
+        assertThat(frames(flink)).as("every field written, forces included, byte for byte").hasSize(24).isEqualTo(frames(local));
+        assertThat(frames(flink).values()).allMatch(f -> f.lines().skip(2).anyMatch(l -> !l.endsWith(" 0.0 0.0 0.0")),
+                "forces are written, not zeros");
         assertThat(dir.resolve("flink.xyz.parts")).as("the committed parts were joined and removed").doesNotExist();
     }
 

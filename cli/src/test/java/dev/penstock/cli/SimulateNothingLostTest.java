@@ -82,4 +82,22 @@ class SimulateNothingLostTest {
         assertThat(out).hasContent("previous results");
         assertThat(NothingLostTest.temporaries(dir)).isEmpty();
     }
+
+    @Test
+    void aTimeStepThatFlingsAtomsApartIsAQuarantineNotASuccess() throws Exception {
+        Path in = plainXyz();
+        Path out = dir.resolve("out.xyz");
+        String printed = MainTest.run(ExitCodes.QUARANTINED, "simulate", in.toString(), "--pipeline",
+                "langevin(T=300, dt=100000, steps=20)", "--potential", LJ, "--out", out.toString());
+        assertThat(printed).contains("0 of 2 systems finished").contains("is the time step too large?");
+        assertThat(Files.readString(dir.resolve("out.xyz.quarantined.xyz"))).contains("comment=\"LJ38 start: relaxed minimum\"")
+                .contains("quarantined=");
+    }
+
+    @Test
+    void batchLimitsBelowOneNameTheirOption() throws Exception {
+        Path in = plainXyz();
+        assertThat(MainTest.run(ExitCodes.USAGE, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ,
+                "--out", dir.resolve("o.xyz").toString(), "--max-atoms", "0")).contains("option '--max-atoms' must be ≥ 1, got 0");
+    }
 }

@@ -33,6 +33,9 @@ public final class Elements {
     private Elements() {
     }
 
+    /// The largest atomic number known here.
+    public static final int LAST = Math.min(SYMBOLS.length, MASSES.length) - 1;
+
     /// The symbol of atomic number `z`.
     public static String symbol(int z) {
         if (z < 0 || z >= SYMBOLS.length) {

@@ -19,7 +19,8 @@ import java.util.Map;
 ///
 /// Written: species, pos, masses, momenta (m·v, ASE's convention for velocities), forces, the
 /// full lattice (orthorhombic or triclinic). Read: species (or Z), pos, optional masses
-/// (standard atomic masses otherwise, as ASE) and momenta (or vel), the lattice and pbc.
+/// (standard atomic masses otherwise, as ASE), momenta (or vel) and forces, the lattice and
+/// pbc; a comment line that is not extended XYZ (plain XYZ's free text) becomes info `comment`.
 /// Errors name the file and line.
 public final class ExtXyz {
     private ExtXyz() {
@@ -138,20 +139,30 @@ public final class ExtXyz {
             if (comment == null) {
                 throw error(file, line, "expected the comment line of a frame of " + n + " atoms, the file ends");
             }
+            if (n < 0) {
+                throw error(file, line - 1, "expected an atom count ≥ 0, found " + n);
+            }
             Map<String, String> kv = keyValues(comment);
             List<String[]> props = properties(kv.getOrDefault("Properties", "species:S:1:pos:R:3"), file, line);
             int width = props.stream().mapToInt(p -> Integer.parseInt(p[2])).sum();
+            // the atom lines first: memory follows what the file holds, not what its count claims
+            List<String> atomLines = new ArrayList<>(Math.min(n, 1 << 16));
+            for (int i = 0; i < n; i++) {
+                String atomLine = in.readLine();
+                if (atomLine == null) {
+                    throw error(file, line + i + 1, "expected atom " + (i + 1) + " of " + n + ", the file ends (wrong atom count?)");
+                }
+                atomLines.add(atomLine);
+            }
             double[] r = new double[3 * n];
             double[] m = null;
             double[] mom = null;
             double[] vel = null;
+            double[] forces = null;
             int[] z = new int[n];
             for (int i = 0; i < n; i++) {
-                String atomLine = in.readLine();
+                String atomLine = atomLines.get(i);
                 line++;
-                if (atomLine == null) {
-                    throw error(file, line, "expected atom " + (i + 1) + " of " + n + ", the file ends (wrong atom count?)");
-                }
                 String[] tok = atomLine.trim().split("\\s+");
                 if (tok.length < width) {
                     throw error(file, line, "expected " + width + " columns (" + kv.getOrDefault("Properties", "species, pos") + "), found "
@@ -167,7 +178,13 @@ public final class ExtXyz {
                                 throw error(file, line, "unknown element '" + tok[col] + "'");
                             }
                         }
-                        case "Z" -> z[i] = (int) parse(tok[col], file, line, "Z");
+                        case "Z" -> {
+                            double zi = parse(tok[col], file, line, "Z");
+                            if (zi != Math.rint(zi) || zi < 1 || zi > Elements.LAST) {
+                                throw error(file, line, "Z=" + tok[col] + " is not an atomic number (1-" + Elements.LAST + ")");
+                            }
+                            z[i] = (int) zi;
+                        }
                         case "pos" -> {
                             for (int c = 0; c < 3; c++) {
                                 r[3 * i + c] = parse(tok[col + c], file, line, "pos");
@@ -189,8 +206,14 @@ public final class ExtXyz {
                                 vel[3 * i + c] = parse(tok[col + c], file, line, p[0]);
                             }
                         }
+                        case "forces" -> {
+                            forces = forces == null ? new double[3 * n] : forces;
+                            for (int c = 0; c < 3; c++) {
+                                forces[3 * i + c] = parse(tok[col + c], file, line, "forces");
+                            }
+                        }
                         default -> {
-                            // other per-atom properties (forces, tags, …) are not part of the system's input
+                            // other per-atom properties (tags, charges, …) are not part of the system
                         }
                     }
                     col += k;
@@ -232,7 +255,12 @@ public final class ExtXyz {
             } catch (IllegalArgumentException e) {
                 throw error(file, line - n, "bad cell: " + e.getMessage());
             }
-            AtomicSystem s = new AtomicSystem(id, r, m, z, cell);
+            AtomicSystem s;
+            try {
+                s = new AtomicSystem(id, r, m, z, cell);
+            } catch (IllegalArgumentException e) {
+                throw error(file, line - n, e.getMessage());
+            }
             for (Map.Entry<String, String> e : kv.entrySet()) {
                 if (!RESERVED.contains(e.getKey())) {
                     s.info().put(e.getKey(), e.getValue());
@@ -244,6 +272,9 @@ public final class ExtXyz {
                 }
             } else if (vel != null) {
                 System.arraycopy(vel, 0, s.velocities(), 0, 3 * n);
+            }
+            if (forces != null) {
+                System.arraycopy(forces, 0, s.forces(), 0, 3 * n);
             }
             if (kv.containsKey("energy")) {
                 s.energy(parse(kv.get("energy"), file, line - n, "energy"));
@@ -261,6 +292,9 @@ public final class ExtXyz {
         }
     }
 
+    private static final Map<String, Integer> WIDTHS = Map.of("species", 1, "Z", 1, "masses", 1, "pos", 3, "momenta", 3,
+            "vel", 3, "velo", 3, "velocities", 3, "forces", 3);
+
     private static List<String[]> properties(String spec, Path file, int line) {
         String[] t = spec.split(":");
         if (t.length % 3 != 0) {
@@ -268,6 +302,17 @@ public final class ExtXyz {
         }
         List<String[]> out = new ArrayList<>();
         for (int i = 0; i < t.length; i += 3) {
+            int count;
+            try {
+                count = Integer.parseInt(t[i + 2]);
+            } catch (NumberFormatException e) {
+                count = -1;
+            }
+            Integer needed = WIDTHS.get(t[i]);
+            if (count < 1 || count > 1024 || needed != null && count != needed) {
+                throw error(file, line, "Properties='" + spec + "': '" + t[i] + "' has " + t[i + 2] + " columns, expected "
+                        + (needed != null ? needed : "a count from 1 to 1024"));
+            }
             out.add(new String[] {t[i], t[i + 1], t[i + 2]});
         }
         return out;

@@ -26,6 +26,7 @@ public final class LammpsData {
         double[] r = null;
         double[] v = null;
         int[] type = null;
+        long fileBytes = Files.size(file);
         try (BufferedReader in = Files.newBufferedReader(file)) {
             String line = in.readLine(); // the first line is a free-form title
             int n = 1;
@@ -38,13 +39,22 @@ public final class LammpsData {
                 }
                 String[] tok = t.split("\\s+");
                 if (tok.length >= 2 && tok[1].equals("atoms") && section == null) {
-                    atoms = (int) number(tok[0], file, n);
+                    double count = number(tok[0], file, n);
+                    // every atom needs a line of at least "1 1 0 0 0": the file's size bounds the count
+                    if (count < 0 || count != Math.rint(count) || count > Math.max(16, fileBytes / 9)) {
+                        throw new BadInputException(file, file + ":" + n + ": '" + tok[0] + " atoms' is not a count this "
+                                + fileBytes + "-byte file can hold");
+                    }
+                    if (atoms >= 0) {
+                        throw new BadInputException(file, file + ":" + n + ": a second atom count");
+                    }
+                    atoms = (int) count;
                     r = new double[3 * atoms];
                     v = new double[3 * atoms];
                     type = new int[atoms];
                     continue;
                 }
-                if (tok.length == 4 && tok[3].endsWith("hi") && section == null) {
+                if (tok.length == 4 && tok[3].matches("[xyz]hi") && tok[2].equals(tok[3].charAt(0) + "lo") && section == null) {
                     int d = tok[2].charAt(0) - 'x';
                     lo[d] = number(tok[0], file, n);
                     hi[d] = number(tok[1], file, n);
@@ -57,7 +67,18 @@ public final class LammpsData {
                     }
                     continue;
                 }
-                switch (section == null ? "" : section) {
+                String sec = section == null ? "" : section;
+                int needed = switch (sec) {
+                    case "Masses" -> 2;
+                    case "Atoms" -> 5;
+                    case "Velocities" -> 4;
+                    default -> 0;
+                };
+                if (tok.length < needed) {
+                    throw new BadInputException(file, file + ":" + n + ": expected " + needed + " numbers in a " + sec + " line, found '"
+                            + t + "'");
+                }
+                switch (sec) {
                     case "Masses" -> typeMass.put((int) number(tok[0], file, n), number(tok[1], file, n));
                     case "Atoms" -> {
                         if (tok.length < 5) {
@@ -97,7 +118,12 @@ public final class LammpsData {
             m[i] = mass;
         }
         double[] box = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-        AtomicSystem s = new AtomicSystem(id, r, m, type, box, new boolean[] {true, true, true});
+        AtomicSystem s;
+        try {
+            s = new AtomicSystem(id, r, m, type, box, new boolean[] {true, true, true});
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(file, file + ": " + e.getMessage(), e);
+        }
         System.arraycopy(v, 0, s.velocities(), 0, v.length);
         return s;
     }

@@ -15,7 +15,10 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /// Streams a Parquet file as float64 feature rows, batch by batch (the whole file is never
 /// loaded): either flat numeric columns (column `c` of the selection is value `c` of every
@@ -43,6 +46,7 @@ public final class ParquetRows implements AutoCloseable {
     private int batchRows;
     private int batchPos;
     private long delivered;
+    private Map<Long, String> raggedRows; // null: a ragged row fails the read
 
     private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode) {
         this.file = file;
@@ -131,6 +135,19 @@ public final class ParquetRows implements AutoCloseable {
         }
     }
 
+    /// Lets a ragged row (a list of another length than the first) through as a row of NaN,
+    /// recorded in `raggedRows()` with the reason, so that skip-and-report leaves it out and
+    /// keeps every other row (by default a ragged row fails the read, naming it).
+    public ParquetRows raggedRowsAsBad() {
+        raggedRows = new ConcurrentSkipListMap<>();
+        return this;
+    }
+
+    /// The ragged rows let through so far (input row → why), in row order.
+    public Map<Long, String> raggedRows() {
+        return raggedRows == null ? Map.of() : new TreeMap<>(raggedRows);
+    }
+
     /// The file.
     public Path file() {
         return file;
@@ -163,8 +180,14 @@ public final class ParquetRows implements AutoCloseable {
                 int from = listOffsets[batchPos + r];
                 int len = listOffsets[batchPos + r + 1] - from;
                 if (len != width) {
-                    throw new BadInputException(file, file + ": row " + (delivered + r) + ", column '" + names.getFirst() + "': a list of "
-                            + len + " values, but the rows before have " + width + " (every row needs the same length)");
+                    String why = "column '" + names.getFirst() + "': a list of " + len + " values, but the rows before have " + width
+                            + " (every row needs the same length)";
+                    if (raggedRows == null) {
+                        throw new BadInputException(file, file + ": row " + (delivered + r) + ", " + why);
+                    }
+                    raggedRows.put(delivered + r, why);
+                    dst.asSlice((long) r * width * 8, (long) width * 8).fill((byte) 0xff); // NaN: the encoder leaves it out
+                    continue;
                 }
                 MemorySegment.copy(listValues, from, dst, ValueLayout.JAVA_DOUBLE, (long) r * width * 8, width);
             }

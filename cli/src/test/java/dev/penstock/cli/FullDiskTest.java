@@ -1,0 +1,66 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// Outputs on a full disk: a small tmpfs (skipped, with the reason, where this machine cannot
+/// mount one). The run says so in one line, the previous output survives, nothing is left.
+class FullDiskTest {
+    @TempDir
+    Path base;
+    Path disk;
+    boolean mounted;
+
+    private static int sh(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
+    }
+
+    @BeforeEach
+    void mountASmallTmpfs() throws Exception {
+        disk = Files.createDirectories(base.resolve("disk"));
+        mounted = sh("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", disk.toString()) == 0;
+        assumeTrue(mounted, "cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): full-disk tests skipped");
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        if (mounted) {
+            sh("umount", disk.toString());
+        }
+    }
+
+    @Test
+    void anEncodeThatCannotFitIsRefusedBeforeWritingNamingTheFreeSpace() throws Exception {
+        Path in = NothingLostTest.rows(base.resolve("rows.npy"), 2000, 16);
+        Path out = Files.writeString(disk.resolve("states.npy"), "previous");
+        String printed = MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "4",
+                "--out", out.toString());
+        assertThat(printed).contains("option '--out'").contains("needs").contains("free");
+        assertThat(out).hasContent("previous");
+        assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
+
+    @Test
+    void aDiskThatFillsMidWriteEndsInOneLineAndThePreviousOutputSurvives() throws Exception {
+        Path out = Files.writeString(disk.resolve("argon.xyz"), "previous results");
+        // fill the disk but for a few kB: 24 finished systems do not fit in them
+        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 24 * 1024]);
+        String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "simulate", "../examples/argon-clusters.xyz", "--pipeline",
+                "fire(fmax=0.05, steps=20)", "--potential", "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--out", out.toString());
+        assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
+        assertThat(printed).containsIgnoringCase("no space left");
+        assertThat(out).hasContent("previous results");
+        assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fuzzes every Jazzer target for real (JAZZER_FUZZ=1), each for its @FuzzTest maxDuration
+# (30 s), starting from its saved corpus under src/test/resources/…/<Class>Inputs/.
+#   scripts/fuzz.sh                      every target
+#   scripts/fuzz.sh atoms:ExtXyzFuzzTest one (module:Class)
+# A finding fails the run; Jazzer saves the input as crash-* beside the corpus and this script
+# copies it back into the repository: commit it and every `./mvnw verify` replays it as a
+# regression test.
+#
+# Why a copy of the tree compiled for Java 23: Jazzer 0.24's bundled ASM reads class files up
+# to version 67 (Java 23). Penstock's own class files (69, Java 25) would be left
+# uninstrumented, and libFuzzer without coverage feedback never grows its corpus beyond the
+# empty input. The fuzzed modules (core, formats, atoms) compile with --release 23 in
+# target/fuzz-tree, so the fuzzers see coverage; the build the tests and users run is untouched.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$PWD"
+targets=(formats:NpyHeaderFuzzTest formats:ParquetRowsFuzzTest atoms:ExtXyzFuzzTest atoms:LammpsDataFuzzTest
+         atoms:PipelineSpecFuzzTest)
+[ $# -gt 0 ] && targets=("$@")
+tree="$root/target/fuzz-tree"
+rm -rf "$tree"
+mkdir -p "$tree"
+tar -C "$root" --exclude='./target' --exclude='*/target' --exclude='./.git' --exclude='*/.cifuzz-corpus' -cf - \
+    pom.xml mvnw .mvn bom core test-support formats atoms | tar -C "$tree" -xf -
+# only the modules fuzzed: a reactor of bom, core, test-support, formats, atoms
+sed -i -E '/<module>(quantum|cuda|flink|cli|benchmarks|examples)<\/module>/d' "$tree/pom.xml"
+cd "$tree"
+./mvnw -B -q -o install -DskipTests -Dmaven.compiler.release=23 >/dev/null 2>&1 \
+  || ./mvnw -B -q install -DskipTests -Dmaven.compiler.release=23
+failed=0
+for t in "${targets[@]}"; do
+  module="${t%%:*}"; test="${t##*:}"
+  echo "fuzz: $test ($module)"
+  log="$root/target/fuzz-$test.log"
+  mkdir -p "$root/target"
+  if JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dmaven.compiler.release=23 >"$log" 2>&1; then
+    grep -E "^#[0-9]+.*(DONE|pulse)" "$log" | tail -1 | sed 's/^/  /'
+  else
+    failed=1
+    echo "  FINDING or failure: see $log"
+    grep -E "FuzzTestFinding|Exception:|crash-" "$log" | grep -v "^\s*at " | head -5 | sed 's/^/  /'
+  fi
+done
+# findings back into the repository's corpus (they are regression tests from now on)
+( cd "$tree" && find . -path '*/src/test/resources/*' -name 'crash-*' ) | while read -r f; do
+  mkdir -p "$root/$(dirname "$f")"; cp -n "$tree/$f" "$root/$f"; echo "saved finding: $f"
+done
+exit $failed
