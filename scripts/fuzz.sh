@@ -40,7 +40,7 @@ for t in "${targets[@]}"; do
   else
     failed=1
     echo "  FINDING or failure: see $log"
-    grep -E "FuzzTestFinding|Exception:|crash-" "$log" | grep -v "^\s*at " | head -5 | sed 's/^/  /'
+    grep -E "FuzzTestFindingException|Test unit written" "$log" | head -3 | sed "s/^/  /"
   fi
 done
 # findings back into the repository's corpus (they are regression tests from now on)

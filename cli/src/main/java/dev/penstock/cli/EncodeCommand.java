@@ -113,6 +113,10 @@ public final class EncodeCommand implements Callable<Integer> {
         if (!input.toString().endsWith(".npy") && !parquet) {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy or a .parquet file");
         }
+        if (timelinePng != null) {
+            checkWritable("--timeline", timelinePng);
+            refuseInput(timelinePng, input);
+        }
         refuseInput(out, input);
         refuseInput(rowsFile(), input);
         refuseInput(skippedFile(), input);
@@ -192,6 +196,8 @@ public final class EncodeCommand implements Callable<Integer> {
                     w.commit(); // last: a reader never sees states without their row indices
                 }
             }
+        } catch (java.io.IOException e) {
+            throw UserErrors.naming(out, e);
         } catch (EncodingException e) {
             progress.stop();
             System.err.println("penstock encode: " + input + ": " + e.getMessage()
@@ -258,6 +264,21 @@ public final class EncodeCommand implements Callable<Integer> {
         }
         if (qubits > 20 && enc == Encoding.AMPLITUDE) {
             throw new ParameterException(spec.commandLine(), "option '--example': amplitude examples go up to 20 qubits, got " + qubits);
+        }
+    }
+
+    /// Refuses (before anything runs) an output whose folder cannot be made or written.
+    private void checkWritable(String option, Path file) {
+        Path parent = file.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(parent);
+        } catch (java.io.IOException | SecurityException e) {
+            throw new ParameterException(spec.commandLine(), "option '" + option + "': cannot write " + file + ": no folder "
+                    + parent + " can be made there");
+        }
+        if (!Files.isWritable(parent) || Files.isDirectory(file)) {
+            throw new ParameterException(spec.commandLine(), "option '" + option + "': cannot write " + file
+                    + (Files.isDirectory(file) ? ": it is a directory" : ": " + parent + " is not writable"));
         }
     }
 

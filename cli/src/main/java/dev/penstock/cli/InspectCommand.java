@@ -1,6 +1,7 @@
 package dev.penstock.cli;
 
 import dev.penstock.formats.npy.NpyFile;
+import dev.penstock.io.BadInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,6 +25,15 @@ public final class InspectCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print a stack trace with any error")
     boolean debug;
 
+    private dev.hardwood.reader.ParquetFileReader openParquet() {
+        try {
+            return dev.hardwood.reader.ParquetFileReader.open(dev.hardwood.InputFile.of(file));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new BadInputException(file, file + ": not a readable Parquet file (expected a footer: metadata length and "
+                    + "the magic 'PAR1' in the last 8 bytes): " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(file)) {
@@ -34,7 +44,7 @@ public final class InspectCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "FILE " + file + ": expected a .npy or a .parquet file");
         }
         if (file.toString().endsWith(".parquet")) {
-            try (var r = dev.hardwood.reader.ParquetFileReader.open(dev.hardwood.InputFile.of(file))) {
+            try (var r = openParquet()) {
                 System.out.println(file + ": Parquet, " + r.getFileMetaData().numRows() + " rows in "
                         + r.getFileMetaData().rowGroups().size() + " row groups, columns:");
                 for (var c : r.getFileSchema().getColumns()) {

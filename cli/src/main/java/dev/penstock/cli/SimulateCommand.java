@@ -218,7 +218,7 @@ public final class SimulateCommand implements Callable<Integer> {
         } catch (PipelineException e) {
             progress.stop();
             if (UserErrors.userCause(e) instanceof java.io.IOException io) {
-                throw io; // a full disk, a lost directory: one line, exit 5, OUT as it was
+                throw UserErrors.naming(out, io); // a full disk, a lost directory: one line, exit 5, OUT as it was
             }
             System.err.println("penstock simulate: " + e.getMessage() + "; " + out + " left as it was");
             return ExitCodes.BAD_INPUT;

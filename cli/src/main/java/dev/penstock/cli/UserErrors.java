@@ -77,6 +77,13 @@ final class UserErrors {
         return t;
     }
 
+    /// `e` as an error that names `out` (a full disk reports "No space left on device" alone).
+    static IOException naming(java.nio.file.Path out, IOException e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        return m.contains(out.getFileName().toString()) || e instanceof FileSystemException f && f.getFile() != null ? e
+                : new IOException("cannot write " + out + ": " + m, e);
+    }
+
     private static String describe(IOException e) {
         if (e instanceof NoSuchFileException f) {
             return f.getFile() + ": no such file or directory";

@@ -142,6 +142,10 @@ public final class ExtXyz {
             if (n < 0) {
                 throw error(file, line - 1, "expected an atom count ≥ 0, found " + n);
             }
+            if (pairs(comment) == null && EXTENDED.matcher(comment).find()) {
+                throw error(file, line, "a malformed extended XYZ comment line (an unterminated quote, or a key that is not a "
+                        + "name): " + (comment.length() > 80 ? comment.substring(0, 80) + "…" : comment));
+            }
             Map<String, String> kv = keyValues(comment);
             List<String[]> props = properties(kv.getOrDefault("Properties", "species:S:1:pos:R:3"), file, line);
             int width = props.stream().mapToInt(p -> Integer.parseInt(p[2])).sum();
@@ -386,6 +390,7 @@ public final class ExtXyz {
         return kv;
     }
 
+    private static final java.util.regex.Pattern EXTENDED = java.util.regex.Pattern.compile("(^|\\s)(Lattice|Properties)=");
     private static final java.util.regex.Pattern KEY = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_\\-]*");
 
     private static BadInputException error(Path file, int line, String what) {

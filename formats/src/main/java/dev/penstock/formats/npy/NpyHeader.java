@@ -72,7 +72,14 @@ public record NpyHeader(DType dtype, long[] shape, long dataOffset) {
         }
         long[] shape = parseShape(file, start, s.group(1));
         NpyHeader h = new NpyHeader(dtype, shape, start + headerLen);
-        if (h.dataOffset + h.dataBytes() > fileSize) {
+        long end;
+        try {
+            end = Math.addExact(h.dataOffset, Math.multiplyExact(Block.elementCount(shape), (long) dtype.byteSize()));
+        } catch (ArithmeticException e) {
+            throw new NpyFormatException(file, start, "the header announces " + Arrays.toString(shape) + " " + d.group(1)
+                    + ", more bytes than any file holds (a header written before its shape was known?)");
+        }
+        if (end > fileSize) {
             throw new NpyFormatException(file, h.dataOffset, "the header announces " + Arrays.toString(shape) + " " + d.group(1)
                     + " = " + h.dataBytes() + " bytes of data, but the file ends at byte " + fileSize + " (truncated)");
         }

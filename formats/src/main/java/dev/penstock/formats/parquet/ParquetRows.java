@@ -58,7 +58,7 @@ public final class ParquetRows implements AutoCloseable {
         this.batch = new double[names.size()][];
         if (listMode) {
             // the row length is the length of the first list; every other list must match it
-            this.width = rows == 0 || !nextBatch() ? 0 : listOffsets[1] - listOffsets[0];
+            this.width = rows == 0 || !nextBatch() || listOffsets.length < 2 ? 0 : listOffsets[1] - listOffsets[0];
         } else {
             this.width = names.size();
         }
@@ -171,6 +171,18 @@ public final class ParquetRows implements AutoCloseable {
     /// Copies the next rows, up to `maxRows`, into `dst` as float64 row-major `[k, rowLength]`;
     /// returns k, 0 at the end of the file.
     public int next(MemorySegment dst, int maxRows) {
+        try {
+            return copyRows(dst, maxRows);
+        } catch (BadInputException e) {
+            throw e;
+        } catch (IndexOutOfBoundsException | IllegalStateException e) {
+            // offsets or value counts that disagree: only a damaged file decodes like that
+            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet data is inconsistent (" + e.getMessage()
+                    + "): damaged file", e);
+        }
+    }
+
+    private int copyRows(MemorySegment dst, int maxRows) {
         if (batchPos == batchRows && !nextBatch()) {
             return 0;
         }
@@ -217,8 +229,27 @@ public final class ParquetRows implements AutoCloseable {
         return delivered;
     }
 
+    /// The next batch from the decoder; a decoder failure on damaged data (a CRC mismatch, a
+    /// page that does not decode, lists that do not match their values) is the file's fault and
+    /// says so, naming the first row of the batch.
     private boolean nextBatch() {
+        try {
+            return decodeBatch();
+        } catch (BadInputException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet data does not decode ("
+                    + (e.getMessage() != null ? e.getMessage() : e.toString()) + "): damaged or truncated file", e);
+        }
+    }
+
+    private boolean decodeBatch() {
         if (!columns.nextBatch()) {
+            if (delivered < rows) {
+                // the footer promised more rows than the pages hold: never a silent short read
+                throw new BadInputException(file, file + ": row " + delivered + ": the file's metadata announces " + rows
+                        + " rows but its data ends after " + delivered + ": damaged or truncated file");
+            }
             return false;
         }
         batchRows = columns.getRecordCount();
