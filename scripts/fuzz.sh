@@ -26,15 +26,16 @@ tar -C "$root" --exclude='./target' --exclude='*/target' --exclude='./.git' --ex
 # only the modules fuzzed: a reactor of bom, core, test-support, formats, atoms
 sed -i -E '/<module>(quantum|cuda|flink|cli|benchmarks|examples)<\/module>/d' "$tree/pom.xml"
 cd "$tree"
-./mvnw -B -q -o install -DskipTests -Dmaven.compiler.release=23 >/dev/null 2>&1 \
-  || ./mvnw -B -q install -DskipTests -Dmaven.compiler.release=23
+# compiled in the copy's own reactor (nothing installed: ~/.m2 keeps the real build's jars)
+./mvnw -B -q -o test-compile -Dmaven.compiler.release=23 >/dev/null 2>&1 \
+  || ./mvnw -B -q test-compile -Dmaven.compiler.release=23
 failed=0
 for t in "${targets[@]}"; do
   module="${t%%:*}"; test="${t##*:}"
   echo "fuzz: $test ($module)"
   log="$root/target/fuzz-$test.log"
   mkdir -p "$root/target"
-  if JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+  if JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -am -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
       -Dmaven.compiler.release=23 >"$log" 2>&1; then
     grep -E "^#[0-9]+.*(DONE|pulse)" "$log" | tail -1 | sed 's/^/  /'
   else

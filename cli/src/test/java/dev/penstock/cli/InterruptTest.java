@@ -49,6 +49,19 @@ class InterruptTest {
         throw new AssertionError("no temporary of " + bytes + " bytes beside " + out + " (child alive: " + p.isAlive() + ")");
     }
 
+    /// A child encode started over a previous output, once its temporary holds 4 MiB.
+    private record Running(Path out, byte[] before, Process process, Path temp, Path log) {
+    }
+
+    private Running startOverAPreviousOutput() throws Exception {
+        Path in = NothingLostTest.rows(dir.resolve("rows.npy"), 20_000, 78);
+        Path out = previousOutput(NothingLostTest.rows(dir.resolve("small.npy"), 3, 2), dir.resolve("states.npy"));
+        byte[] before = Files.readAllBytes(out);
+        Path log = dir.resolve("log.txt");
+        Process p = encode(in, out, log);
+        return new Running(out, before, p, awaitTemporary(out, 4 << 20, p), log);
+    }
+
     private Path previousOutput(Path in, Path out) {
         MainTest.run(0, "encode", in.toString(), "--encoding", "angle", "--qubits", "2", "--out", out.toString());
         return out;
@@ -57,15 +70,14 @@ class InterruptTest {
     @Test
     @Timeout(120)
     void sigkillMidWriteLeavesThePreviousOutputAndNothingThatLoadsAsComplete() throws Exception {
-        Path in = NothingLostTest.rows(dir.resolve("rows.npy"), 20_000, 78);
-        Path out = previousOutput(NothingLostTest.rows(dir.resolve("small.npy"), 3, 2), dir.resolve("states.npy"));
-        byte[] before = Files.readAllBytes(out);
-        Process p = encode(in, out, dir.resolve("log.txt"));
-        Path temp = awaitTemporary(out, 4 << 20, p);
+        Running r = startOverAPreviousOutput();
+        Process p = r.process();
+        Path out = r.out();
+        Path temp = r.temp();
         p.destroyForcibly(); // SIGKILL: no hook runs
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(137);
-        assertThat(Files.readAllBytes(out)).isEqualTo(before);
+        assertThat(Files.readAllBytes(out)).isEqualTo(r.before());
         try (NpyFile left = NpyFile.open(temp)) {
             assertThat(left.shape()[0]).as("a killed temporary never claims rows it may not hold").isZero();
         }
@@ -77,19 +89,15 @@ class InterruptTest {
     @Test
     @Timeout(120)
     void sigtermMidWriteDiscardsTheTemporarySaysSoAndExits143() throws Exception {
-        Path in = NothingLostTest.rows(dir.resolve("rows.npy"), 20_000, 78);
-        Path out = previousOutput(NothingLostTest.rows(dir.resolve("small.npy"), 3, 2), dir.resolve("states.npy"));
-        byte[] before = Files.readAllBytes(out);
-        Path log = dir.resolve("log.txt");
-        Process p = encode(in, out, log);
-        Path temp = awaitTemporary(out, 4 << 20, p);
+        Running r = startOverAPreviousOutput();
+        Process p = r.process();
         p.destroy(); // SIGTERM
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(ExitCodes.SIGTERM);
-        assertThat(Files.readAllBytes(out)).isEqualTo(before);
-        assertThat(temp).doesNotExist();
+        assertThat(Files.readAllBytes(r.out())).isEqualTo(r.before());
+        assertThat(r.temp()).doesNotExist();
         assertThat(NothingLostTest.temporaries(dir)).isEmpty();
-        List<String> lines = Files.readAllLines(log).stream().filter(l -> l.startsWith("penstock")).toList();
+        List<String> lines = Files.readAllLines(r.log()).stream().filter(l -> l.startsWith("penstock")).toList();
         assertThat(lines).hasSize(1);
         assertThat(lines.getFirst()).contains("interrupted").contains("states.npy");
     }

@@ -187,6 +187,10 @@ public final class ParquetRows implements AutoCloseable {
             return 0;
         }
         int k = Math.min(maxRows, batchRows - batchPos);
+        if (delivered + k > rows) {
+            throw new BadInputException(file, file + ": row " + rows + ": the data holds more rows than the file's metadata "
+                    + "announces (" + rows + "): damaged file");
+        }
         if (listMode) {
             for (int r = 0; r < k; r++) {
                 int from = listOffsets[batchPos + r];
