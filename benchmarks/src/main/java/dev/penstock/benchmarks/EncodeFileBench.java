@@ -155,6 +155,7 @@ public final class EncodeFileBench {
                             + "waiting for the writer %.0f ms, writing %.0f ms)%n", s.rowsPerSecond(), s.ioWaitNs() / 1e6,
                     s.transfer().slotWaitNs() / 1e6, (s.transfer().kernelNs() - s.outputWaitNs()) / 1e6, s.outputWaitNs() / 1e6,
                     s.writeNs() / 1e6);
+            w.commit(); // the states land at npy, synced: the same durable write as NpyWriter.write
         }
     }
 

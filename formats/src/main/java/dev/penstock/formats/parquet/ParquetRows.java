@@ -131,7 +131,12 @@ public final class ParquetRows implements AutoCloseable {
             return new ParquetRows(file, reader, names, false);
         } catch (RuntimeException e) {
             reader.close();
-            throw e;
+            if (e instanceof BadInputException) {
+                throw e;
+            }
+            // the decoder tripped over its own reading of a damaged schema or footer
+            throw new BadInputException(file, file + ": the Parquet schema or metadata does not read ("
+                    + (e.getMessage() != null ? e.getMessage() : e.toString()) + "): damaged file", e);
         }
     }
 
