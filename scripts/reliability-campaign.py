@@ -256,6 +256,18 @@ def option_cases(w):
                                                    "--out", os.path.join(w, "e.npy")], w, {2}, protect=[good])
     judge(fam, "--example over a .parquet", ["encode", os.path.join(w, "u.parquet"), "--example", "10", "--encoding",
                                              "angle", "--qubits", "3", "--out", os.path.join(w, "e.npy")], w, {2})
+    os.makedirs(os.path.join(w, "target"), exist_ok=True)
+    users = npy_rows(os.path.join(w, "target", "example-rows.npy"), 4, 8)
+    judge(fam, "--example over a user's file at the example path", ["encode", "--example", "10", "--encoding", "amplitude",
+                                                                    "--qubits", "3", "--out", os.path.join(w, "e.npy")],
+          w, {2}, protect=[users])
+    os.remove(users)
+    judge(fam, "--example twice at the example path", ["encode", "--example", "10", "--encoding", "amplitude", "--qubits",
+                                                       "3", "--out", os.path.join(w, "e2.npy")], w, 0,
+          check=states_ok(10, 3), out=os.path.join(w, "e2.npy"))
+    judge(fam, "--example twice at the example path (again)", ["encode", "--example", "12", "--encoding", "amplitude",
+                                                               "--qubits", "3", "--out", os.path.join(w, "e2.npy")], w, 0,
+          check=states_ok(12, 3), out=os.path.join(w, "e2.npy"))
     dry = os.path.join(w, "dry", "s.npy")
     code, text = run(["encode", good, "--encoding", "amplitude", "--qubits", "3", "--out", dry, "--dry-run"], w)
     record(fam, "--dry-run creates nothing", "result" if code == 0 and not os.path.exists(os.path.dirname(dry))

@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
@@ -89,6 +90,7 @@ public final class EncodeCommand implements Callable<Integer> {
     boolean debug;
 
     static final long MAX_EXAMPLE_ROWS = 100_000_000L;
+    private long commitNs;
     static final Path DEFAULT_EXAMPLE = Path.of("target", "example-rows.npy");
 
     @Override
@@ -179,21 +181,25 @@ public final class EncodeCommand implements Callable<Integer> {
                     ZarrWriter w = g.array("states", states, 1L << qubits, chunk, 1, Map.of());
                     s = dev.run(source, progress.counting(w::append), cfg, timeline);
                     progress.stop();
+                    long c0 = System.nanoTime();
                     ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
                     KeptRows.write(source.rows(), s.skipped(), (seg, n) -> rows.append(Block.wrap(seg, DType.I64, null, n, 1)));
                     writeSkipped(s, in.problems());
                     g.commit();
+                    commitNs = System.nanoTime() - c0;
                 }
             } else {
                 try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
                     s = dev.run(source, progress.counting(w::append), cfg, timeline);
                     progress.stop();
+                    long c0 = System.nanoTime();
                     try (NpyWriter rows = NpyWriter.open(rowsFile(), DType.I64)) {
                         KeptRows.write(source.rows(), s.skipped(), rows::append);
                         rows.commit();
                     }
                     writeSkipped(s, in.problems());
                     w.commit(); // last: a reader never sees states without their row indices
+                    commitNs = System.nanoTime() - c0;
                 }
             }
         } catch (java.io.IOException e) {
@@ -255,7 +261,11 @@ public final class EncodeCommand implements Callable<Integer> {
                     + exampleRows);
         }
         if (input == null) {
-            input = DEFAULT_EXAMPLE; // the example's own file: rewritten by every --example run
+            input = DEFAULT_EXAMPLE; // the example's own file: rewritten by every --example run, never a user's file
+            if (Files.exists(input) && !isExample(input)) {
+                throw new ParameterException(spec.commandLine(), input + " exists and is not an example Penstock wrote; "
+                        + "--example never replaces a file of yours: move it, or name a new INPUT file for the example");
+            }
         } else if (!input.toString().endsWith(".npy")) {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + ": --example writes a .npy file; name one ending in .npy");
         } else if (Files.exists(input)) {
@@ -336,11 +346,39 @@ public final class EncodeCommand implements Callable<Integer> {
                 + "copies %.1f ms, encoding %.1f ms, waiting for the writer %.1f ms, writing %.1f ms%n", s.ioWaitNs() / 1e6,
                 t.slotWaitNs() / 1e6, t.copyNs() / 1e6, (t.kernelNs() - s.outputWaitNs()) / 1e6, s.outputWaitNs() / 1e6,
                 s.writeNs() / 1e6);
+        o.printf(Locale.ROOT, "then made durable in %.1f ms (row indices written, every file synced to disk and renamed "
+                + "into place)%n", commitNs / 1e6);
         o.println("rows: " + s.rowsRead());
         o.println("rows_written: " + s.rowsWritten());
         o.println("rows_skipped: " + s.skipped().size());
         o.printf(Locale.ROOT, "rows_per_s: %.1f%n", s.rowsPerSecond());
         o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
+    }
+
+    /// Whether `file` is an example this command wrote (its first rows follow `writeExample`'s formula).
+    private static boolean isExample(Path file) {
+        try (NpyFile f = NpyFile.open(file)) {
+            long[] shape = f.shape();
+            if (f.dtype() != DType.F64 || shape.length != 2 || shape[1] < 1) {
+                return false;
+            }
+            Block b = f.block();
+            for (long r = 0; r < Math.min(2, shape[0]); r++) {
+                for (long j = 0; j < shape[1]; j++) {
+                    double v = b.getDouble(r * shape[1] + j);
+                    if (v != exampleValue(r, j, Encoding.AMPLITUDE) && v != exampleValue(r, j, Encoding.BASIS)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (RuntimeException | java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private static double exampleValue(long row, long j, Encoding enc) {
+        return enc == Encoding.BASIS ? row % (1L << 20) % 2 : Math.sin(0.01 * j * (row % 97 + 1)) + 1.5;
     }
 
     /// A deterministic example: row r, value j = sin(0.01·j·(r mod 97 + 1)) + 1.5 (never all zero).
@@ -352,9 +390,7 @@ public final class EncodeCommand implements Callable<Integer> {
                 int n = (int) Math.min(chunk, rows - first);
                 for (int r = 0; r < n; r++) {
                     for (int j = 0; j < len; j++) {
-                        double v = enc == Encoding.BASIS ? (first + r) % (1L << 20) % 2
-                                : Math.sin(0.01 * j * ((first + r) % 97 + 1)) + 1.5;
-                        b.setDouble((long) r * len + j, v);
+                        b.setDouble((long) r * len + j, exampleValue(first + r, j, enc));
                     }
                 }
                 w.append(b.slice(0, n));

@@ -101,4 +101,17 @@ class InterruptTest {
         assertThat(lines).hasSize(1);
         assertThat(lines.getFirst()).contains("interrupted").contains("states.npy");
     }
+
+    @Test
+    @Timeout(120)
+    void sigintMidWriteDiscardsTheTemporaryAndExits130() throws Exception {
+        Running r = startOverAPreviousOutput();
+        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(r.process().pid())).start(); // Ctrl-C
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(r.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(r.process().exitValue()).isEqualTo(ExitCodes.SIGINT);
+        assertThat(Files.readAllBytes(r.out())).isEqualTo(r.before());
+        assertThat(NothingLostTest.temporaries(dir)).isEmpty();
+        assertThat(Files.readString(r.log())).contains("penstock: interrupted");
+    }
 }

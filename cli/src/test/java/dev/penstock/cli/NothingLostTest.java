@@ -246,4 +246,32 @@ class NothingLostTest {
         assertThat(failed).contains("row 321");
         assertThat(dir.resolve("f.npy")).doesNotExist();
     }
+
+    @Test
+    void theDefaultExamplePathIsRewrittenOnlyWhenItHoldsAnExample() throws IOException {
+        Path example = Path.of("target", "example-rows.npy");
+        Files.createDirectories(example.getParent());
+        Path saved = Files.exists(example) ? Files.move(example, dir.resolve("saved-example.npy")) : null;
+        try {
+            rows(example, 4, 8); // a file of the user's at the example's path
+            byte[] mine = Files.readAllBytes(example);
+            String out = MainTest.run(ExitCodes.USAGE, "encode", "--example", "10", "--encoding", "amplitude", "--qubits", "3",
+                    "--out", dir.resolve("s.npy").toString());
+            assertThat(out).contains("not an example Penstock wrote");
+            assertThat(Files.readAllBytes(example)).isEqualTo(mine);
+            Files.delete(example);
+            MainTest.run(0, "encode", "--example", "10", "--encoding", "amplitude", "--qubits", "3", "--out",
+                    dir.resolve("s.npy").toString());
+            MainTest.run(0, "encode", "--example", "20", "--encoding", "amplitude", "--qubits", "3", "--out",
+                    dir.resolve("s.npy").toString());
+            try (NpyFile f = NpyFile.open(example)) {
+                assertThat(f.shape()).containsExactly(20, 8);
+            }
+        } finally {
+            Files.deleteIfExists(example);
+            if (saved != null) {
+                Files.move(saved, example);
+            }
+        }
+    }
 }

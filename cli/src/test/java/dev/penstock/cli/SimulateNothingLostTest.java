@@ -100,4 +100,28 @@ class SimulateNothingLostTest {
         assertThat(MainTest.run(ExitCodes.USAGE, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ,
                 "--out", dir.resolve("o.xyz").toString(), "--max-atoms", "0")).contains("option '--max-atoms' must be ≥ 1, got 0");
     }
+
+    @Test
+    void aZarrGroupOfSystemsHasAsciiMetadataThatZarrPythonReads() throws Exception {
+        Path in = plainXyz();
+        Path out = dir.resolve("out.zarr");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01, steps=300)", "--potential", LJ,
+                "--out", out.toString());
+        try (var all = Files.walk(out)) {
+            for (Path meta : all.filter(p -> p.getFileName().toString().startsWith(".z")).toList()) {
+                byte[] b = Files.readAllBytes(meta);
+                for (byte x : b) {
+                    assertThat(x).as(meta + " is ASCII").isNotNegative();
+                }
+            }
+        }
+        assumeTrue(Python.required() || Python.has("zarr"), "zarr-python is not installed");
+        Python.Result r = Python.run("""
+                import sys, zarr
+                g = zarr.open(sys.argv[1], mode='r')
+                print(g['positions'].attrs['units'], '|', g['velocities'].attrs['units'], '|', g['energy'].shape)
+                """, out.toString());
+        assertThat(r.exitCode()).as(r.output()).isZero();
+        assertThat(r.output()).contains("Å | Å/τ, τ = 10.1805 fs | (2, 1)");
+    }
 }
