@@ -31,7 +31,8 @@ import java.util.stream.Stream;
 /// A directory (a Zarr store) is swapped in at the end: the old one is renamed aside, the new
 /// one renamed into place, then the old one deleted; a directory is replaced only when every
 /// file in it is one the writer owns (`ownEntry`), never a user's unrelated files. Temporaries
-/// of a process that died (SIGKILL) are removed by the next output to the same destination.
+/// of a process that died (SIGKILL) are removed by the next output to the same destination (a
+/// previous store left aside mid-swap is put back first).
 /// A destination that is a symbolic link is written where the link points.
 ///
 /// Threading: one thread writes and commits; `abortAll` may run on a shutdown-hook thread.
@@ -51,7 +52,7 @@ public final class PendingOutput implements AutoCloseable {
         this.directory = directory;
         Path parent = parentOf(destination);
         Files.createDirectories(parent);
-        removeStaleTemporaries(parent, destination.getFileName().toString());
+        removeStaleTemporaries(parent, destination);
         this.temp = parent.resolve("." + destination.getFileName() + MARK + ProcessHandle.current().pid() + "-"
                 + COUNTER.incrementAndGet() + ".tmp");
         if (directory) {
@@ -142,7 +143,7 @@ public final class PendingOutput implements AutoCloseable {
 
     /// Flushes the written data to the disk and renames it into place; the destination now
     /// holds the complete output. Call once, after the writer has closed its files.
-    public void commit() throws IOException {
+    public synchronized void commit() throws IOException {
         if (done) {
             throw new IllegalStateException(destination + ": already committed or discarded");
         }
@@ -182,7 +183,7 @@ public final class PendingOutput implements AutoCloseable {
         }
     }
 
-    private void discard() throws IOException {
+    private synchronized void discard() throws IOException {
         done = true;
         LIVE.remove(this);
         deleteTree(temp);
@@ -214,24 +215,32 @@ public final class PendingOutput implements AutoCloseable {
         return parent == null ? Path.of("/") : parent;
     }
 
-    /// Removes `.name.penstock-<pid>-*` left by a process that is no longer alive.
-    private static void removeStaleTemporaries(Path parent, String name) throws IOException {
-        String prefix = "." + name + MARK;
+    /// Removes `.name.penstock-<pid>-*` left by a process that is no longer alive. A SIGKILL
+    /// between a directory swap's two renames leaves the previous store aside as `….old` and
+    /// nothing at the destination: that store is put back, not deleted.
+    private static void removeStaleTemporaries(Path parent, Path destination) throws IOException {
+        String prefix = "." + destination.getFileName() + MARK;
         try (Stream<Path> siblings = Files.list(parent)) {
-            for (Path p : siblings.toList()) {
+            for (Path p : siblings.sorted().toList()) {
                 String f = p.getFileName().toString();
                 if (!f.startsWith(prefix)) {
                     continue;
                 }
                 String rest = f.substring(prefix.length());
                 int dash = rest.indexOf('-');
+                long pid;
                 try {
-                    long pid = Long.parseLong(rest.substring(0, dash < 0 ? rest.length() : dash));
-                    if (ProcessHandle.of(pid).isEmpty()) {
-                        deleteTree(p);
-                    }
+                    pid = Long.parseLong(rest.substring(0, dash < 0 ? rest.length() : dash));
                 } catch (NumberFormatException e) {
-                    // not ours after all: leave it
+                    continue; // not ours after all: leave it
+                }
+                if (ProcessHandle.of(pid).isPresent()) {
+                    continue;
+                }
+                if (f.endsWith(".old") && !Files.exists(destination, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.move(p, destination, StandardCopyOption.ATOMIC_MOVE);
+                } else {
+                    deleteTree(p);
                 }
             }
         }

@@ -132,6 +132,21 @@ class PendingOutputTest {
     }
 
     @Test
+    void aStoreLeftAsideByAKillMidSwapIsPutBackNotDeleted() throws IOException {
+        long dead = Long.MAX_VALUE / 3;
+        Path store = dir.resolve("s.zarr");
+        Path old = Files.createDirectories(dir.resolve(".s.zarr.penstock-" + dead + "-1.old"));
+        Files.writeString(old.resolve(".zgroup"), "the previous complete store");
+        Path half = Files.createDirectories(dir.resolve(".s.zarr.penstock-" + dead + "-1.tmp"));
+        Files.writeString(half.resolve("0.0"), "half of the new one");
+        try (PendingOutput o = PendingOutput.directory(store, p -> true)) {
+            assertThat(store.resolve(".zgroup")).hasContent("the previous complete store");
+            assertThat(half).doesNotExist();
+        }
+        assertThat(store.resolve(".zgroup")).hasContent("the previous complete store");
+    }
+
+    @Test
     void abortAllDiscardsEveryOutputNotYetCommitted() throws IOException {
         Path a = dir.resolve("a.npy");
         Path b = dir.resolve("b.zarr");
