@@ -46,6 +46,7 @@ for t in "${targets[@]}"; do
 done
 # findings back into the repository's corpus (they are regression tests from now on)
 ( cd "$tree" && find . -path '*/src/test/resources/*' -name 'crash-*' ) | while read -r f; do
-  mkdir -p "$root/$(dirname "$f")"; cp -n "$tree/$f" "$root/$f"; echo "saved finding: $f"
+  [ -e "$root/$f" ] && continue # already in the corpus
+  mkdir -p "$root/$(dirname "$f")"; cp "$tree/$f" "$root/$f"; echo "saved finding: $f (commit it: a regression test)"
 done
 exit $failed
