@@ -29,8 +29,11 @@ public final class DiskOverflow<S> implements Sink.Overflow<S> {
         if (maxBytes < 1) {
             throw new IllegalArgumentException("disk overflow: 'maxBytes' must be positive, got " + maxBytes);
         }
-        Files.createDirectories(dir);
-        this.file = Files.createTempFile(dir, "penstock-overflow-", ".bin");
+        if (!Files.isDirectory(dir)) {
+            // a folder made for the run's own spill is the user's alone (an existing one keeps its mode)
+            Files.createDirectories(dir, PrivateFiles.directoryAttributes(dir));
+        }
+        this.file = Files.createTempFile(dir, "penstock-overflow-", ".bin", PrivateFiles.fileAttributes(dir));
         this.codec = codec;
         this.maxBytes = maxBytes;
         this.raf = new RandomAccessFile(file.toFile(), "rw");

@@ -17,6 +17,8 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -99,9 +101,25 @@ public final class FlinkRunner {
     public static StreamExecutionEnvironment localEnvironment(int slots, Options o) {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+        loopbackOnly(conf);
         configure(conf, o);
         return StreamExecutionEnvironment.createLocalEnvironment(Math.max(1, o.parallelism().stream().mapToInt(Integer::intValue).max()
                 .orElse(1)), conf);
+    }
+
+    /// Binds everything the embedded MiniCluster opens — REST endpoint, RPC, blob server, the
+    /// shuffle's data port — to 127.0.0.1: a command-line run opens nothing to the network (Flink's
+    /// defaults bind the REST API, which can cancel jobs, to every interface). A job on a real
+    /// cluster (`SimulateJob`) keeps the cluster's own settings.
+    static void loopbackOnly(Configuration conf) {
+        String loopback = "127.0.0.1";
+        conf.set(RestOptions.BIND_ADDRESS, loopback);
+        conf.set(RestOptions.ADDRESS, loopback);
+        conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(JobManagerOptions.BIND_HOST, loopback);
+        conf.set(JobManagerOptions.ADDRESS, loopback);
+        conf.set(TaskManagerOptions.BIND_HOST, loopback);
+        conf.set(TaskManagerOptions.HOST, loopback);
     }
 
     static void configure(Configuration conf, Options o) {

@@ -54,6 +54,9 @@ public final class ParquetRows implements AutoCloseable {
         this.names = List.copyOf(names);
         this.listMode = listMode;
         this.rows = reader.getFileMetaData().numRows();
+        if (rows < 0) {
+            throw new BadInputException(file, file + ": the file's metadata announces " + rows + " rows: damaged file");
+        }
         this.columns = reader.columnReaders(ColumnProjection.columns(names.toArray(String[]::new)));
         this.batch = new double[names.size()][];
         if (listMode) {
