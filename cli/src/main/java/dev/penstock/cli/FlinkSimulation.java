@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,6 +36,10 @@ final class FlinkSimulation {
         deleteTree(parts);
         if (parallelism.size() != 1 && parallelism.size() != stages) {
             throw new IllegalArgumentException("option '--parallelism': give one number or one per stage (" + stages + "), got " + parallelism);
+        }
+        // the job's uncommitted and committed parts are the run's own files until joined into OUT
+        if (parts.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.createDirectories(parts, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         var env = FlinkRunner.localEnvironment(options.slots(stages), options);
         FlinkRunner.Result r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");

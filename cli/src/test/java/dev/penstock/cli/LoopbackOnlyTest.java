@@ -70,8 +70,27 @@ class LoopbackOnlyTest {
     @Timeout(180)
     void aFlinkSimulateListensOnLoopbackOnly() throws Exception {
         Set<String> beyond = new HashSet<>();
+        Path parts = dir.resolve("f.xyz.parts");
+        Set<String> partsModes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Thread watch = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    partsModes.add(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(parts)));
+                } catch (java.io.IOException notYetOrGone) {
+                    // the folder exists only while the job runs
+                }
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+            }
+        });
         Set<String> seen = listenersDuring(0, beyond, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ,
                 "--out", dir.resolve("f.xyz").toString(), "--max-atoms", "500", "--runner", "flink", "--parallelism", "2");
+        watch.interrupt();
+        watch.join();
+        assertThat(partsModes).as("the job's part folder, while it ran, is the user's alone").containsExactly("rwx------");
         assertThat(beyond).as("listeners beyond loopback while Flink ran").isEmpty();
         assertThat(seen).as("the embedded cluster's own listeners (REST at least), on loopback").isNotEmpty();
     }
