@@ -97,14 +97,21 @@ class LoopbackOnlyTest {
 
     @Test
     @Timeout(180)
-    void encodeAndALocalSimulateOpenNoListenerAtAll() throws Exception {
+    void everyOtherCommandOpensNoListenerAtAll() throws Exception {
         Set<String> beyond = new HashSet<>();
         Set<String> encode = listenersDuring(0, beyond, "encode", "--example", "3000", "--encoding", "amplitude", "--qubits", "8",
                 "--out", dir.resolve("s.npy").toString(), dir.resolve("rows.npy").toString());
         Set<String> simulate = listenersDuring(0, beyond, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ,
                 "--out", dir.resolve("l.xyz").toString(), "--max-atoms", "500");
+        Set<String> inspect = listenersDuring(0, beyond, "inspect", dir.resolve("s.npy").toString());
+        Set<String> loader = listenersDuring(0, beyond, "bench", "loader", "--workers", "2", "--samples", "64", "--repeat", "1",
+                "--step-ms", "1");
+        Set<String> transfer = listenersDuring(0, beyond, "bench", "transfer", "--total-mib", "8", "--chunk-mib", "1", "--repeat", "1");
         assertThat(encode).isEmpty();
         assertThat(simulate).isEmpty();
+        assertThat(inspect).isEmpty();
+        assertThat(loader).isEmpty();
+        assertThat(transfer).isEmpty();
         assertThat(beyond).isEmpty();
     }
 }
