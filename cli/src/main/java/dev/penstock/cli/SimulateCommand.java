@@ -16,6 +16,7 @@ import dev.penstock.stage.Event;
 import dev.penstock.stage.Hook;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.PipelineException;
+import dev.penstock.stage.Sink;
 import dev.penstock.stage.Summary;
 import java.io.BufferedReader;
 import java.io.PrintStream;
@@ -194,22 +195,9 @@ public final class SimulateCommand implements Callable<Integer> {
                 p.hook(snaps);
             }
             p.check(); // before the output exists
-            if (zarr) {
-                SystemsZarrSink sink = new SystemsZarrSink(out);
-                try {
-                    summary = p.results(sink).run();
-                    sink.commit();
-                } finally {
-                    sink.discard(); // after a failure: OUT as it was (nothing to do once committed)
-                }
-            } else {
-                ExtXyzSink sink = new ExtXyzSink(out);
-                try {
-                    summary = p.results(sink).run();
-                    sink.commit();
-                } finally {
-                    sink.discard();
-                }
+            // committed by the pipeline when the run succeeds; closed uncommitted after a failure: OUT as it was
+            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out)) {
+                summary = p.results(sink).run();
             }
         } catch (IllegalArgumentException e) {
             progress.stop();

@@ -21,7 +21,7 @@ import java.util.Map;
 ///
 /// System k's atoms are rows `atom_start[k] … +atom_count[k]` of the per-atom arrays, in the
 /// order the systems finished. The group is written beside `OUT.zarr` and swapped in by
-/// `commit()` once the run has succeeded (metadata ASCII-escaped, as zarr-python 2 needs).
+/// `commit()`, which the pipeline calls once the run has succeeded (metadata ASCII-escaped, as zarr-python 2 needs).
 final class SystemsZarrSink implements Sink<AtomicSystem> {
     private final Path dir;
     private final ZarrGroup group;
@@ -89,18 +89,17 @@ final class SystemsZarrSink implements Sink<AtomicSystem> {
         return held;
     }
 
-    /// Finishes every array and swaps the group in at the destination.
-    synchronized void commit() throws IOException {
+    /// Finishes every array and swaps the group in at the destination (the pipeline calls it
+    /// when a run succeeds).
+    @Override
+    public synchronized void commit() throws IOException {
         group.commit();
     }
 
-    /// Deletes what was written unless `commit()` put it in place; the destination is as it was.
-    synchronized void discard() throws IOException {
-        group.close();
-    }
-
-    /// The pipeline's end of run: nothing to release before `commit()` or `discard()`.
+    /// Closes the sink; unless `commit()` came first nothing is kept and the destination is as
+    /// it was.
     @Override
-    public void close() {
+    public synchronized void close() throws IOException {
+        group.close();
     }
 }

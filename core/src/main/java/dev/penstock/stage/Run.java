@@ -122,6 +122,15 @@ final class Run<S> {
             stop(e);
         }
         for (Sink<S> s : results) {
+            if (failure == null) {
+                try {
+                    s.commit(); // the run succeeded: the results become visible, all at once per sink
+                } catch (Exception e) {
+                    fail("result sink '" + s.name() + "'", e);
+                }
+            }
+        }
+        for (Sink<S> s : results) {
             try {
                 s.close();
             } catch (Exception e) {

@@ -19,6 +19,13 @@ public interface Sink<S> extends AutoCloseable {
     /// Samples taken and not given back.
     long held();
 
+    /// Called once by the pipeline after a run that succeeded, before `close()`: makes what the
+    /// sink took durable and visible (a file sink renames its output into place). A sink closed
+    /// without it (a failed or stopped run) discards what only `commit()` would have published,
+    /// so a failure leaves the destination as it was.
+    default void commit() throws Exception {
+    }
+
     /// Flushes and releases what the sink holds open (files); samples taken stay delivered.
     @Override
     default void close() throws Exception {

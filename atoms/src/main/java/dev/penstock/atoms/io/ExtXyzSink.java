@@ -12,8 +12,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /// A result sink that appends each finished system to an extended XYZ file (ASE reads it).
-/// The file is written beside `file` and renamed into place by `commit()` once the run has
-/// succeeded; `discard()` (after a failure) deletes it and leaves `file` as it was. A
+/// The file is written beside `file` and renamed into place by `commit()`, which the pipeline
+/// calls once the run has succeeded; closed without it (a failure), the file is deleted and
+/// `file` is left as it was. A
 /// system that cannot be written (an info value extended XYZ cannot hold) is refused alone
 /// (`SampleRefusedException`: the pipeline quarantines it); the others are written. Never full.
 public final class ExtXyzSink implements Sink<AtomicSystem> {
@@ -49,15 +50,14 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
     }
 
     /// Flushes, syncs and renames the file into place: `file` now holds every system offered.
+    /// The pipeline calls it when a run succeeds.
+    @Override
     public synchronized void commit() throws IOException {
-        close();
+        if (closed) {
+            throw new IllegalStateException(file + ": sink already closed");
+        }
+        out.close();
         pending.commit();
-    }
-
-    /// Deletes what was written unless `commit()` put it in place; `file` is as it was.
-    public synchronized void discard() throws IOException {
-        close();
-        pending.close();
     }
 
     @Override
@@ -70,14 +70,16 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         return held;
     }
 
-    /// Flushes and closes the file (the pipeline's end of run); `commit()` or `discard()` decides
-    /// whether it is kept.
+    /// Closes the sink; unless `commit()` came first, what was written is deleted and `file` is
+    /// left as it was.
     @Override
     public synchronized void close() throws IOException {
         if (closed) {
             return;
         }
         closed = true;
-        out.close();
+        try (pending) {
+            out.close();
+        }
     }
 }
