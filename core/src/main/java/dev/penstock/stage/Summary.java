@@ -15,6 +15,15 @@ import java.util.List;
 public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>> quarantined, List<long[]> spilled,
                          Duration wall, List<String> trace) {
 
+    /// The summary with its arrays spelled out (quarantined samples by their diagnoses).
+    @Override
+    public String toString() {
+        return "Summary[stages=" + stages + ", delivered=" + delivered + ", quarantined="
+                + quarantined.stream().map(Event::diagnosis).toList() + ", spilled="
+                + spilled.stream().map(java.util.Arrays::toString).toList() + ", wall=" + wall + ", trace=" + trace.size()
+                + " lines]";
+    }
+
     /// One stage's figures.
     ///
     /// @param name          the stage ("fire+langevin")
@@ -32,6 +41,15 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
         /// Mean share of the batch's room used per step in dimension `d`.
         public double meanOccupancy(int d) {
             return steps == 0 ? 0 : (double) sampleSteps[d] / steps / capacity.limit(d);
+        }
+
+        /// The report with its arrays spelled out (a record prints arrays as `[J@…`).
+        @Override
+        public String toString() {
+            return "StageReport[name=" + name + ", steps=" + steps + ", evaluations=" + evaluations + ", graduated="
+                    + java.util.Arrays.toString(graduated) + ", exited=" + exited + ", quarantined=" + quarantined
+                    + ", sampleSteps=" + java.util.Arrays.toString(sampleSteps) + ", capacity=" + capacity + ", waitInNs="
+                    + waitInNs + ", waitOutNs=" + waitOutNs + "]";
         }
     }
 }

@@ -54,6 +54,8 @@ class ResultSinkTest {
                 .results(sink)) {
             s = p.run();
         }
+        assertThat(s.toString()).as("arrays spelled out").doesNotContain("[J@").contains("graduated=[")
+                .contains("cannot be written");
         List<Long> refused = s.quarantined().stream().map(e -> e.sample().id).sorted().toList();
         assertThat(refused).isEqualTo(java.util.stream.LongStream.rangeClosed(1, 30).filter(i -> i % 7 == 0).boxed().toList());
         assertThat(s.quarantined()).allSatisfy(e -> assertThat(e.diagnosis()).contains("cannot be written").contains("sample"));
