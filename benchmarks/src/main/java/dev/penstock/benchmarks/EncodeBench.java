@@ -23,7 +23,9 @@ import java.util.concurrent.Future;
 /// The `encode` workload (BENCHMARKS.md): amplitude encoding of float64 rows into complex128
 /// states, B=4096 × L=1024 (10 qubits) and B=64 × L=65536 (16 qubits), on 1 thread and on all
 /// cores; angle, phase and iqp at 10 qubits. Reports vectors/s, input GB/s and the ratio to
-/// `MemorySegment.copy` of the same input in the same run; with the peer, the ratio to NumPy.
+/// `MemorySegment.copy` of the same input in the same run; with the peer, the ratio to NumPy at
+/// its best (buffers reused: `ratio_vs_numpy_1t_*`) and to the naive NumPy expression beside it
+/// (`ratio_vs_numpy_naive_1t_*`).
 ///
 /// Run: `./penstock bench encode [--repeat 5] [--peer]`.
 public final class EncodeBench {
@@ -65,6 +67,11 @@ public final class EncodeBench {
                 if (peer != null) {
                     m.put("numpy_vectors_per_s_" + q, fmt(peer));
                     m.put("ratio_vs_numpy_1t_" + q, fmt3(one / peer));
+                }
+                Double naive = numpy == null ? null : numpy.get("numpy_naive_vectors_per_s_" + q);
+                if (naive != null) {
+                    m.put("numpy_naive_vectors_per_s_" + q, fmt(naive));
+                    m.put("ratio_vs_numpy_naive_1t_" + q, fmt3(one / naive));
                 }
                 out.printf(Locale.ROOT, "amplitude %d qubits: %.0f vectors/s on 1 thread (%.2f GB/s in, memcpy %.2f GB/s), %.0f on %d%n",
                         n, one, inputGb, memcpy, all, cores);
