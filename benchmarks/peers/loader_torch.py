@@ -6,7 +6,7 @@ then --repeat measured epochs (median reported). Each sample: sleep 2 ms, fill 6
 to (x - mean) / std. Batch 32, default collate. The consumer's model step is a float64 matrix
 product repeated to take --step-ms, calibrated at start. Prints `name: value` lines last.
 
-Run: /usr/bin/python3 benchmarks/peers/loader_torch.py [--samples 2000] [--workers 0,1,2,4] [--repeat 3]
+Run: /usr/bin/python3 benchmarks/peers/loader_torch.py [--samples 2000] [--workers 1,2,4,8,16,32] [--repeat 3]
 """
 import argparse
 import statistics
@@ -77,7 +77,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--samples", type=int, default=2000)
     p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--workers", default="0,1,2,4")
+    p.add_argument("--workers", default="1,2,4,8,16,32")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--step-ms", type=float, default=5.0)
     a = p.parse_args()

@@ -198,7 +198,15 @@ public final class LoaderBench {
                     : k.contains("fraction") || k.contains("ratio") ? fmt3(v) : fmt(v)));
             Double torchBest = peer.get("torch_samples_per_s");
             if (torchBest != null && torchBest > 0) {
-                m.put("ratio_vs_torch", fmt3(best.samplesPerS / torchBest));
+                m.put("ratio_vs_torch", fmt3(best.samplesPerS / torchBest)); // best against best
+            }
+            for (Result r : results) { // and at equal worker counts, Penstock's better thread kind
+                Double torch = peer.get("torch_samples_per_s_w" + r.workers);
+                String key = "ratio_vs_torch_w" + r.workers;
+                double mine = results.stream().filter(x -> x.workers == r.workers).mapToDouble(Result::samplesPerS).max().orElseThrow();
+                if (torch != null && torch > 0 && !m.containsKey(key)) {
+                    m.put(key, fmt3(mine / torch));
+                }
             }
         }
         return m;

@@ -44,8 +44,9 @@ public final class BenchLoaderCommand implements Callable<Integer> {
     @Option(names = "--peer", description = "also run PyTorch's DataLoader on the same workload")
     boolean peer;
 
-    @Option(names = "--peer-workers", split = ",", description = "PyTorch num_workers values (default: ${DEFAULT-VALUE})",
-            defaultValue = "0,1,2,4")
+    @Option(names = "--peer-workers", split = ",", description = "PyTorch num_workers values, swept to where it peaks; "
+            + "its loader is kept across epochs (persistent workers) (default: ${DEFAULT-VALUE})",
+            defaultValue = "1,2,4,8,16,32")
     int[] peerWorkers;
 
     @Override
