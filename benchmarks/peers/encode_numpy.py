@@ -11,7 +11,10 @@ B=64 x L=65536 (16 qubits):
          per call
 
 Both get six warm-up calls, as Penstock's own measurement does, then the median of --repeat.
-Prints `name: value` lines last: numpy_vectors_per_s_<q> is the best form.
+Where PyTorch is installed (python3-torch), also PyTorch on the CPU, one thread, into
+preallocated buffers: torch.linalg.vector_norm(..., out=n) then torch.div(x, n, out=real view of
+a zeroed complex128 tensor) (torch_vectors_per_s_<q>).
+Prints `name: value` lines last: numpy_vectors_per_s_<q> is the best NumPy form.
 
 Run: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 benchmarks/peers/encode_numpy.py [--repeat 5]
 """
@@ -45,6 +48,32 @@ class Best:
         return self.out
 
 
+class Torch:
+    """PyTorch CPU, one thread, buffers allocated once (None when torch is not installed)."""
+
+    def __init__(self, rows, length):
+        import torch
+        torch.set_num_threads(1)
+        self.torch = torch
+        self.out = torch.zeros((rows, length), dtype=torch.complex128)
+        self.real = torch.view_as_real(self.out)[..., 0]
+        self.norm = torch.empty((rows, 1), dtype=torch.float64)
+
+    def __call__(self, x):
+        t = self.torch
+        t.linalg.vector_norm(x, dim=1, keepdim=True, out=self.norm)
+        t.div(x, self.norm, out=self.real)
+        return self.out
+
+
+def torch_available():
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
 def median_rate(fn, x, repeat):
     for _ in range(WARMUP):
         fn(x)
@@ -74,6 +103,12 @@ def main():
         slow = median_rate(naive, x, a.repeat)
         print(f"numpy_vectors_per_s_{q}: {best:.1f}")
         print(f"numpy_naive_vectors_per_s_{q}: {slow:.1f}")
+        if torch_available():
+            import torch
+            xt = torch.from_numpy(x)
+            enc = Torch(rows, length)
+            assert np.allclose(enc(xt).numpy(), naive(x), rtol=0, atol=1e-15), "torch must give the same states"
+            print(f"torch_vectors_per_s_{q}: {median_rate(enc, xt, a.repeat):.1f}")
 
 
 if __name__ == "__main__":

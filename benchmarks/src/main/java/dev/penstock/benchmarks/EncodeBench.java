@@ -25,7 +25,8 @@ import java.util.concurrent.Future;
 /// cores; angle, phase and iqp at 10 qubits. Reports vectors/s, input GB/s and the ratio to
 /// `MemorySegment.copy` of the same input in the same run; with the peer, the ratio to NumPy at
 /// its best (buffers reused: `ratio_vs_numpy_1t_*`) and to the naive NumPy expression beside it
-/// (`ratio_vs_numpy_naive_1t_*`).
+/// (`ratio_vs_numpy_naive_1t_*`), and to PyTorch on the CPU where it is installed
+/// (`ratio_vs_torch_cpu_1t_*`).
 ///
 /// Run: `./penstock bench encode [--repeat 5] [--peer]`.
 public final class EncodeBench {
@@ -67,6 +68,11 @@ public final class EncodeBench {
                 if (peer != null) {
                     m.put("numpy_vectors_per_s_" + q, fmt(peer));
                     m.put("ratio_vs_numpy_1t_" + q, fmt3(one / peer));
+                }
+                Double torch = numpy == null ? null : numpy.get("torch_vectors_per_s_" + q);
+                if (torch != null) {
+                    m.put("torch_cpu_vectors_per_s_" + q, fmt(torch));
+                    m.put("ratio_vs_torch_cpu_1t_" + q, fmt3(one / torch));
                 }
                 Double naive = numpy == null ? null : numpy.get("numpy_naive_vectors_per_s_" + q);
                 if (naive != null) {
