@@ -1,0 +1,71 @@
+package dev.penstock.cli.readme;
+
+import dev.penstock.atoms.io.ExtXyzSink;
+import dev.penstock.atoms.integrate.Units;
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.Methods;
+import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.data.Batch;
+import dev.penstock.data.Collate;
+import dev.penstock.data.DataLoader;
+import dev.penstock.data.LoaderState;
+import dev.penstock.memory.Block;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Stage;
+import dev.penstock.stage.Summary;
+import java.nio.file.Path;
+import java.util.List;
+
+/// The README's Java examples as compiled code: README.md quotes the regions between the
+/// `README:` markers verbatim (`ReadmeExamplesTest` checks it, and runs them).
+public final class ReadmeExamples {
+    /// What the loader example's training loop calls.
+    public interface Model {
+        void step(Block batch);
+    }
+
+    /// Where the loader example saves its resume points.
+    public interface Checkpoint {
+        void save(LoaderState state);
+    }
+
+    private ReadmeExamples() {
+    }
+
+    /// The loader example, as README shows it.
+    public static void loader(Features dataset, Model model, Checkpoint checkpoint) {
+        // README:loader begin
+        try (var loader = DataLoader.builder(dataset)      // Dataset<Block, Block>
+                .batchSize(32).workers(64).virtualThreads(true).sampler("shuffled").seed(42)
+                .collate(Collate.stack())                  // [32, 256] block on the prep stream
+                .build()) {
+            for (int epoch = 0; epoch < 3; epoch++) {
+                for (Batch<Block> batch : loader) {        // batch N+1 is already being prepared
+                    loader.computeStream().launch("step", () -> model.step(batch.data()));
+                    checkpoint.save(loader.state());       // resume later with loader.restore(state)
+                }
+                System.out.println(loader.stallReport().summary());
+            }
+        }
+        // README:loader end
+    }
+
+    /// The stage-pipeline example, as README shows it.
+    public static Summary<AtomicSystem> pipeline(List<AtomicSystem> systems, Path out) throws Exception {
+        // README:pipeline begin
+        ModelEvaluator relaxModel = new ModelEvaluator(new LennardJones(0.0104, 3.4, 8.5, true));
+        Stage<AtomicSystem> relaxAndAnneal = Stage.of(relaxModel, Methods.fire(Convergence.of(0.005, 10_000)))
+                .fuse(Stage.of(relaxModel, Methods.langevin(Units.fsToTau(5), Units.KB_EV_PER_K * 40, 0.1, 42, 2000)));
+        Stage<AtomicSystem> production = Stage.of(new ModelEvaluator(new LennardJones(0.0104, 3.4, 8.5, true)),
+                Methods.nve(Units.fsToTau(5), 1000));
+        try (Pipeline<AtomicSystem> p = relaxAndAnneal.then(production).sizer(Systems.withListRadius(8.5))
+                .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).results(new ExtXyzSink(out))) {
+            return p.run();    // every system delivered exactly once; out appears, complete, when it succeeds
+        }
+        // README:pipeline end
+    }
+}

@@ -1,0 +1,72 @@
+package dev.penstock.cli.readme;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.data.LoaderState;
+import dev.penstock.stage.Summary;
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// README.md's Java examples are the compiled code in this package, quoted verbatim, and they run.
+class ReadmeExamplesTest {
+    private static final Path SOURCES = Path.of("src/test/java/dev/penstock/cli/readme");
+    private static final Path README = Path.of("../README.md");
+
+    @TempDir
+    Path dir;
+
+    /// The lines between `// README:name begin` and `// README:name end`, their common indent removed.
+    static String region(Path source, String name) throws Exception {
+        List<String> lines = Files.readAllLines(source);
+        int from = lines.indexOf(lines.stream().filter(l -> l.strip().equals("// README:" + name + " begin")).findFirst().orElseThrow());
+        int to = lines.indexOf(lines.stream().filter(l -> l.strip().equals("// README:" + name + " end")).findFirst().orElseThrow());
+        List<String> body = lines.subList(from + 1, to);
+        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        return String.join("\n", body.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).toList());
+    }
+
+    @Test
+    void theReadmeQuotesTheCompiledExamplesVerbatim() throws Exception {
+        String readme = Files.readString(README);
+        assertThat(readme).contains(region(SOURCES.resolve("Features.java"), "dataset"));
+        assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "loader"));
+        assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "pipeline"));
+    }
+
+    @Test
+    void theLoaderExampleRunsThreeEpochsOfBatchesAndSavesAStateAfterEach() {
+        AtomicInteger steps = new AtomicInteger();
+        List<LoaderState> saved = new ArrayList<>();
+        try (Features dataset = new Features()) {
+            ReadmeExamples.loader(dataset, batch -> {
+                assertThat(batch.shape()[1]).isEqualTo(256);
+                steps.incrementAndGet();
+            }, saved::add);
+        }
+        int perEpoch = (1_000 + 31) / 32;
+        assertThat(saved).hasSize(3 * perEpoch);
+        assertThat(steps.get()).isEqualTo(3 * perEpoch);
+    }
+
+    @Test
+    void thePipelineExampleDeliversEverySystemToItsOutput() throws Exception {
+        List<AtomicSystem> systems;
+        try (BufferedReader in = Files.newBufferedReader(Path.of("../examples/argon-clusters.xyz"))) {
+            systems = ExtXyz.read(in, Path.of("argon-clusters.xyz")).subList(0, 3);
+        }
+        Path out = dir.resolve("argon.xyz");
+        Summary<AtomicSystem> summary = ReadmeExamples.pipeline(systems, out);
+        assertThat(summary.delivered() + summary.quarantined().size()).isEqualTo(3);
+        try (BufferedReader in = Files.newBufferedReader(out)) {
+            assertThat(ExtXyz.read(in, out)).hasSize((int) summary.delivered());
+        }
+    }
+}
