@@ -1,16 +1,13 @@
 package dev.penstock.cli;
 
-import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
-import dev.penstock.memory.HostArena;
-import dev.penstock.memory.Memory;
-import dev.penstock.observe.Timeline;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.PendingOutput;
+import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
@@ -130,7 +127,7 @@ public final class EncodeCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "would write %,d example rows of %d values (%s) to %s%n", exampleRows, len,
                         Preflight.bytes(exampleRows * len * 8L), input);
             } else {
-                writeExample(input, exampleRows, len, enc);
+                ExampleRows.write(input, exampleRows, len, enc);
             }
         }
         if (dryRun && exampleRows != null) {
@@ -174,7 +171,7 @@ public final class EncodeCommand implements Callable<Integer> {
         DType states = cfg.output();
         try {
             if (zarr) {
-                try (ZarrGroup g = ZarrGroup.create(out, Map.of("encoding", enc(cfg), "qubits", qubits,
+                try (ZarrGroup g = ZarrGroup.create(out, Map.of("encoding", cfg.encoding().label(), "qubits", qubits,
                         "source", input.getFileName().toString()))) {
                     long rowBytes = states.byteSize() << qubits;
                     int chunk = (int) Math.max(1, Math.min(Math.min(rowsPerChunk, source.rows()), (Integer.MAX_VALUE - 64) / rowBytes));
@@ -221,10 +218,6 @@ public final class EncodeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private String enc(EncodePipeline.Config cfg) {
-        return cfg.encoding().label();
-    }
-
     /// Prints the plan and refuses what cannot fit: the output on its disk, the buffers in memory.
     private void plan(long rows, int rowLength, DType in, EncodePipeline.Config cfg, boolean zarr) {
         long stateBytes = cfg.output().byteSize() << qubits;
@@ -233,12 +226,17 @@ public final class EncodeCommand implements Callable<Integer> {
         Preflight.forMemory(spec, memory, "chunks of " + Math.min(rowsPerChunk, Math.max(1, rows)) + " rows of " + qubits
                 + "-qubit states", "use a smaller --rows-per-chunk or fewer --qubits");
         long out = outBytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) outBytes;
-        Preflight.forOutput(spec, "option '--out' " + this.out, this.out, zarr ? out / 2 : out); // zlib halves states at least
-        if (dryRun || out > Preflight.ANNOUNCE_BYTES) {
+        long free = Preflight.usableBytes(this.out);
+        if (!zarr) {
+            Preflight.forOutput(spec, "option '--out' " + this.out, this.out, out);
+        }
+        // a Zarr store's compressed size is known only once written: announced, not refused (a
+        // full disk then fails the write and leaves OUT as it was)
+        if (dryRun || out > Preflight.ANNOUNCE_BYTES || zarr && out > free) {
             System.out.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
-                    + "free: %s on disk, %s of memory%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
-                    zarr ? "at most " : "", Preflight.bytes(out), this.out, Preflight.bytes(memory),
-                    Preflight.bytes(Preflight.usableBytes(this.out)), Preflight.bytes(Preflight.memoryBytes()));
+                    + "free: %s on disk, %s of memory%s%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
+                    zarr ? "at most " : "", Preflight.bytes(out), this.out, Preflight.bytes(memory), Preflight.bytes(free),
+                    Preflight.bytes(Preflight.memoryBytes()), zarr && out > free ? " (may not fit once compressed)" : "");
         }
     }
 
@@ -262,7 +260,7 @@ public final class EncodeCommand implements Callable<Integer> {
         }
         if (input == null) {
             input = DEFAULT_EXAMPLE; // the example's own file: rewritten by every --example run, never a user's file
-            if (Files.exists(input) && !isExample(input)) {
+            if (Files.exists(input) && !ExampleRows.isExample(input)) {
                 throw new ParameterException(spec.commandLine(), input + " exists and is not an example Penstock wrote; "
                         + "--example never replaces a file of yours: move it, or name a new INPUT file for the example");
             }
@@ -353,51 +351,6 @@ public final class EncodeCommand implements Callable<Integer> {
         o.println("rows_skipped: " + s.skipped().size());
         o.printf(Locale.ROOT, "rows_per_s: %.1f%n", s.rowsPerSecond());
         o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
-    }
-
-    /// Whether `file` is an example this command wrote (its first rows follow `writeExample`'s formula).
-    private static boolean isExample(Path file) {
-        try (NpyFile f = NpyFile.open(file)) {
-            long[] shape = f.shape();
-            if (f.dtype() != DType.F64 || shape.length != 2 || shape[1] < 1) {
-                return false;
-            }
-            Block b = f.block();
-            for (long r = 0; r < Math.min(2, shape[0]); r++) {
-                for (long j = 0; j < shape[1]; j++) {
-                    double v = b.getDouble(r * shape[1] + j);
-                    if (v != exampleValue(r, j, Encoding.AMPLITUDE) && v != exampleValue(r, j, Encoding.BASIS)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        } catch (RuntimeException | java.io.IOException e) {
-            return false;
-        }
-    }
-
-    private static double exampleValue(long row, long j, Encoding enc) {
-        return enc == Encoding.BASIS ? row % (1L << 20) % 2 : Math.sin(0.01 * j * (row % 97 + 1)) + 1.5;
-    }
-
-    /// A deterministic example: row r, value j = sin(0.01·j·(r mod 97 + 1)) + 1.5 (never all zero).
-    private static void writeExample(Path file, long rows, int len, Encoding enc) throws Exception {
-        try (HostArena arena = Memory.newConfinedArena("example"); NpyWriter w = NpyWriter.open(file, DType.F64, len)) {
-            int chunk = 1024;
-            Block b = arena.allocate(DType.F64, chunk, len);
-            for (long first = 0; first < rows; first += chunk) {
-                int n = (int) Math.min(chunk, rows - first);
-                for (int r = 0; r < n; r++) {
-                    for (int j = 0; j < len; j++) {
-                        b.setDouble((long) r * len + j, exampleValue(first + r, j, enc));
-                    }
-                }
-                w.append(b.slice(0, n));
-            }
-            w.commit();
-        }
-        System.out.printf("wrote %d example rows of %d values to %s%n", rows, len, file);
     }
 
     private <T> T parse(java.util.function.Supplier<T> f) {

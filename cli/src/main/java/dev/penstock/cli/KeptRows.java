@@ -22,13 +22,12 @@ final class KeptRows {
     }
 
     /// Writes the indices of `rows` input rows not in `skipped` (in any order), ascending.
-    static long write(long rows, List<EncodingException> skipped, Appender out) throws IOException {
+    static void write(long rows, List<EncodingException> skipped, Appender out) throws IOException {
         long[] bad = skipped.stream().mapToLong(EncodingException::row).sorted().distinct().toArray();
         // bytes, not long[]: a heap segment must be over a byte[] to become a ByteBuffer for writing
         MemorySegment buf = MemorySegment.ofArray(new byte[BLOCK * Long.BYTES]);
         int n = 0;
         int b = 0;
-        long kept = 0;
         for (long r = 0; r < rows; r++) {
             if (b < bad.length && bad[b] == r) {
                 b++;
@@ -37,14 +36,11 @@ final class KeptRows {
             buf.setAtIndex(INT64, n++, r);
             if (n == BLOCK) {
                 out.append(buf, n);
-                kept += n;
                 n = 0;
             }
         }
         if (n > 0) {
             out.append(buf, n);
-            kept += n;
         }
-        return kept;
     }
 }

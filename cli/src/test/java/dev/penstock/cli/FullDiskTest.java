@@ -52,6 +52,20 @@ class FullDiskTest {
     }
 
     @Test
+    void aZarrStoreThatMayNotFitIsAnnouncedThenFitsOrFailsLeavingThePreviousOne() throws Exception {
+        Path in = NothingLostTest.rows(base.resolve("rows.npy"), 2000, 16);
+        Path store = Files.createDirectories(disk.resolve("s.zarr"));
+        Files.writeString(store.resolve(".zgroup"), "{\"zarr_format\": 2}");
+        String printed = MainTest.runAnyCode("encode", in.toString(), "--encoding", "amplitude", "--qubits", "4", "--out", store.toString());
+        assertThat(printed).contains("may not fit once compressed");
+        if (!printed.contains("rows_written: 2000")) { // the disk filled: one line, the previous store as it was
+            assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
+            assertThat(store.resolve(".zgroup")).hasContent("{\"zarr_format\": 2}");
+        }
+        assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
+
+    @Test
     void aDiskThatFillsMidWriteEndsInOneLineAndThePreviousOutputSurvives() throws Exception {
         Path out = Files.writeString(disk.resolve("argon.xyz"), "previous results");
         // fill the disk but for a few kB: 24 finished systems do not fit in them

@@ -44,8 +44,7 @@ public final class PendingOutput implements AutoCloseable {
     private final Path destination;
     private final Path temp;
     private final boolean directory;
-    private volatile boolean done;
-    private volatile boolean committed;
+    private boolean done; // guarded by this: commit and discard (a shutdown hook's) exclude each other
 
     private PendingOutput(Path destination, boolean directory) throws IOException {
         this.destination = destination;
@@ -53,8 +52,7 @@ public final class PendingOutput implements AutoCloseable {
         Path parent = parentOf(destination);
         Files.createDirectories(parent);
         removeStaleTemporaries(parent, destination);
-        this.temp = parent.resolve("." + destination.getFileName() + MARK + ProcessHandle.current().pid() + "-"
-                + COUNTER.incrementAndGet() + ".tmp");
+        this.temp = parent.resolve(stem(destination) + ".tmp");
         if (directory) {
             Files.createDirectory(temp);
         } else {
@@ -136,11 +134,6 @@ public final class PendingOutput implements AutoCloseable {
         return temp;
     }
 
-    /// Where the output goes on `commit()`.
-    public Path destination() {
-        return destination;
-    }
-
     /// Flushes the written data to the disk and renames it into place; the destination now
     /// holds the complete output. Call once, after the writer has closed its files.
     public synchronized void commit() throws IOException {
@@ -153,7 +146,8 @@ public final class PendingOutput implements AutoCloseable {
         } else if (!Files.exists(destination)) {
             Files.move(temp, destination, StandardCopyOption.ATOMIC_MOVE);
         } else {
-            Path old = temp.resolveSibling(temp.getFileName().toString().replace(".tmp", ".old"));
+            String name = temp.getFileName().toString();
+            Path old = temp.resolveSibling(name.substring(0, name.length() - ".tmp".length()) + ".old");
             Files.move(destination, old, StandardCopyOption.ATOMIC_MOVE);
             try {
                 Files.move(temp, destination, StandardCopyOption.ATOMIC_MOVE);
@@ -164,29 +158,31 @@ public final class PendingOutput implements AutoCloseable {
             deleteTree(old);
         }
         done = true;
-        committed = true;
         LIVE.remove(this);
         syncDirectory(parentOf(destination));
-    }
-
-    /// True once `commit()` has put the output in place.
-    public boolean committed() {
-        return committed;
     }
 
     /// Discards the output unless it was committed: the temporary is deleted, the destination
     /// left as it was.
     @Override
     public void close() throws IOException {
-        if (!done) {
-            discard();
-        }
+        discard();
     }
 
-    private synchronized void discard() throws IOException {
+    /// Deletes the temporary unless `commit()` or an earlier discard came first; true if it did.
+    private synchronized boolean discard() throws IOException {
+        if (done) {
+            return false;
+        }
         done = true;
         LIVE.remove(this);
         deleteTree(temp);
+        return true;
+    }
+
+    /// `.name.penstock-<pid>-<n>`: the hidden sibling's name without its `.tmp`/`.old` suffix.
+    private static String stem(Path destination) {
+        return "." + destination.getFileName() + MARK + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet();
     }
 
     /// Discards every output of this process not yet committed (for SIGINT/SIGTERM: a shutdown
@@ -196,8 +192,9 @@ public final class PendingOutput implements AutoCloseable {
         List<Path> aborted = new java.util.ArrayList<>();
         for (PendingOutput o : List.copyOf(LIVE)) {
             try {
-                o.discard();
-                aborted.add(o.destination);
+                if (o.discard()) {
+                    aborted.add(o.destination);
+                }
             } catch (IOException e) {
                 aborted.add(o.destination); // best effort: a hidden temporary may remain, never the destination
             }

@@ -23,7 +23,16 @@ public final class NanHook implements Hook<AtomicSystem> {
     private final double maxStepA;
     private final Map<Long, Last> last = new ConcurrentHashMap<>();
 
-    private record Last(long step, int stage, double[] positions) {
+    /// A system's positions at its last check: one array per system, overwritten in place at
+    /// every check (no allocation per step), dropped when the system leaves.
+    private static final class Last {
+        long step;
+        int stage;
+        final double[] positions;
+
+        Last(int atoms) {
+            positions = new double[3 * atoms];
+        }
     }
 
     /// A check every `every` steps, for non-finite values only.
@@ -74,12 +83,21 @@ public final class NanHook implements Hook<AtomicSystem> {
     /// The first atom that moved more than `maxStepA` per step since this system's last check.
     private String runaway(int stage, long step, AtomicSystem s) {
         double[] r = s.positions();
-        Last before = last.put(s.id(), new Last(step, stage, r.clone()));
-        if (before == null || before.stage() != stage || step <= before.step() || before.positions().length != r.length) {
-            return null;
+        Last before = last.get(s.id());
+        boolean comparable = before != null && before.stage == stage && step > before.step && before.positions.length == r.length;
+        if (before == null || before.positions.length != r.length) {
+            before = new Last(s.atoms());
+            last.put(s.id(), before);
         }
-        double limit = maxStepA * (step - before.step());
-        double[] p = before.positions();
+        String moved = comparable ? firstRunaway(step - before.step, before.positions, r) : null;
+        System.arraycopy(r, 0, before.positions, 0, r.length);
+        before.step = step;
+        before.stage = stage;
+        return moved;
+    }
+
+    private String firstRunaway(long steps, double[] p, double[] r) {
+        double limit = maxStepA * steps;
         for (int i = 0; i < r.length; i += 3) {
             double dx = r[i] - p[i];
             double dy = r[i + 1] - p[i + 1];
@@ -87,7 +105,7 @@ public final class NanHook implements Hook<AtomicSystem> {
             double d2 = dx * dx + dy * dy + dz * dz;
             if (d2 > limit * limit) {
                 return String.format(java.util.Locale.ROOT, "atom %d moved %.3g Å in %d step(s) (more than %.3g Å per step: "
-                        + "is the time step too large?)", i / 3, Math.sqrt(d2), step - before.step(), maxStepA);
+                        + "is the time step too large?)", i / 3, Math.sqrt(d2), steps, maxStepA);
             }
         }
         return null;
