@@ -129,7 +129,8 @@ def judge(family, name, args, cwd, expect, protect=(), check=None, out=None, **k
         why.append(f"{len(penstock)} penstock lines: {penstock[:3]}")
     if out is not None and code != 0 and not protect and os.path.exists(out) and code not in (-9,):
         why.append("an output exists after a failure")
-    record(family, name, "BAD" if why else "error", "; ".join(why) if why else (penstock[0][:110] if penstock else ""))
+    kind = "BAD" if why else "result" if code == 0 else "error"  # a case that may succeed and did is a result
+    record(family, name, kind, "; ".join(why) if why else (penstock[0][:110] if penstock else ""))
 
 
 def npy_rows(path, rows, width, nan_rows=(), dtype="<f8"):
