@@ -3,6 +3,7 @@ package dev.penstock.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.penstock.testing.Ci;
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
@@ -39,8 +40,8 @@ class CudaSignatureTest {
 
     @Test
     void everyBoundFunctionHasTheShapeAndNameOfItsPrototypeInCudaH() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/g++")), "g++ is not installed");
-        assumeTrue(Files.isRegularFile(HostDriver.CUDA_INCLUDE.resolve("cuda.h")), () -> HostDriver.CUDA_INCLUDE + "/cuda.h is missing");
+        assumeTrue(Ci.required() || Files.isExecutable(Path.of("/usr/bin/g++")), "g++ is not installed");
+        assumeTrue(Ci.required() || Files.isRegularFile(HostDriver.CUDA_INCLUDE.resolve("cuda.h")), () -> HostDriver.CUDA_INCLUDE + "/cuda.h is missing");
         StringBuilder c = new StringBuilder("""
                 #include <cuda.h>
                 #include <cstdio>

@@ -2,6 +2,7 @@ package dev.penstock.cuda;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.penstock.testing.Ci;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -17,7 +18,7 @@ import java.nio.file.Path;
 /// The host emulation of the CUDA driver (`src/test/cpp/hostcuda.cpp`), built once per JVM
 /// with g++ against the toolkit's `cuda.h` into `target/hostcuda/libhostcuda.so`: the bindings
 /// run end to end through it where no GPU is (its kernels are encode.cu compiled for the host).
-/// Tests that use it are skipped, saying why, where g++ or `cuda.h` is missing.
+/// Tests that use it are skipped, saying why, where g++ or `cuda.h` is missing, and fail under CI.
 final class HostDriver {
     /// Where `cuda.h` is looked for: `$CUDA_HOME/include`, then the usual install path.
     static final Path CUDA_INCLUDE = Path.of(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"), "include");
@@ -32,6 +33,9 @@ final class HostDriver {
     static synchronized Path library() {
         if (library == null && unavailable == null) {
             unavailable = build();
+        }
+        if (unavailable != null && Ci.required()) {
+            throw new AssertionError("the host CUDA emulation cannot be built: " + unavailable + " (CI runs it: .ci/run checks for g++ and cuda.h)");
         }
         assumeTrue(unavailable == null, () -> "the host CUDA emulation cannot be built: " + unavailable);
         return library;

@@ -11,6 +11,7 @@ import dev.penstock.memory.Memory;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.Encoder;
 import dev.penstock.quantum.Encoding;
+import dev.penstock.testing.Ci;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class KernelEmulationTest {
 
     @BeforeAll
     static void build() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/g++")), "g++ is not installed");
+        assumeTrue(Ci.required() || Files.isExecutable(Path.of("/usr/bin/g++")), "g++ is not installed");
         emulator = dir.resolve("emulate");
         Process p = new ProcessBuilder("/usr/bin/g++", "-std=c++20", "-O1", "-pthread", "-Isrc/test/cpp/stub", "-o", emulator.toString(),
                 "src/test/cpp/emulate.cpp").redirectErrorStream(true).start();

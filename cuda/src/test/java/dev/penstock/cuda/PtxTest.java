@@ -3,6 +3,7 @@ package dev.penstock.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.penstock.testing.Ci;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ class PtxTest {
 
     @Test
     void thePtxAssemblesForTheH200() throws Exception {
-        assumeTrue(onPath("ptxas"), "ptxas (CUDA toolkit) is not installed");
+        assumeTrue(Ci.required() || onPath("ptxas"), "ptxas (CUDA toolkit) is not installed");
         Path f = dir.resolve("encode.ptx");
         Files.write(f, EncodeKernels.ptx());
         assertThat(run(dir, "ptxas", "-arch=sm_90", "-o", dir.resolve("encode.cubin").toString(), f.toString())).isZero();
@@ -61,7 +62,7 @@ class PtxTest {
 
     @Test
     void theShippedPtxIsWhatTheSourceCompilesTo() throws Exception {
-        assumeTrue(onPath("nvcc"), "nvcc (CUDA toolkit) is not installed");
+        assumeTrue(Ci.required() || onPath("nvcc"), "nvcc (CUDA toolkit) is not installed");
         Path src = Path.of("src/main/cuda/encode.cu").toAbsolutePath();
         Path out = dir.resolve("fresh.ptx");
         assertThat(run(dir, "nvcc", "-ptx", "-arch=compute_90", "-O3", "-std=c++17", "-o", out.toString(), src.toString())).isZero();

@@ -28,7 +28,7 @@ public final class Python {
 
     /// Whether tests must not skip (running under CI).
     public static boolean required() {
-        return System.getenv("CI") != null;
+        return Ci.required();
     }
 
     /// The result of a script run.

@@ -8,6 +8,7 @@ import dev.penstock.atoms.io.LammpsLjBench;
 import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class MdVersusLammpsTest {
     @Test
     void totalEnergyMatchesLammpsAtEveryStep() throws Exception {
         boolean have = Files.isExecutable(Path.of("/usr/bin/lmp"));
-        assumeTrue(have || System.getenv("CI") != null, "LAMMPS (lammps) is not installed");
+        assumeTrue(have || Ci.required(), "LAMMPS (lammps) is not installed");
         Files.writeString(dir.resolve("in.lj"), LammpsLjBench.input(6)); // 864 atoms
         Process p = new ProcessBuilder("/usr/bin/lmp", "-in", "in.lj", "-log", "log.lammps", "-screen", "none")
                 .directory(dir.toFile()).redirectErrorStream(true).start();
