@@ -98,6 +98,17 @@ final class AmplitudeFastPath {
         DoubleVector maxV = DoubleVector.zero(D);
         DoubleVector sumV = DoubleVector.zero(D);
         int i = 0;
+        if (!f32 && !c64 && a == 1) { // the common case (f64 rows, complex128 states), one multiply
+            for (; i < bound; i += L) {
+                DoubleVector nx = DoubleVector.fromMemorySegment(D, in, nextOffset + 8L * i, LE);
+                maxV = maxV.max(nx.abs());
+                sumV = nx.fma(nx, sumV);
+                DoubleVector v = DoubleVector.fromMemorySegment(D, in, offset + 8L * i, LE).mul(b);
+                long at = outOffset + 16L * i;
+                v.rearrange(ZIP_LO, EVEN).intoMemorySegment(out, at, LE);
+                v.rearrange(ZIP_HI, EVEN).intoMemorySegment(out, at + 8L * L, LE);
+            }
+        }
         for (; i < bound; i += L) {
             DoubleVector nx = load(in, nextOffset, i, f32);
             maxV = maxV.max(nx.abs());
