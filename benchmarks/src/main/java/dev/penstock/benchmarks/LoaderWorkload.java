@@ -116,6 +116,11 @@ public final class LoaderWorkload implements Dataset<Block, Block>, AutoCloseabl
     }
 
     @Override
+    public long expectedHostBytes(long index) {
+        return 4L * FEATURES; // every sample is one float32 feature row
+    }
+
+    @Override
     public void releaseHost(Block host) {
         free.offer(host);
     }

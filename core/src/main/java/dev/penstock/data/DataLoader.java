@@ -218,7 +218,6 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
         private Stream compute;
         private Sampler sampler;
         private int epoch;
-        private boolean explicitDepth;
 
         private Builder(SampleSource<H, D> source, Collate<D, B> collate) {
             this.source = Objects.requireNonNull(source, "source");
@@ -233,7 +232,6 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             b.compute = compute;
             b.sampler = sampler;
             b.epoch = epoch;
-            b.explicitDepth = explicitDepth;
             return b;
         }
 
@@ -242,7 +240,8 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return withCollate(Objects.requireNonNull(c, "collate"));
         }
 
-        /// Replaces every setting at once.
+        /// Replaces every setting at once, exactly as `c` holds them (its prefetch depth too, or
+        /// two batches if `c` leaves it unset).
         public Builder<H, D, B> config(LoaderConfig c) {
             this.config = Objects.requireNonNull(c, "config");
             return this;
@@ -272,10 +271,29 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
             return this;
         }
 
-        /// Samples loading or loaded ahead of the consumer (default: two batches).
+        /// Samples loading or loaded ahead of the consumer (default, or `LoaderConfig.TWO_BATCHES`:
+        /// two batches of the batch size the loader is built with).
         public Builder<H, D, B> prefetchDepth(int samples) {
             config = config.withPrefetchDepth(samples);
-            explicitDepth = true;
+            return this;
+        }
+
+        /// A bound on the bytes of samples loading or loaded ahead of the consumer (see
+        /// `LoaderConfig.budgetBytes`).
+        public Builder<H, D, B> budgetBytes(long bytes) {
+            config = config.withBudgetBytes(bytes);
+            return this;
+        }
+
+        /// How long one sample may take to load before it fails with its index.
+        public Builder<H, D, B> loadTimeout(java.time.Duration d) {
+            config = config.withLoadTimeout(d);
+            return this;
+        }
+
+        /// The bound on `close()`.
+        public Builder<H, D, B> closeTimeout(java.time.Duration d) {
+            config = config.withCloseTimeout(d);
             return this;
         }
 
@@ -332,9 +350,6 @@ public final class DataLoader<H, D, B> implements Iterable<Batch<B>>, AutoClosea
 
         /// The loader; it starts no thread until the first `iterator()`, except its device's streams.
         public DataLoader<H, D, B> build() {
-            if (!explicitDepth) {
-                config = config.withPrefetchDepth((int) Math.min(Integer.MAX_VALUE, 2L * config.batchSize()));
-            }
             return new DataLoader<>(this);
         }
     }

@@ -4,12 +4,24 @@ import java.time.Duration;
 
 /// Per-loader settings, validated at construction: every error names the option and value.
 ///
+/// A setting means the same thing however it is set: `DataLoader.Builder`'s setters,
+/// `Builder.config(LoaderConfig)` (which replaces every setting) and the `with…` copies here
+/// all go through these components. The one derived default is the prefetch depth: unless it
+/// is set, it is two batches of whatever the batch size is when the loader is built.
+///
 /// @param batchSize      samples per batch (≥ 1)
 /// @param dropLast       drop a short last batch (⌊n/B⌋ batches) or keep it (⌈n/B⌉)
 /// @param workers        I/O threads running `loadHost` (≥ 1); they are cheap, use many
-/// @param prefetchDepth  samples loading or loaded ahead of the consumer (≥ 1); default two
-///                       batches, so that batch N+1 is ready when batch N is handed out
-/// @param budgetBytes    stop dispatching loads while loaded samples hold this many bytes
+/// @param prefetchDepth  samples loading or loaded ahead of the consumer (≥ 1), kept exactly as
+///                       set; `0` (`TWO_BATCHES`, the default) means two batches, so that batch
+///                       N+1 is ready when batch N is handed out, and follows the batch size
+/// @param budgetBytes    a bound on the bytes (`SampleSource.hostBytes`) of samples loading or
+///                       loaded ahead of the consumer: never exceeded by more than one sample.
+///                       Each load's expected size (`SampleSource.expectedHostBytes`, else the
+///                       largest sample seen so far) is reserved before it is dispatched and
+///                       settled when it lands; a load that does not fit waits. A sample larger
+///                       than the whole budget fails its batch. The batches being prepared and
+///                       handed out are outside it. `Long.MAX_VALUE` (the default): no budget
 /// @param seed           root of every random draw (shuffle, samples, transforms)
 /// @param sampler        `sequential` or `shuffled`
 /// @param rank           this process's rank for sharding, in `[0, worldSize)`
@@ -21,6 +33,9 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
                            long seed, String sampler, int rank, int worldSize,
                            Duration loadTimeout, Duration closeTimeout, boolean virtualThreads) {
 
+    /// The `prefetchDepth` that means "two batches of the batch size".
+    public static final int TWO_BATCHES = 0;
+
     /// Validates every option, naming the option and value on error.
     public LoaderConfig {
         if (batchSize < 1) {
@@ -29,8 +44,8 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
         if (workers < 1) {
             throw new IllegalArgumentException("option 'workers' must be at least 1, got " + workers);
         }
-        if (prefetchDepth < 1) {
-            throw new IllegalArgumentException("option 'prefetchDepth' must be at least 1, got " + prefetchDepth);
+        if (prefetchDepth < 0) {
+            throw new IllegalArgumentException("option 'prefetchDepth' must be at least 1 (or 0 for two batches), got " + prefetchDepth);
         }
         if (budgetBytes < 1) {
             throw new IllegalArgumentException("option 'budgetBytes' must be positive, got " + budgetBytes);
@@ -60,8 +75,27 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
         if (batchSize < 1) {
             throw new IllegalArgumentException("option 'batchSize' must be at least 1, got " + batchSize);
         }
-        return new LoaderConfig(batchSize, false, 4, 2 * batchSize, Long.MAX_VALUE, 0L, "sequential", 0, 1,
+        return new LoaderConfig(batchSize, false, 4, TWO_BATCHES, Long.MAX_VALUE, 0L, "sequential", 0, 1,
                 Duration.ofMinutes(5), Duration.ofSeconds(1), false);
+    }
+
+    /// Samples loading or loaded ahead of the consumer: as set, or two batches when not set.
+    @Override
+    public int prefetchDepth() {
+        return prefetchDepth == TWO_BATCHES ? (int) Math.min(Integer.MAX_VALUE, 2L * batchSize) : prefetchDepth;
+    }
+
+    @Override
+    public String toString() {
+        return "LoaderConfig[batchSize=" + batchSize + ", dropLast=" + dropLast + ", workers=" + workers + ", prefetchDepth="
+                + prefetchDepth() + (prefetchDepthSet() ? "" : " (two batches)") + ", budgetBytes=" + budgetBytes + ", seed=" + seed
+                + ", sampler=" + sampler + ", rank=" + rank + ", worldSize=" + worldSize + ", loadTimeout=" + loadTimeout
+                + ", closeTimeout=" + closeTimeout + ", virtualThreads=" + virtualThreads + "]";
+    }
+
+    /// Whether the prefetch depth was set (false: two batches, following the batch size).
+    public boolean prefetchDepthSet() {
+        return prefetchDepth != TWO_BATCHES;
     }
 
     /// A copy with `batchSize` set (validated).
@@ -79,7 +113,7 @@ public record LoaderConfig(int batchSize, boolean dropLast, int workers, int pre
         return new LoaderConfig(batchSize, dropLast, v, prefetchDepth, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }
 
-    /// A copy with `prefetchDepth` set (validated).
+    /// A copy with `prefetchDepth` set (validated; at least 1, or `TWO_BATCHES`).
     public LoaderConfig withPrefetchDepth(int v) {
         return new LoaderConfig(batchSize, dropLast, workers, v, budgetBytes, seed, sampler, rank, worldSize, loadTimeout, closeTimeout, virtualThreads);
     }

@@ -79,6 +79,7 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
                 .config(pc)
                 .source(positions(startBatch * (long) batchSize, endPosition, order))
                 .sizer(source::hostBytes)
+                .estimate(source::expectedHostBytes)
                 .onDiscard(source::releaseHost)
                 .start();
     }

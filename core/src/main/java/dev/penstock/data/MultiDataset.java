@@ -71,6 +71,12 @@ public final class MultiDataset<H, D> implements Dataset<Tagged<H>, Tagged<D>> {
     }
 
     @Override
+    public long expectedHostBytes(long index) {
+        int k = datasetOf(index);
+        return parts.get(k).expectedHostBytes(index - starts[k]);
+    }
+
+    @Override
     public void releaseHost(Tagged<H> host) {
         parts.get(host.dataset()).releaseHost(host.value());
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 import java.util.function.ToLongFunction;
 
 /// A self-priming, bounded FIFO prefetcher: keeps up to `depth` items loading on I/O threads
@@ -27,7 +28,16 @@ import java.util.function.ToLongFunction;
 /// the pump is built, before the first `next()`; (4) an item's failure is raised by the
 /// `next()` that reaches it, after all earlier items, and later items still follow; (5)
 /// `close()` cancels queued loads, interrupts running ones, returns within
-/// `closeTimeout` and logs any I/O thread that did not stop.
+/// `closeTimeout` and logs any I/O thread that did not stop; (6) every loaded result is handed
+/// out exactly once: by `next()`, or to the discard callback (on close, whatever order the loads
+/// finished in, and by the I/O thread itself for a load that finishes after close); (7) with a
+/// sizer and a byte budget, the bytes of items loading or loaded and not yet returned never
+/// exceed the budget by more than one item: each dispatch first reserves the item's expected
+/// size (the estimate, else the largest result seen so far, else the whole budget), a landed
+/// result settles its reservation to its real size, and nothing is dispatched that does not
+/// fit, unless nothing is in flight at all (with no size known, `start()` waits for the first
+/// item to land before priming the rest). A result larger than the whole budget is that item's
+/// failure (the result is discarded).
 ///
 /// Threading: one consumer at a time calls `next` and `hasNext` (it may be a different thread from
 /// call to call, as under JMH); `close` may come from any thread. Steady state allocates nothing: slots, keys and results circulate.
@@ -52,9 +62,15 @@ public final class Pump<R> implements AutoCloseable {
     private final PrimitiveIterator.OfLong source;
     private final Loader<R> loader;
     private final ToLongFunction<? super R> sizer;
+    private final LongUnaryOperator estimate;
+    private final boolean budgeted;
+    private final AtomicLong largest = new AtomicLong();
+    private final AtomicLong sized = new AtomicLong();      // results whose size has landed
+    private final AtomicInteger guessed = new AtomicInteger(); // loading on the largest-seen guess
     private final Consumer<? super R> discard;
     private final SlotRing ring;
     private final long[] slotBytes;
+    private final boolean[] slotGuessed;
     private final long[] slotLoadNs;
     private final Thread[] slotThread;
     private final Thread[] workers;
@@ -68,6 +84,9 @@ public final class Pump<R> implements AutoCloseable {
     private volatile boolean closed;
     private PumpException broken;
     private long lastKey = -1;
+    private long peekedKey;      // the source's next key, pulled but not dispatched (budget full)
+    private boolean peeked;
+    private boolean blindFirst;  // the first item reserved the whole budget: no size was known
     private long lastLoadNs;
     private long lastWaitNs;
     private long totalWaitNs;
@@ -77,10 +96,13 @@ public final class Pump<R> implements AutoCloseable {
         this.source = b.source;
         this.loader = b.loader;
         this.sizer = b.sizer;
+        this.estimate = b.estimate;
+        this.budgeted = b.sizer != null && config.budgetBytes() != Long.MAX_VALUE;
         this.discard = b.discard;
         this.ring = new SlotRing(config.depth());
         this.refill = Math.max(1, config.depth() / 16);
         this.slotBytes = new long[config.depth()];
+        this.slotGuessed = new boolean[config.depth()];
         this.slotLoadNs = new long[config.depth()];
         this.slotThread = new Thread[config.depth()];
         this.workers = new Thread[config.workers()];
@@ -94,6 +116,34 @@ public final class Pump<R> implements AutoCloseable {
             w.start();
         }
         topUp(); // self-priming: loads start before the first next()
+        if (blindFirst && peeked && ring.inFlight() == 1) {
+            primeOnceSized();
+        }
+    }
+
+    /// With a byte budget and no size known yet, one item was dispatched (reserving the whole
+    /// budget): wait for it to land, within `loadTimeout`, so that the rest of the depth is
+    /// dispatched against its real size before the first `next()`.
+    private void primeOnceSized() {
+        long deadline = System.nanoTime() + config.loadTimeout().toNanos();
+        consumer = Thread.currentThread();
+        consumerWaitingFor = ring.head();
+        try {
+            while (!ring.isHeadDone() && !closed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return; // next() reports the timeout, naming the item
+                }
+                LockSupport.parkNanos(this, Math.min(left, 1_000_000L));
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        } finally {
+            consumerWaitingFor = -1;
+        }
+        topUp();
     }
 
     /// Starts building a pump around `loader`.
@@ -103,7 +153,7 @@ public final class Pump<R> implements AutoCloseable {
 
     /// Whether another `next()` will return an item or raise an item's error.
     public boolean hasNext() {
-        return ring.inFlight() > 0 || (!closed && source.hasNext());
+        return ring.inFlight() > 0 || (!closed && (peeked || source.hasNext()));
     }
 
     /// The next result in pull order, waiting for it if needed.
@@ -170,7 +220,8 @@ public final class Pump<R> implements AutoCloseable {
         return ring.inFlight();
     }
 
-    /// Bytes held by loaded items that the consumer has not taken yet.
+    /// Bytes held by loaded items that the consumer has not taken yet, plus, with a byte budget,
+    /// the bytes reserved for items still loading.
     public long heldBytes() {
         return heldBytes.get();
     }
@@ -236,14 +287,50 @@ public final class Pump<R> implements AutoCloseable {
             return;
         }
         boolean dispatched = false;
-        while (!closed && ring.inFlight() < config.depth() && (sizer == null || heldBytes.get() < config.budgetBytes())
-                && source.hasNext()) {
-            ring.dispatch(source.nextLong());
+        while (!closed && ring.inFlight() < config.depth() && (peeked || source.hasNext())) {
+            long key = peeked ? peekedKey : source.nextLong();
+            peeked = false;
+            if (sizer != null) {
+                long estimated = budgeted && estimate != null ? estimate.applyAsLong(key) : 0;
+                long reserve = reservation(estimated);
+                boolean guess = budgeted && estimated <= 0;
+                if (budgeted && ring.inFlight() > 0 && (heldBytes.get() + reserve > config.budgetBytes()
+                        || guess && guessed.get() >= sized.get())) {
+                    peekedKey = key; // it does not fit yet: dispatched once landed items are taken
+                    peeked = true;
+                    break;
+                }
+                int slot = (int) (ring.tail() % ring.capacity());
+                blindFirst |= ring.tail() == 0 && reserve == config.budgetBytes() && sized.get() == 0;
+                slotBytes[slot] = reserve;
+                slotGuessed[slot] = guess;
+                if (guess) {
+                    guessed.incrementAndGet();
+                }
+                heldBytes.addAndGet(reserve);
+            }
+            ring.dispatch(key);
             dispatched = true;
         }
         if (dispatched) {
             signalWork();
         }
+    }
+
+    /// Bytes to reserve for an item before it loads: its estimate, or the largest result seen
+    /// so far if that is more; with a budget and nothing known yet, the whole budget (one item
+    /// at a time until the first lands). Without a budget nothing is reserved.
+    ///
+    /// Items reserved on the largest-seen guess alone (no estimate) are at most as many as the
+    /// results sized so far (a slow start: 1, 2, 4, …): for sizes drawn independently, a new
+    /// item exceeds the largest of k earlier ones with probability 1/(k+1), so k such items
+    /// together are expected to exceed their reservations by less than one item.
+    private long reservation(long estimated) {
+        if (!budgeted) {
+            return 0;
+        }
+        long e = Math.max(estimated, largest.get());
+        return e > 0 || sized.get() > 0 ? e : config.budgetBytes();
     }
 
     /// Wakes one parked worker when unclaimed items outnumber the spinning workers and fewer
@@ -316,8 +403,9 @@ public final class Pump<R> implements AutoCloseable {
         long start = System.nanoTime();
         Object result;
         long bytes = 0;
+        R value = null;
         try {
-            R value = loader.load(key);
+            value = loader.load(key);
             if (value == null) {
                 result = new Failure(new NullPointerException("the loader returned null for key " + key));
             } else {
@@ -325,19 +413,34 @@ public final class Pump<R> implements AutoCloseable {
                 bytes = sizer == null ? 0 : sizer.applyAsLong(value);
             }
         } catch (Throwable e) {
+            if (value != null) {
+                discard(value); // the sizer failed: the result is still given back
+            }
             result = new Failure(e);
         }
         slotLoadNs[slot] = System.nanoTime() - start;
         if (sizer != null) {
+            if (budgeted && !(result instanceof Failure)) {
+                largest.accumulateAndGet(bytes, Math::max);
+                sized.incrementAndGet();
+            }
+            if (slotGuessed[slot]) {
+                guessed.decrementAndGet();
+            }
+            if (budgeted && bytes > config.budgetBytes()) {
+                discard(result);
+                result = new Failure(new IllegalStateException("it holds " + bytes + " bytes, more than the whole byte budget of "
+                        + config.budgetBytes() + " (option 'budgetBytes')"));
+                bytes = 0;
+            }
+            heldBytes.addAndGet(bytes - slotBytes[slot]); // settle the reservation
             slotBytes[slot] = bytes;
-            heldBytes.addAndGet(bytes);
         }
         slotThread[slot] = null;
-        if (closed) {
-            discard(result);
+        if (closed || !ring.complete(seq, result)) {
+            discard(result); // closed, or drained by close(): the result is this thread's to give back
             return;
         }
-        ring.complete(seq, result);
         if (consumerWaitingFor == seq) {
             LockSupport.unpark(consumer);
         }
@@ -354,8 +457,8 @@ public final class Pump<R> implements AutoCloseable {
         }
     }
 
-    /// Stops the pump: queued loads are cancelled, running loads interrupted, loaded but
-    /// unconsumed results passed to the discard callback. Returns within `closeTimeout`;
+    /// Stops the pump: queued loads are cancelled, running loads interrupted, and every loaded
+    /// result the consumer did not take is passed to the discard callback exactly once. Returns within `closeTimeout`;
     /// an I/O thread still running then is logged with its stack. Idempotent.
     @Override
     public void close() {
@@ -370,10 +473,9 @@ public final class Pump<R> implements AutoCloseable {
         }
         Threads.joinUntil(Arrays.asList(workers), System.nanoTime() + config.closeTimeout().toNanos(),
                 "pump " + config.name());
-        Object r;
-        while (ring.inFlight() > 0 && (r = ring.poll()) != null) {
-            discard(r);
-        }
+        // every result published and not taken, behind an unfinished head or not; a load still
+        // running (it ignored its interrupt) finds its slot drained and discards its own result
+        ring.drain(this::discard);
     }
 
     /// Whether every I/O thread has ended (after `close()`).

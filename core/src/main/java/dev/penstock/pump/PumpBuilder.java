@@ -3,6 +3,7 @@ package dev.penstock.pump;
 import java.util.Objects;
 import java.util.PrimitiveIterator;
 import java.util.function.Consumer;
+import java.util.function.LongUnaryOperator;
 import java.util.function.ToLongFunction;
 
 /// Builds and starts a `Pump`: `Pump.builder(loader).config(c).source(keys).start()`.
@@ -11,6 +12,7 @@ public final class PumpBuilder<R> {
     PumpConfig config = PumpConfig.of(4, 2);
     PrimitiveIterator.OfLong source;
     ToLongFunction<? super R> sizer;
+    LongUnaryOperator estimate;
     Consumer<? super R> discard;
 
     PumpBuilder(Pump.Loader<R> loader) {
@@ -32,6 +34,13 @@ public final class PumpBuilder<R> {
     /// Bytes a loaded result holds, for the byte budget.
     public PumpBuilder<R> sizer(ToLongFunction<? super R> s) {
         this.sizer = s;
+        return this;
+    }
+
+    /// Bytes the result for a key is expected to hold (≤ 0: unknown), reserved against the byte
+    /// budget before the key is dispatched; without it the largest result seen so far is used.
+    public PumpBuilder<R> estimate(LongUnaryOperator bytesOfKey) {
+        this.estimate = bytesOfKey;
         return this;
     }
 

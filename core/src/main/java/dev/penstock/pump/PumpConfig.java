@@ -5,9 +5,14 @@ import java.time.Duration;
 /// Settings of a `Pump`, validated at construction (each error names the option and value).
 ///
 /// @param depth        items dispatched and not yet handed to the consumer, at most (≥ 1)
-/// @param budgetBytes  no new item is dispatched while the loaded, unconsumed items hold this
-///                     many bytes or more (as measured by the pump's sizer); `Long.MAX_VALUE`
-///                     for no budget
+/// @param budgetBytes  a bound on the bytes of items dispatched and not yet returned by `next()`
+///                     (loading or loaded, as the pump's sizer measures them): never exceeded by
+///                     more than one item. Each dispatch reserves the item's expected size (the
+///                     builder's estimate, else the largest result seen so far, else the whole
+///                     budget), a landed result settles it to its real size, and an item that does
+///                     not fit waits unless nothing is in flight. A result larger than the whole
+///                     budget fails its item. `Long.MAX_VALUE` for no budget; without a sizer it
+///                     has no effect
 /// @param workers      I/O threads running loads (≥ 1)
 /// @param loadTimeout  how long `next()` waits for one item before failing with its index
 /// @param closeTimeout how long `close()` waits for the I/O threads to stop

@@ -14,7 +14,13 @@ import java.lang.invoke.VarHandle;
 ///   state[slot] = s << 2 | PENDING     dispatched, waiting for its result
 ///               = s << 2 | COMPLETING  one completer won the slot and is writing
 ///               = s << 2 | DONE        result published; the consumer may take it
+///               = s << 2 | TAKEN       its result was taken (poll or drain), or it was
+///                                      cancelled by drain before any result came
 /// ```
+///
+/// Every published result is handed out exactly once: `poll` and `drain` both move a slot from
+/// DONE to TAKEN by compare-and-set, and a completer that finds its slot no longer PENDING
+/// (drained on close) is told so and keeps its result.
 ///
 /// Stamping the state with the sequence makes a late or duplicate `complete(s)` for a
 /// recycled slot fail instead of overwriting a newer item. Pre-allocated arrays circulate:
@@ -23,6 +29,7 @@ import java.lang.invoke.VarHandle;
 /// Threading: `dispatch`, `poll`, `isHeadDone` and `claim`'s bookkeeping of `tail` belong to
 /// the single consumer thread; `claim` and `complete` may be called from any thread.
 final class SlotRing extends SlotRingPadClaimed {
+    private static final int TAKEN = 0;
     private static final int PENDING = 1;
     private static final int COMPLETING = 2;
     private static final int DONE = 3;
@@ -146,17 +153,51 @@ final class SlotRing extends SlotRingPadClaimed {
         return h < tail && (long) STATE.getVolatile(state, (int) (h % capacity)) == (h << 2 | DONE);
     }
 
-    /// Consumer: removes and returns the head result, or `null` if it is not published yet.
-    /// (A completer never publishes `null`; the pump wraps null results.)
+    /// Consumer: removes and returns the head result, or `null` if it is not published yet (or
+    /// `drain` took it). A completer never publishes `null`; the pump wraps null results.
     Object poll() {
-        if (!isHeadDone()) {
+        long h = head;
+        if (h >= tail) {
             return null;
         }
-        int slot = (int) (head % capacity);
+        int slot = (int) (h % capacity);
+        if (!STATE.compareAndSet(state, slot, h << 2 | DONE, h << 2 | TAKEN)) {
+            return null;
+        }
         Object r = results[slot];
         results[slot] = null;
-        head++;
+        head = h + 1;
         return r;
+    }
+
+    /// Any thread, once no more items are dispatched (on close): hands every published result
+    /// not yet taken to `taker`, and marks every item still pending as taken, so that its
+    /// completer's `complete` returns false and the completer keeps its result. With `poll`,
+    /// every published result is handed out exactly once, whatever order the items finished in.
+    void drain(java.util.function.Consumer<Object> taker) {
+        long t = tail;
+        for (long s = Math.max(0, t - capacity); s < t; s++) {
+            int slot = (int) (s % capacity);
+            while (true) {
+                long st = (long) STATE.getVolatile(state, slot);
+                if (st == (s << 2 | PENDING)) {
+                    if (STATE.compareAndSet(state, slot, st, s << 2 | TAKEN)) {
+                        break;
+                    }
+                } else if (st == (s << 2 | DONE)) {
+                    if (STATE.compareAndSet(state, slot, st, s << 2 | TAKEN)) {
+                        Object r = results[slot];
+                        results[slot] = null;
+                        taker.accept(r);
+                        break;
+                    }
+                } else if (st == (s << 2 | COMPLETING)) {
+                    Thread.onSpinWait(); // the completer is between its two writes
+                } else {
+                    break; // taken, or recycled for a later sequence
+                }
+            }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -251,29 +252,146 @@ class PumpTest {
     }
 
     @Test
-    void theByteBudgetHoldsBackDispatchUntilConsumedBytesDropBelowIt() throws Exception {
-        PumpConfig c = config(10, 4).withBudgetBytes(250);
-        CountingSource src = new CountingSource(100);
+    void aByteBudgetIsReservedBeforeDispatchNotOnlyCountedWhenLoadsLand() throws Exception {
+        PumpConfig c = config(10, 10).withBudgetBytes(250);
         CountDownLatch gate = new CountDownLatch(1);
+        AtomicInteger started = new AtomicInteger();
         try (Pump<Long> pump = Pump.<Long>builder(k -> {
-                    gate.await(); // priming dispatches all 10 before any result holds bytes
+                    started.incrementAndGet();
+                    gate.await(); // nothing lands: only reservations can hold dispatch back
                     return k;
-                }).config(c).source(src).sizer(v -> 100).start()) {
-            assertThat(src.pulled.get()).isEqualTo(10);
+                }).config(c).source(LongStream.range(0, 100).iterator()).sizer(v -> 100).estimate(k -> 100).start()) {
+            Thread.sleep(50);
+            assertThat(pump.inFlight()).as("100-byte items under a 250-byte budget").isEqualTo(2);
+            assertThat(started.get()).isEqualTo(2);
+            assertThat(pump.heldBytes()).isEqualTo(200);
             gate.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (pump.heldBytes() < 1000 && System.nanoTime() < deadline) {
-                Thread.sleep(1);
+            for (int i = 0; i < 20; i++) {
+                assertThat(pump.next()).isEqualTo(i);
+                assertThat(pump.inFlight()).isLessThanOrEqualTo(2);
+                assertThat(pump.heldBytes()).isLessThanOrEqualTo(250);
             }
-            assertThat(pump.heldBytes()).isEqualTo(1000);
-            for (int i = 0; i < 6; i++) {
-                pump.next(); // held: 900 … 400, all ≥ 250
-                assertThat(src.pulled.get()).as("after %d next() calls", i + 1).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void withoutAnEstimateTheFirstLoadIsSizedBeforeTheRestAreDispatched() throws Exception {
+        PumpConfig c = config(10, 10).withBudgetBytes(250);
+        AtomicInteger started = new AtomicInteger();
+        try (Pump<Long> pump = Pump.<Long>builder(k -> {
+                    started.incrementAndGet();
+                    return k;
+                }).config(c).source(LongStream.range(0, 100).iterator()).sizer(v -> 100).start()) {
+            // start() waited for item 0 to land (100 bytes), then reserved 100 for item 1
+            assertThat(pump.inFlight()).isEqualTo(2);
+            for (int i = 0; i < 50; i++) {
+                assertThat(pump.next()).isEqualTo(i);
+                assertThat(pump.heldBytes()).isLessThanOrEqualTo(250);
             }
-            pump.next(); // held 300 ≥ 250: still nothing
-            assertThat(src.pulled.get()).isEqualTo(10);
-            pump.next(); // held 200 < 250: dispatch resumes
-            assertThat(src.pulled.get()).isGreaterThan(10);
+        }
+    }
+
+    /// Held bytes are counted where the memory is: by the loader when a load returns, given
+    /// back when the consumer takes an item or the pump discards it.
+    private static long peakHeld(long budget, int maxBytes, boolean withEstimate, long seed, boolean virtual) throws Exception {
+        AtomicLong live = new AtomicLong();
+        AtomicLong peak = new AtomicLong();
+        PumpConfig c = config(32, 8).withBudgetBytes(budget).withVirtualThreads(virtual);
+        PumpBuilder<long[]> b = Pump.<long[]>builder(k -> {
+                    SplittableRandom r = new SplittableRandom(seed * 1_000_003 + k);
+                    Thread.sleep(r.nextInt(0, 3)); // out-of-order completion
+                    long bytes = r.nextLong(1, maxBytes + 1);
+                    peak.accumulateAndGet(live.addAndGet(bytes), Math::max);
+                    return new long[] {k, bytes};
+                }).config(c).source(LongStream.range(0, 400).iterator()).sizer(v -> v[1])
+                .onDiscard(v -> live.addAndGet(-v[1]));
+        if (withEstimate) {
+            b.estimate(k -> maxBytes);
+        }
+        try (Pump<long[]> pump = b.start()) {
+            for (long i = 0; i < 400; i++) {
+                long[] v = pump.next();
+                assertThat(v[0]).isEqualTo(i);
+                live.addAndGet(-v[1]);
+                if (i % 7 == 0) {
+                    Thread.sleep(1); // a consumer that sometimes lags
+                }
+            }
+        }
+        return peak.get();
+    }
+
+    @Test
+    void heldBytesNeverExceedTheBudgetPlusOneItemUnderRandomSizesAndOutOfOrderLoads() throws Exception {
+        for (long seed = 0; seed < 6; seed++) {
+            assertThat(peakHeld(3000, 1000, true, seed, seed % 2 == 0)).as("seed %d, with an estimate", seed).isLessThanOrEqualTo(4000);
+            assertThat(peakHeld(3000, 1000, false, seed, seed % 2 == 1)).as("seed %d, largest seen", seed).isLessThanOrEqualTo(4000);
+        }
+    }
+
+    @Test
+    void anItemLargerThanTheWholeBudgetFailsNamingTheOptionAndIsGivenBack() throws Exception {
+        List<Long> discarded = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (Pump<Long> pump = Pump.<Long>builder(k -> k).config(config(4, 2).withBudgetBytes(250))
+                .source(LongStream.range(0, 4).iterator()).sizer(v -> v == 2 ? 300 : 100).onDiscard(discarded::add).start()) {
+            assertThat(pump.next()).isZero();
+            assertThat(pump.next()).isEqualTo(1);
+            assertThatThrownBy(pump::next).isInstanceOf(PumpException.class)
+                    .hasMessageContaining("300 bytes").hasMessageContaining("'budgetBytes'").hasMessageContaining("key 2");
+            assertThat(discarded).containsExactly(2L);
+            assertThat(pump.next()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void everyLoadedResultIsHandedOutExactlyOnceWhenTheHeadLoadIsInterruptedByClose() throws Exception {
+        for (boolean virtual : new boolean[] {false, true}) {
+            List<Long> discarded = java.util.Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch behindHeadLoaded = new CountDownLatch(7);
+            Pump<Long> pump = Pump.<Long>builder(k -> {
+                        if (k == 3) {
+                            Thread.sleep(60_000); // interrupted by close: never completes its slot
+                        } else if (k > 3) {
+                            behindHeadLoaded.countDown();
+                        }
+                        return k;
+                    }).config(config(8, 8).withVirtualThreads(virtual)).source(LongStream.range(0, 100).iterator())
+                    .onDiscard(discarded::add).start();
+            for (long i = 0; i < 3; i++) {
+                assertThat(pump.next()).isEqualTo(i);
+            }
+            assertThat(behindHeadLoaded.await(10, TimeUnit.SECONDS)).isTrue();
+            pump.close();
+            assertThat(discarded).as("virtual=%s", virtual).containsExactlyInAnyOrder(4L, 5L, 6L, 7L, 8L, 9L, 10L);
+        }
+    }
+
+    @Test
+    void underRandomCloseEveryLoadedResultIsTakenOrDiscardedExactlyOnce() throws Exception {
+        for (int trial = 0; trial < 40; trial++) {
+            SplittableRandom r = new SplittableRandom(trial);
+            java.util.Set<Long> loaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            java.util.concurrent.ConcurrentLinkedQueue<Long> handedOut = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            long seed = trial;
+            Pump<Long> pump = Pump.<Long>builder(k -> {
+                        long spin = new SplittableRandom(seed * 31 + k).nextLong(0, 200_000);
+                        long until = System.nanoTime() + spin; // busy, not interruptible: it finishes after close
+                        while (System.nanoTime() < until) {
+                            Thread.onSpinWait();
+                        }
+                        loaded.add(k);
+                        return k;
+                    }).config(config(16, 6).withVirtualThreads(trial % 2 == 0)).source(LongStream.range(0, 1000).iterator())
+                    .onDiscard(handedOut::add).start();
+            int take = r.nextInt(0, 40);
+            for (int i = 0; i < take; i++) {
+                handedOut.add(pump.next());
+            }
+            pump.close();
+            assertThat(ThreadCensus.awaitNone(prefix(pump.config()), Duration.ofSeconds(5))).isEmpty();
+            List<Long> all = new ArrayList<>(handedOut);
+            assertThat(all).as("trial %d: no result handed out twice", trial).doesNotHaveDuplicates();
+            assertThat(new java.util.HashSet<>(all)).as("trial %d: every loaded result handed out", trial).isEqualTo(loaded);
         }
     }
 
