@@ -40,7 +40,7 @@ public interface SampleSource<H, D> {
     /// Bytes sample `index` is expected to hold once loaded, or ≤ 0 when unknown; reserved
     /// against the byte budget before its load starts (any thread). Without an estimate the
     /// loader reserves the largest sample seen so far, and loads one sample at a time until
-    /// the first has landed.
+    /// the consumer has taken the first (a slow start after that: 1, 2, 4, … loads ahead).
     default long expectedHostBytes(long index) {
         return -1;
     }

@@ -35,9 +35,9 @@ import java.util.function.ToLongFunction;
 /// exceed the budget by more than one item: each dispatch first reserves the item's expected
 /// size (the estimate, else the largest result seen so far, else the whole budget), a landed
 /// result settles its reservation to its real size, and nothing is dispatched that does not
-/// fit, unless nothing is in flight at all (with no size known, `start()` waits for the first
-/// item to land before priming the rest). A result larger than the whole budget is that item's
-/// failure (the result is discarded).
+/// fit, unless nothing is in flight at all (with no size known yet, one item loads until the
+/// consumer has taken it). A result larger than the whole budget is that item's failure (the
+/// result is discarded).
 ///
 /// Threading: one consumer at a time calls `next` and `hasNext` (it may be a different thread from
 /// call to call, as under JMH); `close` may come from any thread. Steady state allocates nothing: slots, keys and results circulate.
@@ -86,7 +86,6 @@ public final class Pump<R> implements AutoCloseable {
     private long lastKey = -1;
     private long peekedKey;      // the source's next key, pulled but not dispatched (budget full)
     private boolean peeked;
-    private boolean blindFirst;  // the first item reserved the whole budget: no size was known
     private long lastLoadNs;
     private long lastWaitNs;
     private long totalWaitNs;
@@ -116,34 +115,6 @@ public final class Pump<R> implements AutoCloseable {
             w.start();
         }
         topUp(); // self-priming: loads start before the first next()
-        if (blindFirst && peeked && ring.inFlight() == 1) {
-            primeOnceSized();
-        }
-    }
-
-    /// With a byte budget and no size known yet, one item was dispatched (reserving the whole
-    /// budget): wait for it to land, within `loadTimeout`, so that the rest of the depth is
-    /// dispatched against its real size before the first `next()`.
-    private void primeOnceSized() {
-        long deadline = System.nanoTime() + config.loadTimeout().toNanos();
-        consumer = Thread.currentThread();
-        consumerWaitingFor = ring.head();
-        try {
-            while (!ring.isHeadDone() && !closed) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return; // next() reports the timeout, naming the item
-                }
-                LockSupport.parkNanos(this, Math.min(left, 1_000_000L));
-                if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        } finally {
-            consumerWaitingFor = -1;
-        }
-        topUp();
     }
 
     /// Starts building a pump around `loader`.
@@ -301,7 +272,6 @@ public final class Pump<R> implements AutoCloseable {
                     break;
                 }
                 int slot = (int) (ring.tail() % ring.capacity());
-                blindFirst |= ring.tail() == 0 && reserve == config.budgetBytes() && sized.get() == 0;
                 slotBytes[slot] = reserve;
                 slotGuessed[slot] = guess;
                 if (guess) {
