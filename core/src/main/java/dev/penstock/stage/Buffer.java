@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
@@ -61,7 +60,7 @@ final class Buffer<S> {
                         return;
                     }
                 }
-                changed.await(50, TimeUnit.MILLISECONDS);
+                changed.await(); // a take, a close or a failure signals
             }
         } finally {
             lock.unlock();
@@ -111,38 +110,85 @@ final class Buffer<S> {
 
     /// Removes and returns, in order, the samples that `accept` takes (it is asked in order and
     /// may refuse some — e.g. those that do not fit a batch — which stay). Waits up to `waitNs`
-    /// for a first sample when there is none.
+    /// for a first sample when there is none (`Long.MAX_VALUE`: until one comes, the buffer is
+    /// closed or it fails; every such change signals).
     List<S> take(Predicate<S> accept, long waitNs) throws Exception {
         lock.lockInterruptibly();
         try {
-            long deadline = System.nanoTime() + waitNs;
+            long deadline = waitNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + waitNs;
             while (queue.isEmpty() && inOverflow == 0 && !closed && !failed) {
+                if (deadline == Long.MAX_VALUE) {
+                    changed.await();
+                    continue;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return List.of();
                 }
                 changed.awaitNanos(left);
             }
-            refill();
-            List<S> out = new ArrayList<>();
-            for (Iterator<S> it = queue.iterator(); it.hasNext(); ) {
-                S s = it.next();
-                if (accept.test(s)) {
-                    it.remove();
-                    for (int d = 0; d < used.length; d++) {
-                        used[d] -= sizer.size(s, d);
-                    }
-                    out.add(s);
-                }
+            if (failed) {
+                throw new IllegalStateException("buffer '" + name + "' was closed: the pipeline is stopping");
             }
-            if (!out.isEmpty()) {
-                refill();
-                changed.signalAll();
-            }
-            return out;
+            return takeLocked(accept);
         } finally {
             lock.unlock();
         }
+    }
+
+    /// Waits until the predicate made by `accept` (asked again after every change: an arrival,
+    /// or a `poke` from the taker's side saying its room grew) takes at least one sample, the
+    /// buffer is drained, or it fails; returns what it took (empty only when drained or failed).
+    List<S> takeWhenAccepted(java.util.function.Supplier<Predicate<S>> accept) throws Exception {
+        lock.lockInterruptibly();
+        try {
+            while (true) {
+                if (failed) {
+                    throw new IllegalStateException("buffer '" + name + "' was closed: the pipeline is stopping");
+                }
+                if (!queue.isEmpty() || inOverflow > 0) {
+                    List<S> out = takeLocked(accept.get());
+                    if (!out.isEmpty()) {
+                        return out;
+                    }
+                } else if (closed) {
+                    return List.of();
+                }
+                changed.await();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /// Wakes the waiters to look again: the taker's room changed outside the buffer.
+    void poke() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private List<S> takeLocked(Predicate<S> accept) throws Exception {
+        refill();
+        List<S> out = new ArrayList<>();
+        for (Iterator<S> it = queue.iterator(); it.hasNext(); ) {
+            S s = it.next();
+            if (accept.test(s)) {
+                it.remove();
+                for (int d = 0; d < used.length; d++) {
+                    used[d] -= sizer.size(s, d);
+                }
+                out.add(s);
+            }
+        }
+        if (!out.isEmpty()) {
+            refill();
+            changed.signalAll();
+        }
+        return out;
     }
 
     /// Moves samples back from the overflow tiers, in tier order, while they fit.

@@ -39,6 +39,19 @@ public final class MemorySink<S> implements Sink.Overflow<S> {
         return true;
     }
 
+    /// Returns once room was made (a `poll` or `drain`), or after `nanos`.
+    @Override
+    public synchronized void awaitRoom(long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        while (held.size() >= capacity) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+    }
+
     @Override
     public synchronized S poll() {
         S s = held.pollFirst();

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 /// sampler, the counters. See `Pipeline` for the contracts.
 final class Run<S> {
     private static final System.Logger LOG = System.getLogger(Pipeline.class.getName());
-    static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(20);
     static final int SCAN = 64; // samples a refill looks past when they do not fit
 
     final Pipeline<S> p;
@@ -32,6 +31,9 @@ final class Run<S> {
     private volatile Throwable failure;
     private volatile String failedWhere;
     private long delivered;
+    private int workersLeft;
+    /// When each sample in flight between two stages exited the earlier one (System.nanoTime).
+    final java.util.concurrent.ConcurrentHashMap<Long, Long> exitedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
     Run(Pipeline<S> p) {
         this.p = p;
@@ -90,23 +92,31 @@ final class Run<S> {
 
     Summary<S> execute() {
         long t0 = System.nanoTime();
+        workersLeft = n;
         for (int i = 0; i < n; i++) {
             int stage = i;
-            threads.add(Thread.ofPlatform().daemon().name("penstock-stage-" + i + "-" + p.stages.get(i).name())
-                    .unstarted(() -> guarded("stage " + stage + " ('" + p.stages.get(stage).name() + "')", () -> new StageWorker<>(this, stage).work())));
+            threads.add(Thread.ofPlatform().daemon().name("penstock-stage-" + i + "-" + p.stages.get(i).name()).unstarted(() -> {
+                try {
+                    guarded("stage " + stage + " ('" + p.stages.get(stage).name() + "')", () -> new StageWorker<>(this, stage).work());
+                } finally {
+                    workerEnded();
+                }
+            }));
         }
         for (Thread t : List.copyOf(threads)) {
             t.start();
         }
         try {
-            for (Thread t : List.copyOf(threads)) {
-                while (t.isAlive()) {
-                    t.join(100);
-                    if (failure != null) {
-                        stop(null);
-                        break;
-                    }
+            synchronized (this) { // woken by each worker's end and by the first failure
+                while (workersLeft > 0 && failure == null) {
+                    wait();
                 }
+            }
+            if (failure != null) {
+                stop(null);
+            }
+            for (Thread t : List.copyOf(threads)) {
+                t.join(p.stopTimeout.toMillis());
             }
             List<Thread> helpers;
             synchronized (threads) { // receivers and senders started by workers
@@ -169,11 +179,17 @@ final class Run<S> {
         }
     }
 
+    private synchronized void workerEnded() {
+        workersLeft--;
+        notifyAll();
+    }
+
     private synchronized void fail(String where, Throwable e) {
         if (failure == null && !(stopping && e instanceof InterruptedException)) {
             failure = e;
             failedWhere = where;
         }
+        notifyAll();
         stopping = true;
         for (Buffer<S> b : buffers) {
             b.fail();

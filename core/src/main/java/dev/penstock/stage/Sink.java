@@ -19,6 +19,16 @@ public interface Sink<S> extends AutoCloseable {
     /// Samples taken and not given back.
     long held();
 
+    /// Waits, up to `nanos`, for room to be made after `offer` refused a sample (the pipeline
+    /// calls it while every result tier is full). A sink that can be full should return as soon
+    /// as it is drained (`MemorySink` does); the default waits the whole time, at most 1 ms.
+    default void awaitRoom(long nanos) throws InterruptedException {
+        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, 1_000_000L));
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+
     /// Called once by the pipeline after a run that succeeded, before `close()`: makes what the
     /// sink took durable and visible (a file sink renames its output into place). A sink closed
     /// without it (a failed or stopped run) discards what only `commit()` would have published,

@@ -23,6 +23,8 @@ final class StageWorker<S> {
     long quarantinedHere;
     long waitIn;
     long waitOut;
+    private long[] handoffs = new long[64];
+    private int handoffCount;
 
     private final Run<S> run;
 
@@ -39,7 +41,8 @@ final class StageWorker<S> {
     void work() throws Exception {
         boolean async = run.p.mode != Pipeline.Mode.SYNC && run.barrier == null;
         if (async && i > 0) {
-            inbox = new Inbox<>(run.sizer, capacity.dimensions());
+            Buffer<S> upstream = run.buffers.get(i - 1);
+            inbox = new Inbox<>(run.sizer, capacity.dimensions(), upstream::poke);
             run.helper("penstock-receive-" + i, "receiver of stage " + i, this::receive);
         }
         if (run.p.mode == Pipeline.Mode.FULLY_ASYNC && run.barrier == null) {
@@ -137,25 +140,41 @@ final class StageWorker<S> {
         if (inbox != null) {
             long t = System.nanoTime();
             StageWaitEvent event = empty ? waitEvent("input") : null;
-            while (empty && inbox.isEmpty() && !inbox.done && !run.stopping) {
-                synchronized (inbox) {
-                    inbox.wait(20);
-                }
+            if (empty && !run.stopping) {
+                inbox.awaitArrival(); // signalled by the receiver; interrupted if the run stops
             }
             waitIn += empty ? System.nanoTime() - t : 0;
             commit(event);
-            boolean done = inbox.done; // read before taking: nothing arrives after done
-            batch.admit(inbox.takeAll(), this::onEvent);
+            boolean done = inbox.isDone(); // read before taking: nothing arrives after done
+            batch.admit(handedOff(inbox.takeAll()), this::onEvent);
             return done && inbox.isEmpty();
         }
         Buffer<S> in = run.buffers.get(i - 1);
         long t = System.nanoTime();
         StageWaitEvent event = empty ? waitEvent("input") : null;
-        List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Run.POLL_NS : 0);
+        List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Long.MAX_VALUE : 0);
         waitIn += empty ? System.nanoTime() - t : 0;
         commit(event);
-        batch.admit(got, this::onEvent);
+        batch.admit(handedOff(got), this::onEvent);
         return in.isDrained();
+    }
+
+    /// Records, for samples about to be admitted from upstream, how long ago they exited there.
+    private List<S> handedOff(List<S> admitted) {
+        if (admitted.isEmpty()) {
+            return admitted;
+        }
+        long now = System.nanoTime();
+        for (S s : admitted) {
+            Long t = run.exitedAt.remove(run.sizer.id(s));
+            if (t != null) {
+                if (handoffCount == handoffs.length) {
+                    handoffs = java.util.Arrays.copyOf(handoffs, 2 * handoffCount);
+                }
+                handoffs[handoffCount++] = now - t;
+            }
+        }
+        return admitted;
     }
 
     private java.util.function.Predicate<S> fitter(java.util.function.IntToLongFunction usedNow) {
@@ -174,22 +193,20 @@ final class StageWorker<S> {
         };
     }
 
-    /// The receiver thread: fills the inbox while the worker steps.
+    /// The receiver thread: fills the inbox while the worker steps. It waits in the upstream
+    /// buffer until something fits the room not yet committed (re-checked on every arrival and
+    /// every release from the batch), never polling.
     private void receive() throws Exception {
         Buffer<S> in = run.buffers.get(i - 1);
         while (!run.stopping) {
-            long[] committed = inbox.snapshot();
-            List<S> got = in.take(fitter(d -> committed[d]), Run.POLL_NS);
+            List<S> got = in.takeWhenAccepted(() -> {
+                long[] committed = inbox.snapshot();
+                return fitter(d -> committed[d]);
+            });
             if (!got.isEmpty()) {
                 inbox.add(got);
-                synchronized (inbox) {
-                    inbox.notifyAll();
-                }
             } else if (in.isDrained()) {
-                inbox.done = true;
-                synchronized (inbox) {
-                    inbox.notifyAll();
-                }
+                inbox.finish();
                 return;
             }
         }
@@ -197,7 +214,7 @@ final class StageWorker<S> {
 
     private void sendLoop() throws Exception {
         while (true) {
-            List<S> out = outbox.take(s -> true, Run.POLL_NS);
+            List<S> out = outbox.take(s -> true, Long.MAX_VALUE);
             for (S s : out) {
                 send(s);
             }
@@ -230,6 +247,9 @@ final class StageWorker<S> {
                 h.onEvent(i, e);
             }
             if (e.kind() == Event.Kind.EXITED) {
+                if (i + 1 < run.n) {
+                    run.exitedAt.put(run.sizer.id(e.sample()), System.nanoTime());
+                }
                 if (outbox != null) {
                     outbox.put(e.sample());
                 } else if (run.barrier != null && i + 1 < run.n) {
@@ -305,12 +325,20 @@ final class StageWorker<S> {
             if (run.stopping) {
                 throw new IllegalStateException("stopping with sample " + run.sizer.id(s) + " undelivered: every result sink is full");
             }
-            Thread.sleep(5); // every tier full: backpressure until someone drains one
+            // every tier full: backpressure until one is drained (it signals; the others are
+            // looked at again at least every 10 ms)
+            run.results.getFirst().awaitRoom(10_000_000L);
         }
     }
 
     private void report() {
         run.reports[i] = new Summary.StageReport(stage.name(), batch.steps(), batch.evaluations(), graduated.clone(), exited,
-                quarantinedHere, sampleSteps.clone(), capacity, waitIn, waitOut);
+                quarantinedHere, sampleSteps.clone(), capacity, waitIn, waitOut, sortedHandoffs());
+    }
+
+    private long[] sortedHandoffs() {
+        long[] h = java.util.Arrays.copyOf(handoffs, handoffCount);
+        java.util.Arrays.sort(h);
+        return h;
     }
 }

@@ -37,7 +37,18 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
     /// @param waitInNs      time the worker waited for samples with an empty batch
     /// @param waitOutNs     time it waited for room downstream
     public record StageReport(String name, long steps, long evaluations, long[] graduated, long exited, long quarantined,
-                              long[] sampleSteps, Capacity capacity, long waitInNs, long waitOutNs) {
+                              long[] sampleSteps, Capacity capacity, long waitInNs, long waitOutNs, long[] handoffNs) {
+        /// The hand-off latency below which a share `q` (0…1) of this stage's admissions from
+        /// upstream fell, in µs: from the step a sample exited the stage before to the step this
+        /// one admitted it (buffer, overflow and inbox included). NaN for the first stage.
+        public double handoffPercentileUs(double q) {
+            if (handoffNs.length == 0) {
+                return Double.NaN;
+            }
+            int k = (int) Math.min(handoffNs.length - 1, Math.max(0, Math.ceil(q * handoffNs.length) - 1));
+            return handoffNs[k] / 1e3;
+        }
+
         /// Mean share of the batch's room used per step in dimension `d`.
         public double meanOccupancy(int d) {
             return steps == 0 ? 0 : (double) sampleSteps[d] / steps / capacity.limit(d);
@@ -49,7 +60,7 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
             return "StageReport[name=" + name + ", steps=" + steps + ", evaluations=" + evaluations + ", graduated="
                     + java.util.Arrays.toString(graduated) + ", exited=" + exited + ", quarantined=" + quarantined
                     + ", sampleSteps=" + java.util.Arrays.toString(sampleSteps) + ", capacity=" + capacity + ", waitInNs="
-                    + waitInNs + ", waitOutNs=" + waitOutNs + "]";
+                    + waitInNs + ", waitOutNs=" + waitOutNs + ", handoffs=" + handoffNs.length + "]";
         }
     }
 }

@@ -106,6 +106,61 @@ class PipelineTest {
         assertThat(ThreadCensus.awaitNone("penstock-", Duration.ofSeconds(5))).isEmpty();
     }
 
+    /// CPU time the pipeline's threads (but the worker of `busyStage`, which sleeps in its
+    /// evaluator) use while a slow stage keeps the others waiting for room: waits are signalled.
+    private static long waitingCpuNs(Pipeline.Mode mode) throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] cpu = new long[2];
+        Hook<Walker> meter = new Hook<>() {
+            @Override
+            public void onStep(int stage, String name, long step, List<Walker> samples) {
+                if (stage != 1 || (step != 5 && step != 25)) {
+                    return;
+                }
+                long total = 0;
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getName().startsWith("penstock-") && t != Thread.currentThread()) {
+                        total += Math.max(0, mx.getThreadCpuTime(t.threadId()));
+                    }
+                }
+                cpu[step == 5 ? 0 : 1] = total;
+            }
+        };
+        Stage<Walker> fast = Stage.of(new Walker.Spring(0), Walker.walk(3, 2));
+        Stage<Walker> slow = Stage.of(new Walker.Spring(10), Walker.walk(20, 1)); // steps 5…25: ≈ 200 ms of sleeping
+        try (Pipeline<Walker> p = fast.then(slow).sizer(Walker.SIZER).batchCapacity(Capacity.of(2, 30)).bufferCapacity(Capacity.of(2, 30))
+                .samples(StageTest.walkers(10, 5)).mode(mode).hook(meter).results(MemorySink.unbounded("r"))) {
+            p.run();
+        }
+        return cpu[1] - cpu[0];
+    }
+
+    @Test
+    void threadsWaitingForRoomOrInputUseNoCpu() throws Exception {
+        for (Pipeline.Mode mode : Pipeline.Mode.values()) {
+            // over ~200 ms in which stage 0, its buffer, the receiver and the sender can only wait
+            assertThat(waitingCpuNs(mode)).as("CPU ns of waiting threads, mode %s", mode).isLessThan(40_000_000L);
+        }
+    }
+
+    @Test
+    void everyStageAfterTheFirstReportsTheHandOffLatencyOfEverySampleItAdmitted() {
+        for (Pipeline.Mode mode : Pipeline.Mode.values()) {
+            Summary<Walker> s;
+            try (Pipeline<Walker> p = threeStages(1).samples(StageTest.walkers(30, 2)).mode(mode).results(MemorySink.unbounded("r"))) {
+                s = p.run();
+            }
+            assertThat(s.stages().getFirst().handoffNs()).isEmpty();
+            assertThat(s.stages().getFirst().handoffPercentileUs(0.5)).isNaN();
+            for (int k = 1; k < 3; k++) {
+                Summary.StageReport r = s.stages().get(k);
+                assertThat(r.handoffNs()).as("mode %s stage %d", mode, k).hasSize(30).isSorted();
+                assertThat(r.handoffNs()[0]).isNotNegative();
+                assertThat(r.handoffPercentileUs(0.99)).isGreaterThanOrEqualTo(r.handoffPercentileUs(0.5));
+            }
+        }
+    }
+
     @Test
     void overflowTiersHoldWhatDoesNotFitAndDrainBackInOrder() throws Exception {
         MemorySink<Walker> sink = MemorySink.unbounded("results");
