@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         description = "Run a standard benchmark; figures are printed last as 'name: value' lines.",
         subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class,
             BenchEncodeCommand.class, BenchEncodeFileCommand.class, BenchRelaxCommand.class, BenchInflightCommand.class, BenchGpuCommand.class,
-            BenchMdCommand.class})
+            BenchMdCommand.class, BenchStagesCommand.class})
 public final class BenchCommand implements Runnable {
     @Override
     public void run() {

@@ -25,6 +25,8 @@ final class StageWorker<S> {
     long waitOut;
     private long[] handoffs = new long[64];
     private int handoffCount;
+    private long[] idleHandoffs = new long[64];
+    private int idleHandoffCount;
 
     private final Run<S> run;
 
@@ -146,7 +148,7 @@ final class StageWorker<S> {
             waitIn += empty ? System.nanoTime() - t : 0;
             commit(event);
             boolean done = inbox.isDone(); // read before taking: nothing arrives after done
-            batch.admit(handedOff(inbox.takeAll()), this::onEvent);
+            batch.admit(handedOff(inbox.takeAll(), empty), this::onEvent);
             return done && inbox.isEmpty();
         }
         Buffer<S> in = run.buffers.get(i - 1);
@@ -155,12 +157,13 @@ final class StageWorker<S> {
         List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Long.MAX_VALUE : 0);
         waitIn += empty ? System.nanoTime() - t : 0;
         commit(event);
-        batch.admit(handedOff(got), this::onEvent);
+        batch.admit(handedOff(got, empty), this::onEvent);
         return in.isDrained();
     }
 
-    /// Records, for samples about to be admitted from upstream, how long ago they exited there.
-    private List<S> handedOff(List<S> admitted) {
+    /// Records, for samples about to be admitted from upstream, how long ago they exited there
+    /// (also as idle hand-offs when the batch was empty, waiting for them).
+    private List<S> handedOff(List<S> admitted, boolean idle) {
         if (admitted.isEmpty()) {
             return admitted;
         }
@@ -172,6 +175,12 @@ final class StageWorker<S> {
                     handoffs = java.util.Arrays.copyOf(handoffs, 2 * handoffCount);
                 }
                 handoffs[handoffCount++] = now - t;
+                if (idle) {
+                    if (idleHandoffCount == idleHandoffs.length) {
+                        idleHandoffs = java.util.Arrays.copyOf(idleHandoffs, 2 * idleHandoffCount);
+                    }
+                    idleHandoffs[idleHandoffCount++] = now - t;
+                }
             }
         }
         return admitted;
@@ -333,11 +342,12 @@ final class StageWorker<S> {
 
     private void report() {
         run.reports[i] = new Summary.StageReport(stage.name(), batch.steps(), batch.evaluations(), graduated.clone(), exited,
-                quarantinedHere, sampleSteps.clone(), capacity, waitIn, waitOut, sortedHandoffs());
+                quarantinedHere, sampleSteps.clone(), capacity, waitIn, waitOut, sorted(handoffs, handoffCount),
+                sorted(idleHandoffs, idleHandoffCount));
     }
 
-    private long[] sortedHandoffs() {
-        long[] h = java.util.Arrays.copyOf(handoffs, handoffCount);
+    private static long[] sorted(long[] values, int count) {
+        long[] h = java.util.Arrays.copyOf(values, count);
         java.util.Arrays.sort(h);
         return h;
     }

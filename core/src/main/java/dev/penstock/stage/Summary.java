@@ -37,16 +37,28 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
     /// @param waitInNs      time the worker waited for samples with an empty batch
     /// @param waitOutNs     time it waited for room downstream
     public record StageReport(String name, long steps, long evaluations, long[] graduated, long exited, long quarantined,
-                              long[] sampleSteps, Capacity capacity, long waitInNs, long waitOutNs, long[] handoffNs) {
+                              long[] sampleSteps, Capacity capacity, long waitInNs, long waitOutNs, long[] handoffNs,
+                              long[] idleHandoffNs) {
         /// The hand-off latency below which a share `q` (0…1) of this stage's admissions from
         /// upstream fell, in µs: from the step a sample exited the stage before to the step this
-        /// one admitted it (buffer, overflow and inbox included). NaN for the first stage.
+        /// one admitted it — waiting for room included (buffer, overflow and inbox). NaN for the
+        /// first stage. `handoffNs` holds them all, sorted.
         public double handoffPercentileUs(double q) {
-            if (handoffNs.length == 0) {
+            return percentileUs(handoffNs, q);
+        }
+
+        /// As `handoffPercentileUs`, over the admissions into an empty batch that was waiting
+        /// for input (`idleHandoffNs`): what the hand-off itself costs, with no room to wait for.
+        public double idleHandoffPercentileUs(double q) {
+            return percentileUs(idleHandoffNs, q);
+        }
+
+        private static double percentileUs(long[] sorted, double q) {
+            if (sorted.length == 0) {
                 return Double.NaN;
             }
-            int k = (int) Math.min(handoffNs.length - 1, Math.max(0, Math.ceil(q * handoffNs.length) - 1));
-            return handoffNs[k] / 1e3;
+            int k = (int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+            return sorted[k] / 1e3;
         }
 
         /// Mean share of the batch's room used per step in dimension `d`.

@@ -1,0 +1,176 @@
+package dev.penstock.benchmarks;
+
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.Methods;
+import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.MemorySink;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Stage;
+import dev.penstock.stage.Summary;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/// The `stages` workload (issue 15): a three-stage chain `fire | langevin | nve` over LJ
+/// clusters of 13…147 atoms (the `inflight` clusters), each stage on its own worker under one
+/// atom budget per batch, against each stage run alone over the same inputs in the same run.
+///
+/// - `ratio_vs_slowest_stage`: the slowest stage's time alone over the chain's time — 1.0 when
+///   the chain costs only its bottleneck (every other stage hidden behind it). On a machine
+///   with fewer cores than stages the stages share cores, so the sum of their times bounds it too
+///   (`ratio_vs_sum_over_cores` says how close the chain comes to that bound).
+/// - `handoff_p50_us`, `handoff_p99_us`: from the step a system exits a stage to the step the next
+///   stage admits it, over every hand-off of the chain (`Summary.StageReport.handoffNs`): waiting
+///   for room in a busy downstream batch included. `idle_handoff_*`: the same over admissions into
+///   a stage that was empty, waiting for input — the cost of the hand-off itself.
+/// - `max_energy_diff`: every system's final energy, chain against the stages alone (0: the
+///   chain changes no result).
+///
+/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync]`.
+public final class StagesBench {
+    private static final double FMAX = 0.01;
+    private static final double[] NOISE = {0.02, 0.1, 0.2};
+
+    private final PrintStream out;
+    private final int clusters;
+    private final long maxAtoms;
+    private final int mdSteps;
+    private final Pipeline.Mode mode;
+
+    /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage.
+    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode) {
+        if (clusters < 1 || maxAtoms < 147 || mdSteps < 1) {
+            throw new IllegalArgumentException("bench stages: need at least 1 cluster, --max-atoms ≥ 147 (the largest cluster) and "
+                    + "--steps ≥ 1, got " + clusters + ", " + maxAtoms + ", " + mdSteps);
+        }
+        this.out = out;
+        this.clusters = clusters;
+        this.maxAtoms = maxAtoms;
+        this.mdSteps = mdSteps;
+        this.mode = mode;
+    }
+
+    /// The clusters: sizes uniform in 13…147, noise from {0.02, 0.1, 0.2}σ (seed 2026).
+    List<AtomicSystem> systems(int count) {
+        SplittableRandom rnd = new SplittableRandom(2026);
+        List<AtomicSystem> list = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            int n = 13 + rnd.nextInt(135);
+            list.add(RelaxBench.cluster(k, n, NOISE[rnd.nextInt(NOISE.length)], 7_000 + k));
+        }
+        return list;
+    }
+
+    /// Stage `k` of the chain, with its own model instance.
+    private Stage<AtomicSystem> stage(int k) {
+        ModelEvaluator ev = new ModelEvaluator(new LennardJones(1, 1, 2.5, true));
+        return switch (k) {
+            case 0 -> Stage.of(ev, Methods.fire(Convergence.of(FMAX, 5000)));
+            case 1 -> Stage.of(ev, Methods.langevin(0.005, 0.1, 1.0, 11, mdSteps));
+            default -> Stage.of(ev, Methods.nve(0.005, mdSteps));
+        };
+    }
+
+    private Pipeline<AtomicSystem> configure(Pipeline<AtomicSystem> p, List<AtomicSystem> in, MemorySink<AtomicSystem> sink) {
+        return p.sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
+                .mode(mode).samples(in).results(sink);
+    }
+
+    private record Timed(double seconds, Summary<AtomicSystem> summary, List<AtomicSystem> out) {
+    }
+
+    private Timed chain(List<AtomicSystem> in) {
+        MemorySink<AtomicSystem> sink = MemorySink.unbounded("chain");
+        long t0 = System.nanoTime();
+        Summary<AtomicSystem> s;
+        try (Pipeline<AtomicSystem> p = configure(stage(0).then(stage(1)).then(stage(2)), in, sink)) {
+            s = p.run();
+        }
+        return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
+    }
+
+    private Timed alone(int k, List<AtomicSystem> in) {
+        MemorySink<AtomicSystem> sink = MemorySink.unbounded("stage " + k);
+        long t0 = System.nanoTime();
+        Summary<AtomicSystem> s;
+        try (Pipeline<AtomicSystem> p = configure(Pipeline.of(stage(k)), in, sink)) {
+            s = p.run();
+        }
+        return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
+    }
+
+    /// Runs the chain and each stage alone; returns the figures.
+    public Map<String, String> run() {
+        List<AtomicSystem> warm = systems(Math.min(clusters, 64));
+        chain(warm); // JIT warm-up of every stage
+        Timed whole = chain(systems(clusters));
+        Timed[] parts = new Timed[3];
+        List<AtomicSystem> in = systems(clusters);
+        for (int k = 0; k < 3; k++) {
+            parts[k] = alone(k, in);
+            in = parts[k].out();
+        }
+        Map<Long, Double> aloneEnergy = new HashMap<>();
+        for (AtomicSystem a : parts[2].out()) {
+            aloneEnergy.put(a.id(), a.energy());
+        }
+        double diff = whole.out().size() == aloneEnergy.size() ? 0 : Double.POSITIVE_INFINITY;
+        for (AtomicSystem a : whole.out()) {
+            Double e = aloneEnergy.get(a.id());
+            diff = Math.max(diff, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e));
+        }
+        List<Long> handoffs = new ArrayList<>();
+        List<Long> idle = new ArrayList<>();
+        for (Summary.StageReport r : whole.summary().stages()) {
+            for (long h : r.handoffNs()) {
+                handoffs.add(h);
+            }
+            for (long h : r.idleHandoffNs()) {
+                idle.add(h);
+            }
+        }
+        handoffs.sort(null);
+        idle.sort(null);
+        double slowest = Math.max(parts[0].seconds(), Math.max(parts[1].seconds(), parts[2].seconds()));
+        double sum = parts[0].seconds() + parts[1].seconds() + parts[2].seconds();
+        int cores = Runtime.getRuntime().availableProcessors();
+        double bound = Math.max(slowest, sum / Math.min(cores, 3));
+        out.printf(Locale.ROOT, "%d clusters, mode %s, %d cores: chain %.2f s; alone: fire %.2f s, langevin %.2f s, nve %.2f s%n",
+                clusters, mode, cores, whole.seconds(), parts[0].seconds(), parts[1].seconds(), parts[2].seconds());
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("clusters", Integer.toString(clusters));
+        f.put("mode", mode.name().toLowerCase(Locale.ROOT));
+        f.put("cores", Integer.toString(cores));
+        f.put("wall_chain_s", String.format(Locale.ROOT, "%.3f", whole.seconds()));
+        f.put("wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
+        f.put("wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
+        f.put("wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
+        f.put("handoffs", Integer.toString(handoffs.size()));
+        f.put("handoff_p50_us", String.format(Locale.ROOT, "%.1f", percentileUs(handoffs, 0.50)));
+        f.put("handoff_p99_us", String.format(Locale.ROOT, "%.1f", percentileUs(handoffs, 0.99)));
+        f.put("idle_handoffs", Integer.toString(idle.size()));
+        f.put("idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", percentileUs(idle, 0.50)));
+        f.put("idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", percentileUs(idle, 0.99)));
+        f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
+        f.put("ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
+        f.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
+        return f;
+    }
+
+    private static double percentileUs(List<Long> sorted, double q) {
+        if (sorted.isEmpty()) {
+            return Double.NaN;
+        }
+        int k = (int) Math.min(sorted.size() - 1, Math.max(0, Math.ceil(q * sorted.size()) - 1));
+        return sorted.get(k) / 1e3;
+    }
+}

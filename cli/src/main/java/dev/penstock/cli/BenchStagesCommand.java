@@ -1,0 +1,38 @@
+package dev.penstock.cli;
+
+import dev.penstock.benchmarks.StagesBench;
+import dev.penstock.stage.Pipeline;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/// `penstock bench stages`: a three-stage chain against its stages alone, and the hand-off latency.
+@Command(name = "stages", mixinStandardHelpOptions = true,
+        description = "fire | langevin | nve over LJ clusters (13-147 atoms), each stage on its own worker: the chain's time against "
+                + "the slowest stage alone (ratio_vs_slowest_stage) and the exit-to-admission hand-off latency between stages.")
+public final class BenchStagesCommand implements Callable<Integer> {
+    @Option(names = "--clusters", defaultValue = "2048", description = "clusters (default: ${DEFAULT-VALUE})")
+    int clusters;
+
+    @Option(names = "--max-atoms", defaultValue = "2000", description = "atoms per batch in every stage (default: ${DEFAULT-VALUE})")
+    long maxAtoms;
+
+    @Option(names = "--steps", defaultValue = "100", description = "steps of the langevin and of the nve stage (default: ${DEFAULT-VALUE})")
+    int steps;
+
+    @Option(names = "--mode", defaultValue = "sync", description = "sync, async-receive or fully-async (default: ${DEFAULT-VALUE})")
+    String mode;
+
+    @Override
+    public Integer call() throws Exception {
+        Pipeline.Mode m = switch (mode) {
+            case "sync" -> Pipeline.Mode.SYNC;
+            case "async-receive" -> Pipeline.Mode.ASYNC_RECEIVE;
+            case "fully-async" -> Pipeline.Mode.FULLY_ASYNC;
+            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "option '--mode': expected sync, async-receive or fully-async, got '" + mode + "'");
+        };
+        Figures.print(new StagesBench(System.out, clusters, maxAtoms, steps, m).run(), System.out);
+        return 0;
+    }
+}
