@@ -140,6 +140,14 @@ class MainTest {
     }
 
     @Test
+    void aSmallStagesBenchmarkComparesTheChainWithEachStageAloneAndReportsHandOffs() {
+        String out = run(0, "bench", "stages", "--clusters", "16", "--max-atoms", "400", "--steps", "5", "--mode", "async-receive");
+        assertThat(out).contains("ratio_vs_slowest_stage: ", "ratio_vs_sum_over_cores: ", "handoff_p99_us: ", "idle_handoff_p50_us: ",
+                "handoffs: 32", "max_energy_diff: 0.00", "mode: async_receive");
+        assertThat(run(2, "bench", "stages", "--mode", "eager")).contains("option '--mode'").contains("eager");
+    }
+
+    @Test
     void theInflightBenchmarkOnFlinkReportsItsRatioToTheLocalRunner() {
         String out = run(0, "bench", "inflight", "--runner", "flink", "--clusters", "8", "--max-atoms", "400");
         assertThat(out).contains("ratio_flink_vs_local: ").contains("flink_fixed_cost_s: ").contains("max_energy_diff: 0.00");
