@@ -85,6 +85,13 @@ public final class InflightBench {
         Summary<AtomicSystem> s = inflight(systems(), energyInflight, 1);
         double wallInflight = (System.nanoTime() - t0) / 1e9;
 
+        int cores = Runtime.getRuntime().availableProcessors();
+        inflight(warm, new HashMap<>(), 1, cores); // warm-up of the split evaluation
+        Map<Long, Double> energyThreads = new HashMap<>();
+        t0 = System.nanoTime();
+        inflight(systems(), energyThreads, 1, cores);
+        double wallThreads = (System.nanoTime() - t0) / 1e9;
+
         Map<Long, Double> energySkip = new HashMap<>();
         t0 = System.nanoTime();
         Summary<AtomicSystem> skip = inflight(systems(), energySkip, Integer.MAX_VALUE);
@@ -99,6 +106,7 @@ public final class InflightBench {
         for (Map.Entry<Long, Double> e : energyInflight.entrySet()) {
             diff = Math.max(diff, Math.abs(e.getValue() - energyStatic.get(e.getKey())));
             diff = Math.max(diff, Math.abs(e.getValue() - energySkip.get(e.getKey())));
+            diff = Math.max(diff, Math.abs(e.getValue() - energyThreads.get(e.getKey())));
         }
         Summary.StageReport r = s.stages().getFirst();
         double occStatic = (double) staticCounts[1] / staticCounts[0] / maxAtoms;
@@ -114,6 +122,11 @@ public final class InflightBench {
         f.put("clusters", Integer.toString(clusters));
         f.put("max_atoms", Long.toString(maxAtoms));
         f.put("wall_inflight_s", String.format(Locale.ROOT, "%.3f", wallInflight));
+        f.put("cores", Integer.toString(cores));
+        f.put("wall_inflight_" + cores + "t_s", String.format(Locale.ROOT, "%.3f", wallThreads));
+        f.put("atom_steps_per_s_inflight", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallInflight));
+        f.put("atom_steps_per_s_inflight_" + cores + "t", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallThreads));
+        f.put("ratio_inflight_" + cores + "t_vs_1t", String.format(Locale.ROOT, "%.3f", wallInflight / wallThreads));
         f.put("wall_static_s", String.format(Locale.ROOT, "%.3f", wallStatic));
         f.put("wall_static_skip_s", String.format(Locale.ROOT, "%.3f", wallSkip));
         f.put("batch_steps_inflight", Long.toString(r.steps()));
@@ -191,11 +204,16 @@ public final class InflightBench {
         return inflight(systems, new HashMap<>(), 1);
     }
 
-    /// FIRE through one pipeline stage, refilled every `refill` steps (MAX_VALUE: only when empty).
     private Summary<AtomicSystem> inflight(List<AtomicSystem> systems, Map<Long, Double> energy, int refill) {
+        return inflight(systems, energy, refill, 1);
+    }
+
+    /// FIRE through one pipeline stage, refilled every `refill` steps (MAX_VALUE: only when empty),
+    /// its steps split over `threads` threads.
+    private Summary<AtomicSystem> inflight(List<AtomicSystem> systems, Map<Long, Double> energy, int refill, int threads) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("relaxed");
         Summary<AtomicSystem> s;
-        try (Pipeline<AtomicSystem> p = Pipeline.of(Stage.of(new ModelEvaluator(model()), Methods.fire(Convergence.of(FMAX, BUDGET))))
+        try (Pipeline<AtomicSystem> p = Pipeline.of(Stage.of(new ModelEvaluator(model()), Methods.fire(Convergence.of(FMAX, BUDGET))).threads(threads))
                 .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
                 .refillEvery(refill).samples(systems).results(sink)) {
             s = p.run();

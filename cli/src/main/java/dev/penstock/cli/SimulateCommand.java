@@ -73,6 +73,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--threads", description = "threads each stage's batch is evaluated on (local runner; default: every core; "
+            + "the results do not depend on it)")
+    Integer threads;
+
     @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
             + "embedded MiniCluster; results committed exactly once per checkpoint)")
     String runner;
@@ -186,7 +190,11 @@ public final class SimulateCommand implements Callable<Integer> {
         };
         Summary<AtomicSystem> summary;
         SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
-        try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed)) {
+        int evalThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (evalThreads < 1) {
+            throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + evalThreads);
+        }
+        try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed, evalThreads)) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history)

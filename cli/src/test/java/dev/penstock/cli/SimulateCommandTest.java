@@ -51,6 +51,19 @@ class SimulateCommandTest {
     }
 
     @Test
+    void theThreadCountChangesNoByteOfTheOutput() throws Exception {
+        Path one = dir.resolve("one.xyz");
+        Path three = dir.resolve("three.xyz");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", one.toString(), "--max-atoms", "500",
+                "--threads", "1");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", three.toString(), "--max-atoms", "500",
+                "--threads", "3", "--mode", "async-receive");
+        assertThat(frames(three)).hasSize(24).isEqualTo(frames(one)); // the order systems finish in may differ; no frame may
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", dir.resolve("x.xyz").toString(),
+                "--threads", "0")).contains("option '--threads'").contains("0");
+    }
+
+    @Test
     void aZarrOutputHoldsTheSameSystemsAsTheXyzOutput() throws Exception {
         Path xyz = dir.resolve("out.xyz");
         Path zarr = dir.resolve("out.zarr");

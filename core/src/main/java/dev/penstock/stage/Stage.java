@@ -18,10 +18,12 @@ import java.util.List;
 public final class Stage<S> {
     private final Evaluator<S> evaluator;
     private final List<Method<S>> methods;
+    private final int threads;
 
-    private Stage(Evaluator<S> evaluator, List<Method<S>> methods) {
+    private Stage(Evaluator<S> evaluator, List<Method<S>> methods, int threads) {
         this.evaluator = evaluator;
         this.methods = List.copyOf(methods);
+        this.threads = threads;
     }
 
     /// A stage of one method over `evaluator`.
@@ -29,7 +31,26 @@ public final class Stage<S> {
         if (evaluator == null || method == null) {
             throw new IllegalArgumentException("a stage needs an evaluator and a method");
         }
-        return new Stage<>(evaluator, List.of(method));
+        return new Stage<>(evaluator, List.of(method), 1);
+    }
+
+    /// This stage with each step split over `n` threads: the caller and `n − 1` virtual threads,
+    /// each taking a run of consecutive samples through the part of the step before the
+    /// evaluation, the evaluation of its run, and the part after. The evaluator is then called
+    /// once per run, from several threads at once, with disjoint samples: it must allow that (an
+    /// `atoms` `ModelEvaluator` over a `PairPotential` does). A sample is still one thread's for
+    /// the whole step, so no result depends on `n`; graduations, quarantines and hooks stay on the
+    /// stage's worker, in batch order.
+    public Stage<S> threads(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("stage '" + name() + "': option 'threads' must be at least 1, got " + n);
+        }
+        return new Stage<>(evaluator, methods, n);
+    }
+
+    /// Threads a step's motions are split over.
+    public int threads() {
+        return threads;
     }
 
     /// This stage's sub-stages followed by `next`'s, sharing one evaluation per step. Both must
@@ -41,7 +62,7 @@ public final class Stage<S> {
         }
         List<Method<S>> all = new ArrayList<>(methods);
         all.addAll(next.methods);
-        return new Stage<>(evaluator, all);
+        return new Stage<>(evaluator, all, Math.max(threads, next.threads));
     }
 
     /// A pipeline of this stage followed by `next` on its own worker.

@@ -11,7 +11,8 @@ import java.util.function.Consumer;
 /// sample once with one shared evaluation; both report graduations and quarantines as events,
 /// and samples that leave free their room at once.
 ///
-/// Threading: one thread at a time (a pipeline worker owns its stage's batch).
+/// Threading: one thread at a time (a pipeline worker owns its stage's batch); with
+/// `Stage.threads` > 1 a step uses helper threads, stopped by `close`.
 ///
 /// @param <S> the sample type
 public final class StageBatch<S> {
@@ -21,6 +22,7 @@ public final class StageBatch<S> {
     private final List<Entry<S>> active = new ArrayList<>();
     private final long[] used;
     private long evaluations;
+    private Crew crew;
     private long steps;
 
     private static final class Entry<S> {
@@ -88,18 +90,18 @@ public final class StageBatch<S> {
 
     /// One step of every sample: each sample's sub-stage moves it before and after one shared
     /// evaluation; then every sample whose sub-stage says `finished` graduates (see `Stage`).
+    /// With `Stage.threads` > 1 the batch is split into runs of consecutive samples, each run
+    /// moved, evaluated and moved again by its own thread; graduations and quarantines are then
+    /// taken in batch order on this thread, as without the split.
     public void step(Consumer<Event<S>> events) {
         if (active.isEmpty()) {
             return;
         }
         List<Entry<S>> all = active;
-        for (Entry<S> e : all) {
-            e.motion.beforeEvaluation();
-        }
-        List<Entry<S>> failed = evaluate(all);
+        int parts = Math.min(stage.threads(), all.size());
+        List<Entry<S>> failed = parts <= 1 ? stepRun(all) : stepSplit(all, parts);
         for (Entry<S> e : all) {
             if (failed.isEmpty() || !failed.contains(e)) {
-                e.motion.afterEvaluation();
                 advance(e, events);
             }
         }
@@ -107,17 +109,69 @@ public final class StageBatch<S> {
         removeLeft(failed, events);
     }
 
-    private final Map<Entry<S>, String> diagnoses = new IdentityHashMap<>();
+    /// Moves, evaluates and moves again the entries of one run; returns those that failed.
+    private List<Entry<S>> stepRun(List<Entry<S>> run) {
+        for (Entry<S> e : run) {
+            e.motion.beforeEvaluation();
+        }
+        List<Entry<S>> failed = evaluate(run);
+        for (Entry<S> e : run) {
+            if (failed.isEmpty() || !failed.contains(e)) {
+                e.motion.afterEvaluation();
+            }
+        }
+        return failed;
+    }
+
+    private List<Entry<S>> stepSplit(List<Entry<S>> all, int parts) {
+        if (crew == null) {
+            crew = new Crew("penstock-stage-" + stage.name() + "-helper", stage.threads());
+        }
+        int[] bounds = runs(all.size(), parts);
+        @SuppressWarnings("unchecked")
+        List<Entry<S>>[] failed = new List[parts];
+        crew.run(parts, part -> failed[part] = stepRun(all.subList(bounds[part], bounds[part + 1])));
+        evaluations -= parts - 1; // one shared evaluation per step, however it was split
+        List<Entry<S>> merged = new ArrayList<>(0);
+        for (List<Entry<S>> f : failed) {
+            merged.addAll(f);
+        }
+        return merged;
+    }
+
+    /// Run boundaries of equal sample counts (tried against runs of equal atom counts for the
+    /// in-flight relaxation: no better, within this machine's noise).
+    private static int[] runs(int n, int parts) {
+        int[] b = new int[parts + 1];
+        for (int k = 0; k <= parts; k++) {
+            b[k] = (int) ((long) n * k / parts);
+        }
+        return b;
+    }
+
+    /// Stops the helper threads of a split step (if any were started). The batch may step again
+    /// afterwards; it starts new ones.
+    public void close() {
+        if (crew != null) {
+            crew.close();
+            crew = null;
+        }
+    }
+
+    private final Map<Entry<S>, String> diagnoses = java.util.Collections.synchronizedMap(new IdentityHashMap<>());
     private final List<S> scratch = new ArrayList<>();
 
     private List<Entry<S>> evaluate(List<Entry<S>> entries) {
-        scratch.clear();
+        List<S> samples = entries.size() == active.size() ? scratch : new ArrayList<>(entries.size());
+        samples.clear();
         for (Entry<S> e : entries) {
-            scratch.add(e.sample);
+            samples.add(e.sample);
         }
         List<Entry<S>> failed = new ArrayList<>(0);
-        evaluations++;
-        stage.evaluator().evaluate(scratch, (s, why) -> {
+        synchronized (this) {
+            evaluations++;
+        }
+        stage.evaluator().evaluate(samples, (s, why) -> {
             Entry<S> e = null;
             for (Entry<S> x : entries) { // failures are rare: a scan beats a map per step
                 if (x.sample == s) {

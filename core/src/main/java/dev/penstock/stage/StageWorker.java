@@ -54,6 +54,7 @@ final class StageWorker<S> {
         try {
             loop();
         } finally {
+            batch.close();
             report();
         }
         if (outbox != null) {

@@ -92,6 +92,14 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     }
 
     @Override
+    public void close() throws Exception {
+        if (batch != null) {
+            batch.close(); // the helper threads of a split step, if the stage has any
+        }
+        super.close();
+    }
+
+    @Override
     public void open() throws Exception {
         super.open();
         holdingMax = new IntMaximum();

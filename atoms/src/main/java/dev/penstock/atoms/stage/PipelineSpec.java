@@ -196,9 +196,15 @@ public final class PipelineSpec {
 
     /// Builds the pipeline: a fresh model per stage (chained stages run on their own workers).
     public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed) {
+        return build(stages, model, seed, 1);
+    }
+
+    /// As `build`, each stage's steps split over `threads` threads (`Stage.threads`; no result
+    /// changes).
+    public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed, int threads) {
         Pipeline<AtomicSystem> p = null;
         for (List<Call> fused : stages) {
-            Stage<AtomicSystem> stage = stage(fused, model, seed);
+            Stage<AtomicSystem> stage = stage(fused, model, seed, threads);
             p = p == null ? Pipeline.of(stage) : p.then(stage);
         }
         return p;
@@ -206,12 +212,17 @@ public final class PipelineSpec {
 
     /// One chained stage: its fused calls over one new model.
     public static Stage<AtomicSystem> stage(List<Call> fused, Supplier<? extends Model> model, long seed) {
+        return stage(fused, model, seed, 1);
+    }
+
+    /// One chained stage, its steps split over `threads` threads.
+    public static Stage<AtomicSystem> stage(List<Call> fused, Supplier<? extends Model> model, long seed, int threads) {
         ModelEvaluator ev = new ModelEvaluator(model.get());
         Stage<AtomicSystem> stage = null;
         for (Call c : fused) {
             Stage<AtomicSystem> s = Stage.of(ev, method(c, seed));
             stage = stage == null ? s : stage.fuse(s);
         }
-        return stage;
+        return stage.threads(threads);
     }
 }
