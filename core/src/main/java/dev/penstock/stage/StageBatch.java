@@ -76,7 +76,8 @@ public final class StageBatch<S> {
             active.add(e);
         }
         if (!fresh.isEmpty()) {
-            List<Entry<S>> failed = evaluate(fresh);
+            int parts = Math.min(stage.threads(), fresh.size());
+            List<Entry<S>> failed = parts <= 1 ? evaluate(fresh) : split(fresh, parts, this::evaluate);
             for (Entry<S> e : fresh) {
                 if (!failed.contains(e)) {
                     e.motion = stage.methods().getFirst().enter(e.sample);
@@ -99,7 +100,7 @@ public final class StageBatch<S> {
         }
         List<Entry<S>> all = active;
         int parts = Math.min(stage.threads(), all.size());
-        List<Entry<S>> failed = parts <= 1 ? stepRun(all) : stepSplit(all, parts);
+        List<Entry<S>> failed = parts <= 1 ? stepRun(all) : split(all, parts, this::stepRun);
         for (Entry<S> e : all) {
             if (failed.isEmpty() || !failed.contains(e)) {
                 advance(e, events);
@@ -123,14 +124,16 @@ public final class StageBatch<S> {
         return failed;
     }
 
-    private List<Entry<S>> stepSplit(List<Entry<S>> all, int parts) {
+    /// Runs `job` on `parts` runs of consecutive entries at once (the crew); returns the entries
+    /// that failed, in batch order.
+    private List<Entry<S>> split(List<Entry<S>> all, int parts, java.util.function.Function<List<Entry<S>>, List<Entry<S>>> job) {
         if (crew == null) {
             crew = new Crew("penstock-stage-" + stage.name() + "-helper", stage.threads());
         }
         int[] bounds = runs(all.size(), parts);
         @SuppressWarnings("unchecked")
         List<Entry<S>>[] failed = new List[parts];
-        crew.run(parts, part -> failed[part] = stepRun(all.subList(bounds[part], bounds[part + 1])));
+        crew.run(parts, part -> failed[part] = job.apply(all.subList(bounds[part], bounds[part + 1])));
         evaluations -= parts - 1; // one shared evaluation per step, however it was split
         List<Entry<S>> merged = new ArrayList<>(0);
         for (List<Entry<S>> f : failed) {
