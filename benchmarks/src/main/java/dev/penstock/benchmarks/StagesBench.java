@@ -18,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /// The `stages` workload (issue 15): a three-stage chain `fire | langevin | nve` over LJ
 /// clusters of 13…147 atoms (the `inflight` clusters), each stage on its own worker under one
@@ -38,7 +37,6 @@ import java.util.SplittableRandom;
 /// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync]`.
 public final class StagesBench {
     private static final double FMAX = 0.01;
-    private static final double[] NOISE = {0.02, 0.1, 0.2};
 
     private final PrintStream out;
     private final int clusters;
@@ -59,15 +57,9 @@ public final class StagesBench {
         this.mode = mode;
     }
 
-    /// The clusters: sizes uniform in 13…147, noise from {0.02, 0.1, 0.2}σ (seed 2026).
-    List<AtomicSystem> systems(int count) {
-        SplittableRandom rnd = new SplittableRandom(2026);
-        List<AtomicSystem> list = new ArrayList<>();
-        for (int k = 0; k < count; k++) {
-            int n = 13 + rnd.nextInt(135);
-            list.add(RelaxBench.cluster(k, n, NOISE[rnd.nextInt(NOISE.length)], 7_000 + k));
-        }
-        return list;
+    /// The first `count` clusters of the `inflight` workload.
+    private List<AtomicSystem> systems(int count) {
+        return new InflightBench(new PrintStream(PrintStream.nullOutputStream()), count, maxAtoms).systems();
     }
 
     /// Stage `k` of the chain, with its own model instance.

@@ -25,13 +25,7 @@ public final class BenchStagesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Pipeline.Mode m = switch (mode) {
-            case "sync" -> Pipeline.Mode.SYNC;
-            case "async-receive" -> Pipeline.Mode.ASYNC_RECEIVE;
-            case "fully-async" -> Pipeline.Mode.FULLY_ASYNC;
-            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "option '--mode': expected sync, async-receive or fully-async, got '" + mode + "'");
-        };
+        Pipeline.Mode m = SimulateCommand.mode(mode, new picocli.CommandLine(this));
         Figures.print(new StagesBench(System.out, clusters, maxAtoms, steps, m).run(), System.out);
         return 0;
     }

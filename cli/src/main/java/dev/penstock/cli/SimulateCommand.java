@@ -103,6 +103,16 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--snapshot-every", defaultValue = "0", description = "snapshot every system of a stage every K steps (default: off)")
     int snapshotEvery;
 
+    /// The pipeline mode named by `--mode` (sync, async-receive, fully-async), or a clear error.
+    static Pipeline.Mode mode(String text, picocli.CommandLine cl) {
+        return switch (text.toLowerCase(Locale.ROOT)) {
+            case "sync" -> Pipeline.Mode.SYNC;
+            case "async-receive" -> Pipeline.Mode.ASYNC_RECEIVE;
+            case "fully-async" -> Pipeline.Mode.FULLY_ASYNC;
+            default -> throw new ParameterException(cl, "option '--mode': expected sync, async-receive or fully-async, got '" + text + "'");
+        };
+    }
+
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(input)) {
@@ -129,13 +139,7 @@ public final class SimulateCommand implements Callable<Integer> {
         if (snapshotEvery < 0) {
             throw new ParameterException(spec.commandLine(), "option '--snapshot-every' must be ≥ 0, got " + snapshotEvery);
         }
-        Pipeline.Mode m = switch (mode.toLowerCase(Locale.ROOT)) {
-            case "sync" -> Pipeline.Mode.SYNC;
-            case "async-receive" -> Pipeline.Mode.ASYNC_RECEIVE;
-            case "fully-async" -> Pipeline.Mode.FULLY_ASYNC;
-            default -> throw new ParameterException(spec.commandLine(), "option '--mode': expected sync, async-receive or fully-async, got '"
-                    + mode + "'");
-        };
+        Pipeline.Mode m = mode(mode, spec.commandLine());
         Supplier<PairPotential> model;
         List<List<PipelineSpec.Call>> stages;
         try {
