@@ -35,8 +35,20 @@ for t in "${targets[@]}"; do
   echo "fuzz: $test ($module)"
   log="$root/target/fuzz-$test.log"
   mkdir -p "$root/target"
-  if JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -am -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dmaven.compiler.release=23 >"$log" 2>&1; then
+  # In its own session, so that a hang (an input the code under test never returns from: libFuzzer
+  # saves nothing then) is stopped with every process it started once FUZZ_LIMIT_S have passed.
+  setsid env JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -am -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+      -Djunit.jupiter.execution.timeout.mode=disabled \
+      -Dmaven.compiler.release=23 >"$log" 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + ${FUZZ_LIMIT_S:-240}))
+  while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    failed=1
+    echo "  HANG: still running after ${FUZZ_LIMIT_S:-240} s, stopped; the last input is not saved (see $log)"
+  elif wait "$pid"; then
     grep -E "^#[0-9]+.*(DONE|pulse)" "$log" | tail -1 | sed 's/^/  /'
   else
     failed=1
@@ -45,7 +57,9 @@ for t in "${targets[@]}"; do
   fi
 done
 # findings back into the repository's corpus (they are regression tests from now on)
-( cd "$tree" && find . -path '*/src/test/resources/*' -name 'crash-*' ) | while read -r f; do
+# (a fuzz test with @Timeout has its bound passed to libFuzzer: an input that hangs is saved as
+# timeout-*; JUnit's own timeout is off while fuzzing, as it would time the whole run)
+( cd "$tree" && find . -path '*/src/test/resources/*' \( -name 'crash-*' -o -name 'timeout-*' \) ) | while read -r f; do
   [ -e "$root/$f" ] && continue # already in the corpus
   mkdir -p "$root/$(dirname "$f")"; cp "$tree/$f" "$root/$f"; echo "saved finding: $f (commit it: a regression test)"
 done
