@@ -73,8 +73,8 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--threads", description = "threads each stage's batch is evaluated on (local runner; default: every core; "
-            + "the results do not depend on it)")
+    @Option(names = "--threads", description = "threads each stage's steps are split over (local runner; default: the cores "
+            + "divided by the chained stages, at least 1; the results do not depend on it)")
     Integer threads;
 
     @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
@@ -194,7 +194,9 @@ public final class SimulateCommand implements Callable<Integer> {
         };
         Summary<AtomicSystem> summary;
         SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
-        int evalThreads = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        // by default the cores are shared out between the chained stages (each stage's worker is
+        // busy too: more threads than cores would spin against each other)
+        int evalThreads = threads == null ? Math.max(1, Runtime.getRuntime().availableProcessors() / stages.size()) : threads;
         if (evalThreads < 1) {
             throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + evalThreads);
         }
