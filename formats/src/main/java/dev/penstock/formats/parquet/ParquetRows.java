@@ -47,6 +47,15 @@ public final class ParquetRows implements AutoCloseable {
     private int batchPos;
     private long delivered;
     private Map<Long, String> raggedRows; // null: a ragged row fails the read
+    // The stall watchdog: a damaged file can make the decoder loop forever (seen with Hardwood
+    // 1.0.1: its column worker spins, the batch never comes). A batch that has not arrived after
+    // `stallNs` is interrupted (the decoder then ends the batch) and reported as a damaged file.
+    private final long stallNs = Math.max(1, Long.getLong("penstock.parquet.stallSeconds", 30)) * 1_000_000_000L;
+    private volatile long batchStartedNs;   // 0: not decoding
+    private volatile Thread decoding;
+    private volatile boolean stalled;
+    private volatile boolean closing;
+    private Thread watchdog;                // virtual, started with the first batch
 
     private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode) {
         this.file = file;
@@ -245,13 +254,53 @@ public final class ParquetRows implements AutoCloseable {
     /// page that does not decode, lists that do not match their values) is the file's fault and
     /// says so, naming the first row of the batch.
     private boolean nextBatch() {
+        if (watchdog == null) {
+            watchdog = Thread.ofVirtual().name("parquet-stall-watchdog").start(this::watch);
+        }
+        decoding = Thread.currentThread();
+        batchStartedNs = System.nanoTime();
+        java.util.concurrent.locks.LockSupport.unpark(watchdog);
         try {
-            return decodeBatch();
+            boolean more = decodeBatch();
+            checkStall();
+            return more;
         } catch (BadInputException e) {
+            checkStall();
             throw e;
         } catch (RuntimeException e) {
+            checkStall();
             throw new BadInputException(file, file + ": row " + delivered + ": the Parquet data does not decode ("
                     + (e.getMessage() != null ? e.getMessage() : e.toString()) + "): damaged or truncated file", e);
+        } finally {
+            batchStartedNs = 0;
+        }
+    }
+
+    private void checkStall() {
+        if (stalled) {
+            Thread.interrupted(); // the watchdog's interrupt, not the caller's
+            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet pages did not decode within "
+                    + stallNs / 1_000_000_000L + " s (the decoder is stuck on them): damaged file");
+        }
+    }
+
+    /// The watchdog: parked while no batch is decoding; interrupts a batch past `stallNs`.
+    private void watch() {
+        while (!closing) {
+            long started = batchStartedNs;
+            if (started == 0) {
+                java.util.concurrent.locks.LockSupport.park(this);
+                continue;
+            }
+            long left = started + stallNs - System.nanoTime();
+            if (left > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+            } else if (batchStartedNs == started && !stalled) {
+                stalled = true;
+                decoding.interrupt();
+            } else {
+                java.util.concurrent.locks.LockSupport.park(this);
+            }
         }
     }
 
@@ -314,6 +363,10 @@ public final class ParquetRows implements AutoCloseable {
     /// Closes the file.
     @Override
     public void close() throws IOException {
+        closing = true;
+        if (watchdog != null) {
+            java.util.concurrent.locks.LockSupport.unpark(watchdog);
+        }
         try {
             columns.close();
         } finally {

@@ -12,6 +12,11 @@ import java.util.List;
 /// Fuzzes the Parquet wrapper: any file gives rows or a `BadInputException` naming the file;
 /// never another exception, a hang or an OOM.
 class ParquetRowsFuzzTest {
+    static {
+        // a file the decoder gets stuck on is reported after 2 s (ParquetStallTest), inside the 10 s bound
+        System.setProperty("penstock.parquet.stallSeconds", "2");
+    }
+
     // @Timeout: Jazzer passes it to libFuzzer as the bound on one input, so a hang becomes a
     // finding with its input saved (a decoder loop was seen on 2026-12-01: RELIABILITY.md)
     @org.junit.jupiter.api.Timeout(value = 10, unit = java.util.concurrent.TimeUnit.SECONDS)
