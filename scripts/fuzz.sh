@@ -49,11 +49,11 @@ for t in "${targets[@]}"; do
     failed=1
     echo "  HANG: still running after ${FUZZ_LIMIT_S:-240} s, stopped; the last input is not saved (see $log)"
   elif wait "$pid"; then
-    grep -E "^#[0-9]+.*(DONE|pulse)" "$log" | tail -1 | sed 's/^/  /'
+    grep -E "^#[0-9]+.*(DONE|pulse)" "$log" | tail -1 | sed 's/^/  /' || true
   else
     failed=1
     echo "  FINDING or failure: see $log"
-    grep -E "FuzzTestFindingException|Test unit written" "$log" | head -3 | sed "s/^/  /"
+    grep -E "FuzzTestFindingException|Test unit written|libFuzzer: timeout|OutOfMemoryError" "$log" | head -3 | sed "s/^/  /" || true
   fi
 done
 # findings back into the repository's corpus (they are regression tests from now on)
