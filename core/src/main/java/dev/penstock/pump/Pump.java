@@ -41,6 +41,11 @@ import java.util.function.ToLongFunction;
 ///
 /// Threading: one consumer at a time calls `next` and `hasNext` (it may be a different thread from
 /// call to call, as under JMH); `close` may come from any thread. Steady state allocates nothing: slots, keys and results circulate.
+///
+/// Why one file of this length: dispatch (`topUp`, with the budget reservations), the wake-up
+/// protocol (`signalWork`, `idleSlowPath`, the consumer's park), completion (`load`) and `close`
+/// (drain) form one handshake over shared fields; each half is only correct read beside the
+/// other, so they stay together. The lock-free ring itself is `SlotRing`.
 public final class Pump<R> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pump.class.getName());
     private static final int SPINS = 64;

@@ -17,6 +17,10 @@ import java.util.Arrays;
 /// every periodic axis is at least 2.5 (cutoff + skin) long (five bins); otherwise an all-pairs
 /// search over the needed periodic images (small boxes). The bins a bin searches, and their box
 /// shifts, are worked out once per bin.
+///
+/// Why one file of this length: the list's layout (per-atom `start`/`end`, image codes and their
+/// shift table) is written by the build and read by every accessor; the cell build, its stencil
+/// and the all-pairs fallback (`AllPairs`, `PairBuffer` already apart) share those private arrays.
 public final class NeighborList {
     private final double cutoff;
     private final double skin;

@@ -31,6 +31,10 @@ import java.util.function.ToIntFunction;
 /// (Over 400 lines on purpose: the layout and every operation that moves rows stay in one
 /// class, so that no other code ever sees offsets that a `trim`, `defrag` or `select` changed;
 /// most of the length is one-line accessors.)
+///
+/// Why one file of this length: one packed layout — the per-system, per-atom and per-edge
+/// columns, their capacities, and the trim/defrag that moves all three together — whose offsets
+/// every method must agree on; splitting it would spread one invariant over several classes.
 public final class AtomicBatch implements AutoCloseable {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
