@@ -12,7 +12,6 @@ import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Stage;
 import dev.penstock.stage.Summary;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,18 +119,8 @@ public final class StagesBench {
             Double e = aloneEnergy.get(a.id());
             diff = Math.max(diff, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e));
         }
-        List<Long> handoffs = new ArrayList<>();
-        List<Long> idle = new ArrayList<>();
-        for (Summary.StageReport r : whole.summary().stages()) {
-            for (long h : r.handoffNs()) {
-                handoffs.add(h);
-            }
-            for (long h : r.idleHandoffNs()) {
-                idle.add(h);
-            }
-        }
-        handoffs.sort(null);
-        idle.sort(null);
+        long[] handoffs = whole.summary().stages().stream().flatMapToLong(r -> java.util.Arrays.stream(r.handoffNs())).sorted().toArray();
+        long[] idle = whole.summary().stages().stream().flatMapToLong(r -> java.util.Arrays.stream(r.idleHandoffNs())).sorted().toArray();
         double slowest = Math.max(parts[0].seconds(), Math.max(parts[1].seconds(), parts[2].seconds()));
         double sum = parts[0].seconds() + parts[1].seconds() + parts[2].seconds();
         int cores = Runtime.getRuntime().availableProcessors();
@@ -146,23 +135,15 @@ public final class StagesBench {
         f.put("wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
         f.put("wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
         f.put("wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
-        f.put("handoffs", Integer.toString(handoffs.size()));
-        f.put("handoff_p50_us", String.format(Locale.ROOT, "%.1f", percentileUs(handoffs, 0.50)));
-        f.put("handoff_p99_us", String.format(Locale.ROOT, "%.1f", percentileUs(handoffs, 0.99)));
-        f.put("idle_handoffs", Integer.toString(idle.size()));
-        f.put("idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", percentileUs(idle, 0.50)));
-        f.put("idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", percentileUs(idle, 0.99)));
+        f.put("handoffs", Integer.toString(handoffs.length));
+        f.put("handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.50)));
+        f.put("handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.99)));
+        f.put("idle_handoffs", Integer.toString(idle.length));
+        f.put("idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.50)));
+        f.put("idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.99)));
         f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
         f.put("ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
         f.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
         return f;
-    }
-
-    private static double percentileUs(List<Long> sorted, double q) {
-        if (sorted.isEmpty()) {
-            return Double.NaN;
-        }
-        int k = (int) Math.min(sorted.size() - 1, Math.max(0, Math.ceil(q * sorted.size()) - 1));
-        return sorted.get(k) / 1e3;
     }
 }

@@ -24,6 +24,16 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
                 + " lines]";
     }
 
+    /// The value in µs below which a share `q` (0…1) of `sortedNs` (nanoseconds, ascending)
+    /// lies (nearest rank); NaN when empty.
+    public static double percentileUs(long[] sortedNs, double q) {
+        if (sortedNs.length == 0) {
+            return Double.NaN;
+        }
+        int k = (int) Math.min(sortedNs.length - 1, Math.max(0, Math.ceil(q * sortedNs.length) - 1));
+        return sortedNs[k] / 1e3;
+    }
+
     /// One stage's figures.
     ///
     /// @param name          the stage ("fire+langevin")
@@ -51,14 +61,6 @@ public record Summary<S>(List<StageReport> stages, long delivered, List<Event<S>
         /// for input (`idleHandoffNs`): what the hand-off itself costs, with no room to wait for.
         public double idleHandoffPercentileUs(double q) {
             return percentileUs(idleHandoffNs, q);
-        }
-
-        private static double percentileUs(long[] sorted, double q) {
-            if (sorted.length == 0) {
-                return Double.NaN;
-            }
-            int k = (int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-            return sorted[k] / 1e3;
         }
 
         /// Mean share of the batch's room used per step in dimension `d`.
