@@ -16,6 +16,8 @@ import java.util.function.Supplier;
 /// ```
 ///
 /// Configure, then `run()` once: `try (Pipeline<S> p = a.then(b).sizer(z).samples(list)) { p.run(); }`.
+/// `run()` takes the settings as they stand into an immutable `PipelineConfig`, checked before
+/// any thread starts; setters refuse once it has.
 ///
 /// - Every sample is delivered exactly once: to a result sink (finished), or to the
 ///   quarantine with a diagnosis; a sample that does not fit waits, it is never dropped.
@@ -191,20 +193,29 @@ public final class Pipeline<S> implements AutoCloseable {
         }
     }
 
-    /// Capacity of stage `i`'s batch.
-    Capacity capacityOf(int i) {
-        Capacity c = stageCapacity.getOrDefault(i, batchCapacity);
-        if (c == null) {
-            throw new IllegalArgumentException("stage " + i + " ('" + stages.get(i).name() + "') has no batch capacity: set batchCapacity");
+    /// The settings as they stand, fixed and checked (see `PipelineConfig`).
+    PipelineConfig<S> config() {
+        List<Capacity> rooms = new ArrayList<>();
+        for (int i = 0; i < stages.size(); i++) {
+            Capacity c = stageCapacity.getOrDefault(i, batchCapacity);
+            if (c == null) {
+                throw new IllegalArgumentException("stage " + i + " ('" + stages.get(i).name() + "') has no batch capacity: set batchCapacity");
+            }
+            rooms.add(c);
         }
-        return c;
+        List<Capacity> buffers = new ArrayList<>();
+        for (int i = 0; i + 1 < stages.size(); i++) {
+            buffers.add(bufferCapacity != null ? bufferCapacity : rooms.get(i + 1));
+        }
+        return new PipelineConfig<>(stages, rooms, buffers, sizer, samples, results, hooks, overflow, refillEvery, mode, debug,
+                synchronizedSteps, stopTimeout);
     }
 
     /// The checks `run()` makes before anything runs (a method without an end, a sample larger
     /// than a stage or buffer, duplicate ids, missing settings), without running: to fail before
     /// opening output files.
     public void check() {
-        Run.validate(this);
+        config();
     }
 
     /// Runs every sample through every stage; returns when all are delivered. Once only.
@@ -213,7 +224,7 @@ public final class Pipeline<S> implements AutoCloseable {
             if (run != null) {
                 throw new IllegalStateException("a pipeline runs once");
             }
-            run = new Run<>(this);
+            run = new Run<>(config());
         }
         return run.execute();
     }

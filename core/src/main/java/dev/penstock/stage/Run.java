@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +14,7 @@ final class Run<S> {
     private static final System.Logger LOG = System.getLogger(Pipeline.class.getName());
     static final int SCAN = 64; // samples a refill looks past when they do not fit
 
-    final Pipeline<S> p;
+    final PipelineConfig<S> cfg;
     final int n;
     final Sizer<S> sizer;
     final List<Buffer<S>> buffers = new ArrayList<>();
@@ -35,58 +33,17 @@ final class Run<S> {
     /// When each sample in flight between two stages exited the earlier one (System.nanoTime).
     final java.util.concurrent.ConcurrentHashMap<Long, Long> exitedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
-    Run(Pipeline<S> p) {
-        this.p = p;
-        this.n = p.stages.size();
-        if (p.sizer == null || p.samples == null) {
-            throw new IllegalArgumentException("a pipeline needs a sizer and samples before run()");
-        }
-        this.sizer = p.sizer;
-        this.unsampled = new ArrayDeque<>(p.samples);
+    Run(PipelineConfig<S> cfg) {
+        this.cfg = cfg;
+        this.n = cfg.size();
+        this.sizer = cfg.sizer();
+        this.unsampled = new ArrayDeque<>(cfg.samples());
         this.reports = new Summary.StageReport[n];
-        this.results = p.results.isEmpty() ? List.of(MemorySink.unbounded("results")) : List.copyOf(p.results);
-        this.barrier = p.synchronizedSteps ? new Phaser(n) : null;
-        validate(p);
+        this.results = cfg.results();
+        this.barrier = cfg.synchronizedSteps() ? new Phaser(n) : null;
         for (int i = 0; i + 1 < n; i++) {
-            Capacity c = p.bufferCapacity != null ? p.bufferCapacity : p.capacityOf(i + 1);
-            buffers.add(new Buffer<>("after stage " + i + " (" + p.stages.get(i).name() + ")", sizer, c, p.overflow.get()));
-        }
-    }
-
-    /// Refuses, before anything runs, what could never finish: a method without an end, a
-    /// sample no stage or buffer could ever hold, two samples with one id.
-    static <S> void validate(Pipeline<S> p) {
-        if (p.sizer == null || p.samples == null) {
-            throw new IllegalArgumentException("a pipeline needs a sizer and samples before run()");
-        }
-        int n = p.stages.size();
-        Sizer<S> sizer = p.sizer;
-        for (int i = 0; i < n; i++) {
-            for (Method<S> m : p.stages.get(i).methods()) {
-                if (!m.terminates()) {
-                    throw new IllegalArgumentException("stage " + i + " ('" + p.stages.get(i).name() + "'): method '" + m.name()
-                            + "' has no step budget or convergence rule, so its samples might never finish");
-                }
-            }
-        }
-        Set<Long> ids = new HashSet<>();
-        List<String> oversize = new ArrayList<>();
-        for (S s : p.samples) {
-            if (!ids.add(sizer.id(s))) {
-                throw new IllegalArgumentException("two samples have the id " + sizer.id(s) + "; ids must be unique");
-            }
-            for (int i = 0; i < n; i++) {
-                Capacity c = p.capacityOf(i);
-                Capacity b = i == 0 ? c : p.bufferCapacity != null ? p.bufferCapacity : c;
-                if (!c.admits(sizer, s) || !b.admits(sizer, s)) {
-                    oversize.add(sizer.id(s) + " (stage " + i + ": room " + c.describe(sizer.dimensions()) + ")");
-                    break;
-                }
-            }
-        }
-        if (!oversize.isEmpty()) {
-            throw new IllegalArgumentException(oversize.size() + " samples are larger than a stage or buffer can ever hold: "
-                    + String.join(", ", oversize.subList(0, Math.min(20, oversize.size()))) + (oversize.size() > 20 ? ", …" : ""));
+            buffers.add(new Buffer<>("after stage " + i + " (" + cfg.stages().get(i).name() + ")", sizer, cfg.bufferCapacities().get(i),
+                    cfg.overflow().get()));
         }
     }
 
@@ -95,9 +52,9 @@ final class Run<S> {
         workersLeft = n;
         for (int i = 0; i < n; i++) {
             int stage = i;
-            threads.add(Thread.ofPlatform().daemon().name("penstock-stage-" + i + "-" + p.stages.get(i).name()).unstarted(() -> {
+            threads.add(Thread.ofPlatform().daemon().name("penstock-stage-" + i + "-" + cfg.stages().get(i).name()).unstarted(() -> {
                 try {
-                    guarded("stage " + stage + " ('" + p.stages.get(stage).name() + "')", () -> new StageWorker<>(this, stage).work());
+                    guarded("stage " + stage + " ('" + cfg.stages().get(stage).name() + "')", () -> new StageWorker<>(this, stage).work());
                 } finally {
                     workerEnded();
                 }
@@ -116,7 +73,7 @@ final class Run<S> {
                 stop(null);
             }
             for (Thread t : List.copyOf(threads)) {
-                t.join(p.stopTimeout.toMillis());
+                t.join(cfg.stopTimeout().toMillis());
             }
             List<Thread> helpers;
             synchronized (threads) { // receivers and senders started by workers
@@ -124,7 +81,7 @@ final class Run<S> {
             }
             for (Thread t : helpers) {
                 if (failure == null) {
-                    t.join(p.stopTimeout.toMillis());
+                    t.join(cfg.stopTimeout().toMillis());
                 }
             }
         } catch (InterruptedException e) {
@@ -214,7 +171,7 @@ final class Run<S> {
                 t.interrupt();
             }
         }
-        long deadline = System.nanoTime() + p.stopTimeout.toNanos();
+        long deadline = System.nanoTime() + cfg.stopTimeout().toNanos();
         for (Thread t : all) {
             try {
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -226,7 +183,7 @@ final class Run<S> {
                 break;
             }
             if (t.isAlive() && t != Thread.currentThread()) {
-                LOG.log(System.Logger.Level.WARNING, "pipeline thread " + t.getName() + " did not stop within " + p.stopTimeout);
+                LOG.log(System.Logger.Level.WARNING, "pipeline thread " + t.getName() + " did not stop within " + cfg.stopTimeout());
             }
         }
     }

@@ -2,11 +2,11 @@ package dev.penstock.stage;
 
 import dev.penstock.observe.StageWaitEvent;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
-/// The worker of one stage (and its receiver and sender threads): receives what fits, steps,
-/// sends exits on, counts; see `Pipeline` for the contracts and `Run` for the rest of a run.
+/// The worker of one stage: receives what fits through its `Inlet`, steps, sends exits on
+/// through its `Outlet`, counts; see `Pipeline` for the contracts and `Run` for the rest of a
+/// run. The communication mode is chosen once, as the pair of inlet and outlet.
 final class StageWorker<S> {
     final int i;
     final Stage<S> stage;
@@ -14,11 +14,6 @@ final class StageWorker<S> {
     final StageBatch<S> batch;
     final long[] graduated;
     final long[] sampleSteps;
-    final List<S> pendingOut = new ArrayList<>();
-    Inbox<S> inbox;
-    boolean freed = true;
-    Buffer<S> outbox;
-    Thread sender;
     long exited;
     long quarantinedHere;
     long waitIn;
@@ -27,40 +22,31 @@ final class StageWorker<S> {
     private int handoffCount;
     private long[] idleHandoffs = new long[64];
     private int idleHandoffCount;
+    private Inlet<S> inlet;
+    private Outlet<S> outlet;
 
-    private final Run<S> run;
+    final Run<S> run;
 
     StageWorker(Run<S> run, int i) {
         this.run = run;
         this.i = i;
-        this.stage = run.p.stages.get(i);
-        this.capacity = run.p.capacityOf(i);
+        this.stage = run.cfg.stages().get(i);
+        this.capacity = run.cfg.stageCapacities().get(i);
         this.batch = new StageBatch<>(stage, run.sizer, capacity);
         this.graduated = new long[stage.methods().size()];
         this.sampleSteps = new long[capacity.dimensions()];
     }
 
     void work() throws Exception {
-        boolean async = run.p.mode != Pipeline.Mode.SYNC && run.barrier == null;
-        if (async && i > 0) {
-            Buffer<S> upstream = run.buffers.get(i - 1);
-            inbox = new Inbox<>(run.sizer, capacity.dimensions(), upstream::poke);
-            run.helper("penstock-receive-" + i, "receiver of stage " + i, this::receive);
-        }
-        if (run.p.mode == Pipeline.Mode.FULLY_ASYNC && run.barrier == null) {
-            outbox = new Buffer<>("outbox of stage " + i, run.sizer, capacity, List.of());
-            sender = run.helper("penstock-send-" + i, "sender of stage " + i, this::sendLoop);
-        }
+        outlet = Outlet.of(this);
+        inlet = Inlet.of(this);
         try {
             loop();
         } finally {
             batch.close();
             report();
         }
-        if (outbox != null) {
-            outbox.close();
-            sender.join();
-        }
+        outlet.close();
         if (i + 1 < run.n && !run.stopping) {
             run.buffers.get(i).close();
         }
@@ -71,9 +57,10 @@ final class StageWorker<S> {
 
     private void loop() throws Exception {
         while (!run.stopping) {
-            flushPending();
-            boolean inputDone = receive(batch.isEmpty());
-            if (batch.isEmpty() && pendingOut.isEmpty()) {
+            outlet.beforeReceive();
+            // nothing new while exits still wait to leave (synchronized steps)
+            boolean inputDone = !outlet.holding() && inlet.receive(batch.isEmpty());
+            if (batch.isEmpty() && !outlet.holding()) {
                 if (inputDone) {
                     return;
                 }
@@ -88,7 +75,7 @@ final class StageWorker<S> {
                     sampleSteps[d] += batch.used(d);
                 }
                 batch.step(this::onEvent);
-                for (Hook<S> h : run.p.hooks) {
+                for (Hook<S> h : run.cfg.hooks()) {
                     if (batch.steps() % h.every() == 0) {
                         h.onStep(i, stage.name(), batch.steps(), batch.samples());
                         for (Hook.Verdict<S> v : h.check(i, batch.steps(), batch.samples())) {
@@ -96,7 +83,7 @@ final class StageWorker<S> {
                         }
                     }
                 }
-                if (run.p.debug) {
+                if (run.cfg.debug()) {
                     run.trace.add("stage " + i + " (" + stage.name() + ") step " + batch.steps() + ": batch " + held + " -> "
                             + batch.size() + (i > 0 ? ", buffer in " + run.buffers.get(i - 1).population() : "")
                             + (i + 1 < run.n ? ", buffer out " + run.buffers.get(i).population() : ""));
@@ -108,63 +95,9 @@ final class StageWorker<S> {
         }
     }
 
-    /// Admits what is waiting and fits; returns whether no more input will come.
-    private boolean receive(boolean empty) throws Exception {
-        if (!pendingOut.isEmpty()) {
-            return false; // synchronized mode: nothing new until the exits have left
-        }
-        if (i == 0) {
-            // refill every k steps, and only if room was freed since the last look (else
-            // nothing new can fit); the scan passes over at most Run.SCAN samples that do not fit
-            if (empty || (batch.steps() % run.p.refillEvery == 0 && freed)) {
-                freed = false;
-                List<S> take = new ArrayList<>();
-                long[] used = new long[capacity.dimensions()];
-                for (int d = 0; d < used.length; d++) {
-                    used[d] = batch.used(d);
-                }
-                int passed = 0;
-                for (Iterator<S> it = run.unsampled.iterator(); it.hasNext() && passed < Run.SCAN; ) {
-                    S s = it.next();
-                    if (capacity.fits(run.sizer, s, used)) {
-                        it.remove();
-                        take.add(s);
-                        for (int d = 0; d < used.length; d++) {
-                            used[d] += run.sizer.size(s, d);
-                        }
-                    } else {
-                        passed++;
-                    }
-                }
-                batch.admit(take, this::onEvent);
-            }
-            return run.unsampled.isEmpty();
-        }
-        if (inbox != null) {
-            long t = System.nanoTime();
-            StageWaitEvent event = empty ? waitEvent("input") : null;
-            if (empty && !run.stopping) {
-                inbox.awaitArrival(); // signalled by the receiver; interrupted if the run stops
-            }
-            waitIn += empty ? System.nanoTime() - t : 0;
-            commit(event);
-            boolean done = inbox.isDone(); // read before taking: nothing arrives after done
-            batch.admit(handedOff(inbox.takeAll(), empty), this::onEvent);
-            return done && inbox.isEmpty();
-        }
-        Buffer<S> in = run.buffers.get(i - 1);
-        long t = System.nanoTime();
-        StageWaitEvent event = empty ? waitEvent("input") : null;
-        List<S> got = in.take(fitter(batch::used), empty && run.barrier == null ? Long.MAX_VALUE : 0);
-        waitIn += empty ? System.nanoTime() - t : 0;
-        commit(event);
-        batch.admit(handedOff(got, empty), this::onEvent);
-        return in.isDrained();
-    }
-
     /// Records, for samples about to be admitted from upstream, how long ago they exited there
     /// (also as idle hand-offs when the batch was empty, waiting for them).
-    private List<S> handedOff(List<S> admitted, boolean idle) {
+    List<S> handedOff(List<S> admitted, boolean idle) {
         if (admitted.isEmpty()) {
             return admitted;
         }
@@ -187,7 +120,7 @@ final class StageWorker<S> {
         return admitted;
     }
 
-    private java.util.function.Predicate<S> fitter(java.util.function.IntToLongFunction usedNow) {
+    java.util.function.Predicate<S> fitter(java.util.function.IntToLongFunction usedNow) {
         long[] used = new long[capacity.dimensions()];
         for (int d = 0; d < used.length; d++) {
             used[d] = usedNow.applyAsLong(d);
@@ -203,38 +136,7 @@ final class StageWorker<S> {
         };
     }
 
-    /// The receiver thread: fills the inbox while the worker steps. It waits in the upstream
-    /// buffer until something fits the room not yet committed (re-checked on every arrival and
-    /// every release from the batch), never polling.
-    private void receive() throws Exception {
-        Buffer<S> in = run.buffers.get(i - 1);
-        while (!run.stopping) {
-            List<S> got = in.takeWhenAccepted(() -> {
-                long[] committed = inbox.snapshot();
-                return fitter(d -> committed[d]);
-            });
-            if (!got.isEmpty()) {
-                inbox.add(got);
-            } else if (in.isDrained()) {
-                inbox.finish();
-                return;
-            }
-        }
-    }
-
-    private void sendLoop() throws Exception {
-        while (true) {
-            List<S> out = outbox.take(s -> true, Long.MAX_VALUE);
-            for (S s : out) {
-                send(s);
-            }
-            if (out.isEmpty() && outbox.isDrained()) {
-                return;
-            }
-        }
-    }
-
-    private void onEvent(Event<S> e) {
+    void onEvent(Event<S> e) {
         try {
             switch (e.kind()) {
                 case GRADUATED -> graduated[e.subStage()]++;
@@ -248,25 +150,16 @@ final class StageWorker<S> {
                 }
             }
             if (e.left()) {
-                freed = true;
-                if (inbox != null) {
-                    inbox.release(e.sample());
-                }
+                inlet.released(e.sample());
             }
-            for (Hook<S> h : run.p.hooks) {
+            for (Hook<S> h : run.cfg.hooks()) {
                 h.onEvent(i, e);
             }
             if (e.kind() == Event.Kind.EXITED) {
                 if (i + 1 < run.n) {
                     run.exitedAt.put(run.sizer.id(e.sample()), System.nanoTime());
                 }
-                if (outbox != null) {
-                    outbox.put(e.sample());
-                } else if (run.barrier != null && i + 1 < run.n) {
-                    pendingOut.add(e.sample());
-                } else {
-                    send(e.sample());
-                }
+                outlet.exited(e.sample());
             }
         } catch (RuntimeException ex) {
             throw ex;
@@ -275,15 +168,9 @@ final class StageWorker<S> {
         }
     }
 
-    private void flushPending() throws Exception {
-        for (Iterator<S> it = pendingOut.iterator(); it.hasNext(); ) {
-            if (run.buffers.get(i).offer(it.next())) {
-                it.remove();
-            }
-        }
-    }
-
-    private void send(S s) throws Exception {
+    /// Hands `s` on (blocking while there is no room): into the buffer after this stage, or to
+    /// the result sinks after the last.
+    void send(S s) throws Exception {
         long t = System.nanoTime();
         StageWaitEvent event = waitEvent("output");
         if (i + 1 < run.n) {
@@ -296,7 +183,7 @@ final class StageWorker<S> {
     }
 
     /// A JFR wait event begun now (null when nobody records it).
-    private StageWaitEvent waitEvent(String direction) {
+    StageWaitEvent waitEvent(String direction) {
         StageWaitEvent e = new StageWaitEvent();
         if (!e.isEnabled()) {
             return null;
@@ -308,7 +195,7 @@ final class StageWorker<S> {
         return e;
     }
 
-    private static void commit(StageWaitEvent e) {
+    static void commit(StageWaitEvent e) {
         if (e != null) {
             e.commit();
         }

@@ -250,6 +250,18 @@ class PipelineTest {
     }
 
     @Test
+    void roomOfTheWrongShapeIsRefusedByCheckBeforeAnyThreadStarts() {
+        // an IllegalArgumentException, not a PipelineException: refused before a worker ran
+        Pipeline<Walker> stageRoom = Stage.of(new Walker.Spring(0), Walker.walk(3, 1)).then(Stage.of(new Walker.Spring(0), Walker.walk(3, 1)))
+                .sizer(Walker.SIZER).batchCapacity(Capacity.of(4, 60)).batchCapacity(1, Capacity.of(4)).samples(StageTest.walkers(3, 1));
+        assertThatThrownBy(stageRoom::check).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stage 1 ('walk')").hasMessageContaining("1 dimensions");
+        Pipeline<Walker> bufferRoom = Stage.of(new Walker.Spring(0), Walker.walk(3, 1)).then(Stage.of(new Walker.Spring(0), Walker.walk(3, 1)))
+                .sizer(Walker.SIZER).batchCapacity(Capacity.of(4, 60)).bufferCapacity(Capacity.of(1, 2, 3)).samples(StageTest.walkers(3, 1));
+        assertThatThrownBy(bufferRoom::run).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the buffer after stage 0");
+    }
+
+    @Test
     void anExceptionInAStageStopsEveryWorkerAndSurfacesToTheCaller() throws Exception {
         for (Pipeline.Mode mode : Pipeline.Mode.values()) {
             Evaluator<Walker> failing = new Evaluator<>() {

@@ -1,0 +1,89 @@
+package dev.penstock.stage;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/// The settings of one run of a `Pipeline`, fixed when `run()` (or `check()`) is called and
+/// checked in the constructor: a run reads nothing of the `Pipeline` it came from, so a setter
+/// called during a run cannot change it (they refuse anyway), and every refusal — a missing
+/// setting, a method without an end, duplicate ids, a sample no stage or buffer could ever hold —
+/// comes before any thread starts.
+///
+/// @param stages            the stages in chain order
+/// @param stageCapacities   each stage's active-batch room (resolved: its own, else the common one)
+/// @param bufferCapacities  the room of the buffer after stage i, for i < stages − 1
+/// @param sizer             the sample type's ids and sizes
+/// @param samples           the samples, in the order stage 0 is offered them
+/// @param results           the result tiers (a memory sink when none were given)
+/// @param hooks             the hooks
+/// @param overflow          a fresh list of overflow tiers per buffer
+/// @param refillEvery       stage 0 is refilled every k steps (and whenever it is empty)
+/// @param mode              the communication mode
+/// @param debug             record buffer populations per step
+/// @param synchronizedSteps a barrier after every step of every stage
+/// @param stopTimeout       how long stopping may take
+record PipelineConfig<S>(List<Stage<S>> stages, List<Capacity> stageCapacities, List<Capacity> bufferCapacities, Sizer<S> sizer,
+                         List<S> samples, List<Sink<S>> results, List<Hook<S>> hooks,
+                         Supplier<List<Sink.Overflow<S>>> overflow, int refillEvery, Pipeline.Mode mode, boolean debug,
+                         boolean synchronizedSteps, Duration stopTimeout) {
+
+    PipelineConfig {
+        if (sizer == null || samples == null) {
+            throw new IllegalArgumentException("a pipeline needs a sizer and samples before run()");
+        }
+        stages = List.copyOf(stages);
+        stageCapacities = List.copyOf(stageCapacities);
+        bufferCapacities = List.copyOf(bufferCapacities);
+        samples = List.copyOf(samples);
+        results = results.isEmpty() ? List.of(MemorySink.unbounded("results")) : List.copyOf(results);
+        hooks = List.copyOf(hooks);
+        int n = stages.size();
+        for (int i = 0; i < n; i++) {
+            Capacity c = stageCapacities.get(i);
+            if (c.dimensions() != sizer.dimensions().size()) {
+                throw new IllegalArgumentException("stage " + i + " ('" + stages.get(i).name() + "'): its batch capacity has "
+                        + c.dimensions() + " dimensions but the sample type declares " + sizer.dimensions());
+            }
+            for (Method<S> m : stages.get(i).methods()) {
+                if (!m.terminates()) {
+                    throw new IllegalArgumentException("stage " + i + " ('" + stages.get(i).name() + "'): method '" + m.name()
+                            + "' has no step budget or convergence rule, so its samples might never finish");
+                }
+            }
+        }
+        for (int i = 0; i < bufferCapacities.size(); i++) {
+            if (bufferCapacities.get(i).dimensions() != sizer.dimensions().size()) {
+                throw new IllegalArgumentException("the buffer after stage " + i + " has " + bufferCapacities.get(i).dimensions()
+                        + " dimensions but the sample type declares " + sizer.dimensions());
+            }
+        }
+        Set<Long> ids = new HashSet<>();
+        List<String> oversize = new ArrayList<>();
+        for (S s : samples) {
+            if (!ids.add(sizer.id(s))) {
+                throw new IllegalArgumentException("two samples have the id " + sizer.id(s) + "; ids must be unique");
+            }
+            for (int i = 0; i < n; i++) {
+                Capacity c = stageCapacities.get(i);
+                Capacity b = i == 0 ? c : bufferCapacities.get(i - 1);
+                if (!c.admits(sizer, s) || !b.admits(sizer, s)) {
+                    oversize.add(sizer.id(s) + " (stage " + i + ": room " + c.describe(sizer.dimensions()) + ")");
+                    break;
+                }
+            }
+        }
+        if (!oversize.isEmpty()) {
+            throw new IllegalArgumentException(oversize.size() + " samples are larger than a stage or buffer can ever hold: "
+                    + String.join(", ", oversize.subList(0, Math.min(20, oversize.size()))) + (oversize.size() > 20 ? ", …" : ""));
+        }
+    }
+
+    /// Stages in the chain.
+    int size() {
+        return stages.size();
+    }
+}
