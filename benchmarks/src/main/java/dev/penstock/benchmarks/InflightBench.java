@@ -178,7 +178,8 @@ public final class InflightBench {
         try {
             var spec = dev.penstock.flink.AtomsJob.spec("fire(fmax=" + FMAX + ", steps=" + BUDGET + ")", "lj(epsilon=1, sigma=1, cutoff=2.5)",
                     0, new long[] {Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE});
-            var options = new dev.penstock.flink.FlinkRunner.Options(parallelism, java.time.Duration.ZERO, 4, 0);
+            var options = new dev.penstock.flink.FlinkRunner.Options(parallelism, java.time.Duration.ZERO, 4)
+                    .withRestarts(new dev.penstock.flink.FlinkRunner.Restarts(0, java.time.Duration.ZERO));
             long t0 = System.nanoTime();
             var env = dev.penstock.flink.FlinkRunner.localEnvironment(parallelism, options);
             var r = dev.penstock.flink.FlinkRunner.run(env, spec, systems, out, options, "bench inflight");

@@ -28,10 +28,11 @@ final class FlinkSimulation {
     }
 
     static int run(PrintStream o, List<AtomicSystem> systems, String pipeline, String potential, long seed, long[] room,
-                   List<Integer> parallelism, Duration checkpointInterval, Path out) throws Exception {
+                   List<Integer> parallelism, Duration checkpointInterval, java.util.Optional<FlinkRunner.Restarts> restarts, Path out)
+            throws Exception {
         JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room);
         int stages = spec.stages().size();
-        FlinkRunner.Options options = new FlinkRunner.Options(parallelism, checkpointInterval, 4, 3);
+        FlinkRunner.Options options = new FlinkRunner.Options(parallelism, checkpointInterval, 4, restarts);
         Path parts = out.resolveSibling(out.getFileName() + ".parts");
         deleteTree(parts);
         if (parallelism.size() != 1 && parallelism.size() != stages) {

@@ -9,6 +9,7 @@ import dev.penstock.atoms.stage.NanHook;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.flink.FlinkRunner;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.stage.Capacity;
@@ -88,6 +89,14 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-interval", defaultValue = "1000", description = "with --runner flink: ms between checkpoints "
             + "(default: ${DEFAULT-VALUE}; 0: none)")
     long checkpointMs;
+
+    @Option(names = "--restart-attempts", description = "with --runner flink: restarts after a failure (default: the cluster's "
+            + "restart strategy; the embedded MiniCluster restarts 3 times)")
+    Integer restartAttempts;
+
+    @Option(names = "--restart-delay", paramLabel = "MS", description = "with --runner flink: ms before each restart (default: the "
+            + "cluster's; 200 on the embedded MiniCluster; setting it alone keeps 3 attempts)")
+    Long restartDelayMs;
 
     @Option(names = "--max-step", paramLabel = "Å", defaultValue = "1.0", description = "quarantine a system with an atom that "
             + "moves more than this many Å in one step (a time step far too large; default: ${DEFAULT-VALUE})")
@@ -169,8 +178,13 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             try {
+                java.util.Optional<FlinkRunner.Restarts> restarts = restartAttempts == null && restartDelayMs == null
+                        ? java.util.Optional.empty()
+                        : java.util.Optional.of(new FlinkRunner.Restarts(restartAttempts == null ? FlinkRunner.Restarts.EMBEDDED.attempts()
+                                : restartAttempts, restartDelayMs == null ? FlinkRunner.Restarts.EMBEDDED.delay()
+                                : java.time.Duration.ofMillis(restartDelayMs)));
                 return FlinkSimulation.run(po, systems, pipeline, potential, seed, new long[] {maxSystems, maxAtoms, edges}, parallelism,
-                        java.time.Duration.ofMillis(checkpointMs), out);
+                        java.time.Duration.ofMillis(checkpointMs), restarts, out);
             } catch (IllegalArgumentException e) {
                 System.err.println("penstock simulate: " + e.getMessage());
                 return 2;

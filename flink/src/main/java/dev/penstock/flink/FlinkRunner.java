@@ -38,12 +38,34 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /// operators travel encoded samples, and Flink's credit-based flow control is the backpressure.
 /// The end of the bounded input is the done signal. With checkpointing on, the operators'
 /// batches and pending samples are checkpointed and the result files appear per completed
-/// checkpoint; after a failure the job resumes from the last checkpoint (fixed-delay restarts).
+/// checkpoint; after a failure the job resumes from the last checkpoint, restarted as the
+/// cluster's restart strategy says unless `Options.restarts` sets one.
 ///
 /// The embedded default is a local MiniCluster (`localEnvironment`); `SimulateJob` is the same
 /// job as a `main` for `flink run` on a standalone cluster.
 public final class FlinkRunner {
     private FlinkRunner() {
+    }
+
+    /// Restarts after a failure: `attempts` restarts (0: none, the first failure fails the job),
+    /// `delay` apart (fixed delay).
+    ///
+    /// @param attempts restarts allowed (≥ 0)
+    /// @param delay    wait before each restart (≥ 0)
+    public record Restarts(int attempts, Duration delay) {
+        /// Validates the values, naming the options.
+        public Restarts {
+            if (attempts < 0) {
+                throw new IllegalArgumentException("option 'restart-attempts' must be at least 0, got " + attempts);
+            }
+            if (delay == null || delay.isNegative()) {
+                throw new IllegalArgumentException("option 'restart-delay' must be at least 0, got " + delay);
+            }
+        }
+
+        /// What the embedded MiniCluster does unless told otherwise: 3 restarts, 200 ms apart. A
+        /// MiniCluster's one TaskManager comes back at once, so a short delay suffices.
+        public static final Restarts EMBEDDED = new Restarts(3, Duration.ofMillis(200));
     }
 
     /// How the job runs.
@@ -52,22 +74,28 @@ public final class FlinkRunner {
     ///                           stage, or one per stage in chain order
     /// @param checkpointInterval time between checkpoints (zero: none; results then appear at the end)
     /// @param pendingLimit       samples a stage operator holds beyond its batch before it stops reading
-    /// @param restartAttempts    restarts after failures (fixed delay)
-    public record Options(List<Integer> parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
+    /// @param restarts           the restart strategy the job sets; empty: the cluster's own
+    ///                           (`restart-strategy.*` in its configuration; for the embedded
+    ///                           MiniCluster, `Restarts.EMBEDDED`)
+    public record Options(List<Integer> parallelism, Duration checkpointInterval, int pendingLimit, java.util.Optional<Restarts> restarts) {
         /// Validates the options.
         public Options {
             parallelism = List.copyOf(parallelism);
-            if (parallelism.isEmpty() || parallelism.stream().anyMatch(p -> p < 1) || pendingLimit < 1 || restartAttempts < 0
-                    || checkpointInterval.isNegative()) {
-                throw new IllegalArgumentException("flink runner: 'parallelism' (each) and 'pendingLimit' must be ≥ 1, 'restartAttempts' and "
-                        + "'checkpointInterval' ≥ 0, got " + parallelism + ", " + pendingLimit + ", " + restartAttempts + ", "
-                        + checkpointInterval);
+            if (parallelism.isEmpty() || parallelism.stream().anyMatch(p -> p < 1) || pendingLimit < 1 || checkpointInterval.isNegative()) {
+                throw new IllegalArgumentException("flink runner: 'parallelism' (each) and 'pendingLimit' must be ≥ 1, "
+                        + "'checkpointInterval' ≥ 0, got " + parallelism + ", " + pendingLimit + ", " + checkpointInterval);
             }
+            java.util.Objects.requireNonNull(restarts, "restarts (empty: the cluster's)");
         }
 
-        /// The same parallelism for every stage.
-        public Options(int parallelism, Duration checkpointInterval, int pendingLimit, int restartAttempts) {
-            this(List.of(parallelism), checkpointInterval, pendingLimit, restartAttempts);
+        /// The same parallelism for every stage, restarts as the cluster says.
+        public Options(int parallelism, Duration checkpointInterval, int pendingLimit) {
+            this(List.of(parallelism), checkpointInterval, pendingLimit, java.util.Optional.empty());
+        }
+
+        /// These options with the job setting its own restart strategy.
+        public Options withRestarts(Restarts r) {
+            return new Options(parallelism, checkpointInterval, pendingLimit, java.util.Optional.of(r));
         }
 
         /// Instances of stage `i`.
@@ -84,9 +112,9 @@ public final class FlinkRunner {
             return sum;
         }
 
-        /// P instances per stage, a checkpoint every `interval`, 3 restarts.
+        /// P instances per stage, a checkpoint every `interval`, restarts as the cluster says.
         public static Options of(int parallelism, Duration interval) {
-            return new Options(parallelism, interval, 4, 3);
+            return new Options(parallelism, interval, 4);
         }
     }
 
@@ -97,12 +125,14 @@ public final class FlinkRunner {
 
 
 
-    /// A local MiniCluster environment with `slots` task slots and the restart strategy of `o`.
+    /// A local MiniCluster environment with `slots` task slots. Its own configuration (the
+    /// "cluster's") restarts a failed job as `Restarts.EMBEDDED` says; options that set restarts
+    /// override that in the job, as on any cluster.
     public static StreamExecutionEnvironment localEnvironment(int slots, Options o) {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         loopbackOnly(conf);
-        configure(conf, o);
+        restarts(conf, Restarts.EMBEDDED);
         return StreamExecutionEnvironment.createLocalEnvironment(Math.max(1, o.parallelism().stream().mapToInt(Integer::intValue).max()
                 .orElse(1)), conf);
     }
@@ -122,13 +152,20 @@ public final class FlinkRunner {
         conf.set(TaskManagerOptions.HOST, loopback);
     }
 
+    /// The job's own settings: the restart strategy only if the options set one (else the
+    /// cluster's stands), the checkpoint interval if any. Checkpoint storage is never set here:
+    /// the cluster's `state.checkpoints.dir` (or the JobManager's memory) holds them.
     static void configure(Configuration conf, Options o) {
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, o.restartAttempts() == 0 ? "none" : "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, o.restartAttempts());
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        o.restarts().ifPresent(r -> restarts(conf, r));
         if (!o.checkpointInterval().isZero()) {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, o.checkpointInterval());
         }
+    }
+
+    private static void restarts(Configuration conf, Restarts r) {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, r.attempts() == 0 ? "none" : "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, r.attempts());
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, r.delay());
     }
 
     /// Checks `samples` against every stage's room (as `Pipeline.check` does), encodes them and

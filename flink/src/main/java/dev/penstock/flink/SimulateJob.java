@@ -21,14 +21,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///       --pipeline "fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) | nve(dt=1, steps=1000)" \
 ///       --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" [--parallelism 2 | 2,1] \
 ///       [--checkpoint-interval 1000] [--max-atoms 4096] [--max-systems 256] [--max-edges N] [--seed 0]
+///       [--restart-attempts N] [--restart-delay MS]
 /// ```
 ///
 /// The client reads `--input` and ships the systems with the job; `--out` must be a folder every
 /// task manager can write (results appear there as `part-*.xyz` per completed checkpoint).
-/// Checkpoint storage and restart strategy come from the cluster's configuration, as usual.
+/// Checkpoint storage and restart strategy come from the cluster's configuration, as usual;
+/// `--restart-attempts` / `--restart-delay` make the job set its own fixed-delay restarts instead.
 public final class SimulateJob {
     private static final Set<String> KEYS = Set.of("input", "out", "pipeline", "potential", "parallelism", "checkpoint-interval",
-            "max-atoms", "max-systems", "max-edges", "seed");
+            "max-atoms", "max-systems", "max-edges", "seed", "restart-attempts", "restart-delay");
 
     private SimulateJob() {
     }
@@ -67,9 +69,21 @@ public final class SimulateJob {
         List<Integer> parallelism = java.util.Arrays.stream(o.getOrDefault("parallelism", "1").split(",")).map(String::trim)
                 .map(Integer::parseInt).toList();
         FlinkRunner.Options options = new FlinkRunner.Options(parallelism,
-                Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, 3);
+                Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, restarts(o));
         JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), Long.parseLong(o.getOrDefault("seed", "0")), room);
         return FlinkRunner.build(env, spec, systems, Path.of(o.get("out")), options);
+    }
+
+    /// The job's own restart strategy if `--restart-attempts` or `--restart-delay` (ms) is given
+    /// (the other then defaults to 3 attempts / 200 ms); else none, so the cluster's holds.
+    static java.util.Optional<FlinkRunner.Restarts> restarts(Map<String, String> o) {
+        if (!o.containsKey("restart-attempts") && !o.containsKey("restart-delay")) {
+            return java.util.Optional.empty();
+        }
+        int attempts = o.containsKey("restart-attempts") ? Integer.parseInt(o.get("restart-attempts")) : FlinkRunner.Restarts.EMBEDDED.attempts();
+        Duration delay = o.containsKey("restart-delay") ? Duration.ofMillis(Long.parseLong(o.get("restart-delay")))
+                : FlinkRunner.Restarts.EMBEDDED.delay();
+        return java.util.Optional.of(new FlinkRunner.Restarts(attempts, delay));
     }
 
     /// Entry point for `flink run`.

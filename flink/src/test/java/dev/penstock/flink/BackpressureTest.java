@@ -21,7 +21,7 @@ class BackpressureTest {
         SlowLj.reset();
         JobSpec<AtomicSystem> spec = SlowLj.spec(new long[] {3, 200, 100_000}, 2, 5, false);
         int pendingLimit = 2;
-        FlinkRunner.Options o = new FlinkRunner.Options(1, Duration.ofMillis(200), pendingLimit, 0);
+        FlinkRunner.Options o = new FlinkRunner.Options(1, Duration.ofMillis(200), pendingLimit).withRestarts(new FlinkRunner.Restarts(0, Duration.ZERO));
         StreamExecutionEnvironment env = FlinkRunner.localEnvironment(FlinkRunner.slotsNeeded(3, 1), o);
         FlinkRunner.Result r = FlinkRunner.run(env, spec, Argon.clusters(40, 11), dir, o, "slow last stage");
         assertThat(Argon.outcomes(Argon.read(dir))).hasSize(40);

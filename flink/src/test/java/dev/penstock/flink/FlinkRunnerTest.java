@@ -35,12 +35,12 @@ class FlinkRunnerTest {
     void eachStageCanHaveItsOwnNumberOfInstances() throws Exception {
         List<AtomicSystem> systems = Argon.clusters(10, 4);
         Map<Long, String> local = Argon.local(systems, 5);
-        FlinkRunner.Options o = new FlinkRunner.Options(List.of(2, 1, 3), Duration.ofMillis(300), 4, 3);
+        FlinkRunner.Options o = new FlinkRunner.Options(List.of(2, 1, 3), Duration.ofMillis(300), 4, java.util.Optional.empty());
         assertThat(o.slots(3)).isEqualTo(6);
         FlinkRunner.run(FlinkRunner.localEnvironment(o.slots(3), o), AtomsJob.spec(Argon.PIPELINE, Argon.LJ, 5, Argon.ROOM),
                 Argon.clusters(10, 4), dir, o, "per-stage parallelism");
         assertThat(Argon.outcomes(Argon.read(dir))).isEqualTo(local);
-        FlinkRunner.Options wrong = new FlinkRunner.Options(List.of(2, 1), Duration.ZERO, 4, 0);
+        FlinkRunner.Options wrong = new FlinkRunner.Options(List.of(2, 1), Duration.ZERO, 4, java.util.Optional.empty());
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> FlinkRunner.build(FlinkRunner.localEnvironment(3, wrong),
                 AtomsJob.spec(Argon.PIPELINE, Argon.LJ, 5, Argon.ROOM), Argon.clusters(2, 4), dir.resolve("x"), wrong))
                 .hasMessageContaining("one number or one per stage (3)");
