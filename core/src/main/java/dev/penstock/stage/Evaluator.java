@@ -20,6 +20,16 @@ public interface Evaluator<S> {
     default void forget(S sample) {
     }
 
+    /// Writes the state kept for `sample` that its next evaluations depend on (for a
+    /// checkpoint; e.g. where its neighbour list was built). Default: none.
+    default void save(S sample, java.io.DataOutput out) throws java.io.IOException {
+    }
+
+    /// Takes back what `save` wrote for `sample` (restoring a checkpoint), so that its next
+    /// evaluations are bit for bit those it would have had uninterrupted.
+    default void restore(S sample, java.io.DataInput in) throws java.io.IOException {
+    }
+
     /// Where an evaluator reports a sample it could not evaluate.
     @FunctionalInterface
     interface Failures<S> {

@@ -245,12 +245,14 @@ public final class StageBatch<S> {
         active.subList(kept, active.size()).clear();
     }
 
-    /// A held sample as a checkpoint keeps it: the sample, its sub-stage and its motion's state.
+    /// A held sample as a checkpoint keeps it: the sample, its sub-stage, its motion's state and
+    /// the evaluator's state for it.
     ///
-    /// @param sample the sample (its evaluation current)
-    /// @param status its sub-stage
-    /// @param motion what its `Motion.save` wrote
-    public record Held<S>(S sample, int status, byte[] motion) {
+    /// @param sample     the sample (its evaluation current)
+    /// @param status     its sub-stage
+    /// @param motion     what its `Motion.save` wrote
+    /// @param evaluation what `Evaluator.save` wrote for it (empty: nothing to restore)
+    public record Held<S>(S sample, int status, byte[] motion, byte[] evaluation) {
     }
 
     /// Every held sample with its sub-stage and motion state, in admission order (for a checkpoint).
@@ -259,13 +261,18 @@ public final class StageBatch<S> {
         for (Entry<S> e : active) {
             java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
             e.motion.save(new java.io.DataOutputStream(bytes));
-            out.add(new Held<>(e.sample, e.status, bytes.toByteArray()));
+            java.io.ByteArrayOutputStream evaluation = new java.io.ByteArrayOutputStream();
+            java.io.DataOutputStream evaluationOut = new java.io.DataOutputStream(evaluation);
+            stage.evaluator().save(e.sample, evaluationOut);
+            evaluationOut.flush();
+            out.add(new Held<>(e.sample, e.status, bytes.toByteArray(), evaluation.toByteArray()));
         }
         return out;
     }
 
     /// Takes back a sample saved by `save` (restoring a checkpoint): no evaluation, the motion
-    /// rebuilt by its method's `restore`. Fails if it does not fit.
+    /// rebuilt by its method's `restore`, the evaluator's state for it by `Evaluator.restore`.
+    /// Fails if it does not fit.
     public void restore(Held<S> held) throws java.io.IOException {
         if (!fits(held.sample())) {
             throw new IllegalStateException("restoring sample " + sizer.id(held.sample()) + " into stage '" + stage.name()
@@ -279,6 +286,9 @@ public final class StageBatch<S> {
         e.status = held.status();
         e.motion = stage.methods().get(e.status).restore(held.sample(),
                 new java.io.DataInputStream(new java.io.ByteArrayInputStream(held.motion())));
+        if (held.evaluation().length > 0) {
+            stage.evaluator().restore(held.sample(), new java.io.DataInputStream(new java.io.ByteArrayInputStream(held.evaluation())));
+        }
         for (int d = 0; d < used.length; d++) {
             used[d] += sizer.size(held.sample(), d);
         }

@@ -36,7 +36,8 @@ import org.apache.flink.util.OutputTag;
 ///   step (a mailbox mail, re-posted while there is work): admit what fits → step → emit
 ///                   the samples that left (EXITED downstream, QUARANTINED to a side output)
 ///   endInput:       yield until batch and pending are empty (checkpoints still run)
-///   snapshotState:  every held sample with its sub-stage and motion state, and the pending ones
+///   snapshotState:  every held sample with its sub-stage, motion state and evaluator state (where
+///                   its neighbour list was built), and the pending ones
 /// ```
 ///
 /// Steps and checkpoints both run on the task's mailbox thread, so a checkpoint always sees a
@@ -209,6 +210,8 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         out.write(sample);
         out.writeInt(h.motion().length);
         out.write(h.motion());
+        out.writeInt(h.evaluation().length);
+        out.write(h.evaluation());
         out.flush();
         return b.toByteArray();
     }
@@ -220,7 +223,9 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         in.readFully(sample);
         byte[] motion = new byte[in.readInt()];
         in.readFully(motion);
-        return new StageBatch.Held<>(Bytes.decode(spec.codec(), sample), status, motion);
+        byte[] evaluation = new byte[in.readInt()];
+        in.readFully(evaluation);
+        return new StageBatch.Held<>(Bytes.decode(spec.codec(), sample), status, motion, evaluation);
     }
 
     /// The name of the accumulator with the most samples an instance of stage `i` held at once.

@@ -434,6 +434,34 @@ public final class NeighborList {
         return imageShift;
     }
 
+    /// The positions of the last build (what the rebuild rule measures displacements from), or
+    /// null before the first: with `rebuildAt`, what a checkpoint keeps of the list.
+    public double[] builtAt() {
+        return builtAt.length == 0 ? null : builtAt.clone();
+    }
+
+    /// Rebuilds the list as its last build made it, from that build's positions `at` (saved by a
+    /// checkpoint through `builtAt`) instead of the current ones: the same pairs in the same
+    /// order, and the rebuild rule measuring from the same reference, so a restored system
+    /// takes bit for bit the steps it would have taken uninterrupted. (A list built at the
+    /// restored positions instead bins the atoms differently, orders its pairs differently, and
+    /// the last-bit differences of the sums grow over a long run.) `builds` is set to `buildsThen`.
+    public void rebuildAt(AtomicSystem s, double[] at, long buildsThen, java.util.concurrent.ExecutorService pool, int threads) {
+        double[] r = s.positions();
+        if (at.length != r.length) {
+            throw new IllegalArgumentException("system " + s.id() + ": saved list positions for " + at.length / 3 + " atoms, the system has "
+                    + r.length / 3);
+        }
+        double[] now = r.clone();
+        System.arraycopy(at, 0, r, 0, r.length); // the build reads the system's positions: lend it the saved ones
+        try {
+            build(s, pool, threads);
+        } finally {
+            System.arraycopy(now, 0, r, 0, r.length);
+        }
+        builds = buildsThen;
+    }
+
     /// Builds so far.
     public long builds() {
         return builds;

@@ -15,4 +15,14 @@ public interface Model {
     /// leaves a stage, so a long pipeline does not accumulate state for finished systems.
     default void forget(long id) {
     }
+
+    /// Writes what the model keeps for system `id` that its next results depend on (for a
+    /// checkpoint; e.g. where its neighbour list was built), read back by `restore`.
+    default void save(long id, java.io.DataOutput out) throws java.io.IOException {
+    }
+
+    /// Takes back, for `system` (restored from a checkpoint), what `save` wrote, so that its next
+    /// results are bit for bit those it would have had uninterrupted.
+    default void restore(AtomicSystem system, java.io.DataInput in) throws java.io.IOException {
+    }
 }

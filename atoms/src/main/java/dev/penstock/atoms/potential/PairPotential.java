@@ -82,6 +82,39 @@ public abstract class PairPotential implements Model, AutoCloseable {
         lists.remove(id);
     }
 
+    /// Writes where system `id`'s neighbour list was last built (and how many builds it has had),
+    /// or that it has none.
+    @Override
+    public void save(long id, java.io.DataOutput out) throws java.io.IOException {
+        NeighborList list = lists.get(id);
+        double[] at = list == null ? null : list.builtAt();
+        out.writeBoolean(at != null);
+        if (at != null) {
+            out.writeLong(list.builds());
+            out.writeInt(at.length);
+            for (double x : at) {
+                out.writeDouble(x);
+            }
+        }
+    }
+
+    /// Rebuilds the saved list from its saved build positions (`NeighborList.rebuildAt`).
+    @Override
+    public void restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+        if (!in.readBoolean()) {
+            lists.remove(s.id());
+            return;
+        }
+        long builds = in.readLong();
+        double[] at = new double[in.readInt()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = in.readDouble();
+        }
+        NeighborList list = new NeighborList(cutoff, skin);
+        list.rebuildAt(s, at, builds, pool, threads);
+        lists.put(s.id(), list);
+    }
+
     /// Systems whose neighbour lists are kept.
     public int listsHeld() {
         return lists.size();

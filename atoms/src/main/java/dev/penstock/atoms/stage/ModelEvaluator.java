@@ -67,6 +67,16 @@ public final class ModelEvaluator implements Evaluator<AtomicSystem> {
         model.forget(sample.id());
     }
 
+    @Override
+    public void save(AtomicSystem sample, java.io.DataOutput out) throws java.io.IOException {
+        model.save(sample.id(), out);
+    }
+
+    @Override
+    public void restore(AtomicSystem sample, java.io.DataInput in) throws java.io.IOException {
+        model.restore(sample, in);
+    }
+
     /// The model.
     public Model model() {
         return model;

@@ -70,7 +70,7 @@ class CheckpointTest {
             mixed |= saved.stream().mapToInt(StageBatch.Held::status).distinct().count() > 1;
             StageBatch<AtomicSystem> second = new StageBatch<>(stage(), Systems.withListRadius(2.8), room);
             for (StageBatch.Held<AtomicSystem> h : saved) {
-                second.restore(new StageBatch.Held<>(decode(encode(h.sample())), h.status(), h.motion()));
+                second.restore(new StageBatch.Held<>(decode(encode(h.sample())), h.status(), h.motion(), h.evaluation()));
             }
             runToEnd(second, got, 10_000);
             assertThat(got).as("cut at step %d", cut).isEqualTo(want);
