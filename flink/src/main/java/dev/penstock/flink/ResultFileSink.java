@@ -7,14 +7,17 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -27,8 +30,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /// So the visible `part-*` files hold every sample exactly once. Commits are idempotent (a
 /// missing in-progress file with its final file present counts as done).
 ///
-/// Hidden files (`.inprogress-*`) left by a failure are garbage: readers take `part-*` only.
-public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<String> {
+/// Clean-up after a failure: each writer keeps, in its checkpointed state, the files it has
+/// handed to the committer and that are not renamed yet (the committer re-commits those after a
+/// restore). A writer restarted after a failure deletes every other in-progress file of its
+/// subtask: what the failed attempt wrote after the last completed checkpoint, which no commit
+/// will ever take (its samples are written again from the restored stage state). Readers take
+/// `part-*` only, so such files are never seen as results even before they are deleted.
+public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<String>, SupportsWriterState<byte[], String> {
     private final String dir;
     private final String suffix;
     private final JobSpec<S> spec;
@@ -42,9 +50,39 @@ public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<
     }
 
     @Override
-    public SinkWriter<byte[]> createWriter(WriterInitContext context) throws IOException {
+    public StatefulSinkWriter<byte[], String> createWriter(WriterInitContext context) throws IOException {
         Files.createDirectories(Path.of(dir));
-        return new FileWriter(context.getTaskInfo().getIndexOfThisSubtask());
+        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        if (context.getTaskInfo().getAttemptNumber() > 0) {
+            removeStranded(subtask, Set.of()); // restarted before any checkpoint completed: nothing is pending
+        }
+        return new FileWriter(subtask, List.of());
+    }
+
+    @Override
+    public StatefulSinkWriter<byte[], String> restoreWriter(WriterInitContext context, Collection<String> pending) throws IOException {
+        Files.createDirectories(Path.of(dir));
+        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        removeStranded(subtask, Set.copyOf(pending));
+        return new FileWriter(subtask, pending);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<String> getWriterStateSerializer() {
+        return getCommittableSerializer();
+    }
+
+    /// Deletes subtask `subtask`'s in-progress files except `pending` (handed to the committer by
+    /// a completed checkpoint, to be renamed by it).
+    private void removeStranded(int subtask, Set<String> pending) throws IOException {
+        String prefix = ".inprogress-part-" + subtask + "-";
+        List<Path> stranded;
+        try (var files = Files.list(Path.of(dir))) {
+            stranded = files.filter(p -> p.getFileName().toString().startsWith(prefix) && !pending.contains(p.toString())).toList();
+        }
+        for (Path p : stranded) {
+            Files.deleteIfExists(p);
+        }
     }
 
     @Override
@@ -78,13 +116,22 @@ public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<
         return inProgress.resolveSibling(name.substring(".inprogress-".length()));
     }
 
-    private final class FileWriter implements CommittingSinkWriter<byte[], String> {
+    private final class FileWriter implements CommittingSinkWriter<byte[], String>, StatefulSinkWriter<byte[], String> {
         private final int subtask;
+        private final List<String> handedOver = new ArrayList<>(); // to the committer, maybe not renamed yet
         private Path current;
         private Writer out;
 
-        FileWriter(int subtask) {
+        FileWriter(int subtask, Collection<String> pending) {
             this.subtask = subtask;
+            handedOver.addAll(pending);
+        }
+
+        /// The files handed to the committer that are still in progress (not renamed yet).
+        @Override
+        public List<String> snapshotState(long checkpointId) {
+            handedOver.removeIf(f -> !Files.exists(Path.of(f)));
+            return List.copyOf(handedOver);
         }
 
         @Override
@@ -112,6 +159,7 @@ public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<
             out = null;
             String done = current.toString();
             current = null;
+            handedOver.add(done);
             return List.of(done);
         }
 

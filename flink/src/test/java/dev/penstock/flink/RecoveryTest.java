@@ -38,14 +38,19 @@ class RecoveryTest {
         Map<Long, String> local = Argon.local(systems, 5);
         FlinkRunner.Options o = FlinkRunner.Options.of(2, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        FlinkRunner.build(env, SlowLj.spec(Argon.ROOM, 1, 2, true), Argon.clusters(24, 7), dir, o);
+        FlinkRunner.build(env, SlowLj.spec(Argon.ROOM, 2, 2, true), Argon.clusters(24, 7), dir, o);
         JobClient job = env.executeAsync("fails once");
         awaitCheckpoint(cluster, job);
-        SlowLj.ARMED.set(true); // stage 1 throws at its next evaluation
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (inProgress(dir).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(1); // results are being written after the last checkpoint: the failure strands them
+        }
+        SlowLj.ARMED.set(true); // the last stage throws at its next evaluation
         var r = new FlinkRunner.Result(Duration.ZERO, job.getJobExecutionResult().get(), FlinkRunner.parts(dir));
         assertThat(SlowLj.FAILED.get()).as("the failure was injected").isTrue();
-        assertThat(r.restored(1)).as("stage 1 resumed from a checkpoint").isPositive();
+        assertThat(r.restored(2)).as("stage 2 resumed from a checkpoint").isPositive();
         assertThat(Argon.outcomes(Argon.read(dir))).isEqualTo(local);
+        assertThat(inProgress(dir)).as("the failed attempt's in-progress files were cleaned up").isEmpty();
     }
 
     @Test
@@ -62,6 +67,14 @@ class RecoveryTest {
         var result = new FlinkRunner.Result(Duration.ZERO, job.getJobExecutionResult().get(), FlinkRunner.parts(dir));
         assertThat(result.restored(0) + result.restored(1) + result.restored(2)).as("stages resumed from a checkpoint").isPositive();
         assertThat(Argon.outcomes(Argon.read(dir))).isEqualTo(local);
+        assertThat(inProgress(dir)).as("the lost attempt's in-progress files were cleaned up").isEmpty();
+    }
+
+    /// The hidden in-progress files left under `dir` (results and quarantine).
+    static List<Path> inProgress(Path dir) throws java.io.IOException {
+        try (var files = java.nio.file.Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().startsWith(".inprogress-")).toList();
+        }
     }
 
     /// Waits until the job has completed a checkpoint, and checks it still runs.
