@@ -169,6 +169,53 @@ public final class InflightBench {
         f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
         f.put("ratio_flink_p2_vs_local", String.format(Locale.ROOT, "%.3f", wall2 / wallLocal));
         f.put("ratio_flink_vs_local", String.format(Locale.ROOT, "%.3f", wall1 / wallLocal));
+        f.putAll(checkpointed());
+        return f;
+    }
+
+    /// Checkpoint interval of the checkpointed run.
+    private static final java.time.Duration CHECKPOINT_INTERVAL = java.time.Duration.ofMillis(200);
+
+    /// The relaxation chained with a slower NVE stage (so the FIRE stage is backpressured), with a
+    /// checkpoint every 200 ms: how long each stage keeps a checkpoint waiting (trigger to its
+    /// snapshot, p50 and p99 over every checkpoint and instance) and how many checkpoints
+    /// completed or were aborted. Target (issue "Flink for real"): p99 ≤ 2× the interval, none aborted.
+    private Map<String, String> checkpointed() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("penstock-inflight-checkpoints");
+        Map<String, String> f = new LinkedHashMap<>();
+        try {
+            var spec = dev.penstock.flink.AtomsJob.spec("fire(fmax=" + FMAX + ", steps=" + BUDGET + ") | nve(dt=0.002, steps=1500)",
+                    "lj(epsilon=1, sigma=1, cutoff=2.5)", 0, new long[] {Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE});
+            var options = new dev.penstock.flink.FlinkRunner.Options(1, CHECKPOINT_INTERVAL, 4)
+                    .withRestarts(new dev.penstock.flink.FlinkRunner.Restarts(0, java.time.Duration.ZERO));
+            var env = dev.penstock.flink.FlinkRunner.localEnvironment(options.slots(2), options);
+            var r = dev.penstock.flink.FlinkRunner.run(env, spec, systems(), dir, options, "bench inflight, checkpointed");
+            f.put("checkpoint_interval_ms", Long.toString(CHECKPOINT_INTERVAL.toMillis()));
+            f.put("wall_flink_checkpointed_s", String.format(Locale.ROOT, "%.3f", r.wall().toNanos() / 1e9));
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < 2; i++) {
+                f.put("checkpoint_delay_p50_ms_stage" + i, Long.toString(r.snapshotDelayMs(i, 0.5)));
+                f.put("checkpoint_delay_p99_ms_stage" + i, Long.toString(r.snapshotDelayMs(i, 0.99)));
+                f.put("checkpoint_delay_max_ms_stage" + i, Long.toString(r.snapshotDelayMs(i, 1.0)));
+                f.put("checkpoint_p50_ms_stage" + i, Long.toString(r.checkpointMs(i, 0.5)));
+                f.put("checkpoint_p99_ms_stage" + i, Long.toString(r.checkpointMs(i, 0.99)));
+                f.put("checkpoint_max_ms_stage" + i, Long.toString(r.checkpointMs(i, 1.0)));
+                f.put("checkpoints_completed_stage" + i, Integer.toString(r.checkpoints(i, true)));
+                f.put("checkpoints_aborted_stage" + i, Integer.toString(r.checkpoints(i, false)));
+                line.append(String.format(Locale.ROOT, "; stage %d: trigger-to-snapshot p50 %d ms, p90 %d, p99 %d; checkpoint p50 %d ms, "
+                        + "p90 %d, p99 %d, max %d; %d completed, %d aborted", i, r.snapshotDelayMs(i, 0.5), r.snapshotDelayMs(i, 0.9),
+                        r.snapshotDelayMs(i, 0.99), r.checkpointMs(i, 0.5), r.checkpointMs(i, 0.9), r.checkpointMs(i, 0.99),
+                        r.checkpointMs(i, 1.0), r.checkpoints(i, true), r.checkpoints(i, false)));
+            }
+            out.printf(Locale.ROOT, "checkpointed fire | nve (every %d ms), %.2f s%s%n", CHECKPOINT_INTERVAL.toMillis(),
+                    r.wall().toNanos() / 1e9, line);
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                for (java.nio.file.Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.delete(p);
+                }
+            }
+        }
         return f;
     }
 

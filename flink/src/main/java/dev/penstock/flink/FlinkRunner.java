@@ -257,6 +257,42 @@ public final class FlinkRunner {
             return v == null ? 0 : v;
         }
 
+        /// The `q`-quantile (0…1) of stage `i`'s snapshot delays in ms — from a checkpoint's
+        /// trigger to an instance's snapshot, every instance and checkpoint — or -1 if none.
+        public long snapshotDelayMs(int i, double q) {
+            return quantile(StageOperator.snapshotDelayAccumulator(i), q);
+        }
+
+        /// The `q`-quantile (0…1) of checkpoint durations in ms as stage `i`'s instances saw them
+        /// — from a checkpoint's trigger to the notice that it completed — or -1 if none completed.
+        public long checkpointMs(int i, double q) {
+            return quantile(StageOperator.checkpointDurationAccumulator(i), q);
+        }
+
+        private long quantile(String histogram, double q) {
+            java.util.TreeMap<Integer, Integer> h = result.getAccumulatorResult(histogram);
+            if (h == null || h.isEmpty()) {
+                return -1;
+            }
+            long total = h.values().stream().mapToLong(Integer::longValue).sum();
+            long rank = Math.max(1, (long) Math.ceil(q * total));
+            long seen = 0;
+            for (var e : h.entrySet()) {
+                seen += e.getValue();
+                if (seen >= rank) {
+                    return e.getKey();
+                }
+            }
+            return h.lastKey();
+        }
+
+        /// Checkpoints stage `i`'s instances were told completed (`completed`) or aborted, summed
+        /// over the instances.
+        public int checkpoints(int i, boolean completed) {
+            Integer v = result.getAccumulatorResult(StageOperator.checkpointsAccumulator(i, completed));
+            return v == null ? 0 : v;
+        }
+
         /// The most samples one instance of stage `i` held at once (batch and pending).
         public int holdingMax(int i) {
             Integer v = result.getAccumulatorResult(StageOperator.holdingAccumulator(i));

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.accumulators.Histogram;
 import org.apache.flink.api.common.accumulators.IntCounter;
 import org.apache.flink.api.common.accumulators.IntMaximum;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -24,13 +25,15 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.OutputTag;
 
 /// One chained stage as a Flink operator: it holds the stage's active batch and steps it.
 ///
 /// ```
 ///   processElement: decode → pending (waiting for room); while pending is full: yield to
-///                   the mailbox (steps run, room frees) — the operator never holds more than
+///                   the mailbox at the lowest priority (steps run, room frees; a checkpoint
+///                   barrier is taken meanwhile) — the operator never holds more than
 ///                   its batch plus `pendingLimit` samples, and Flink's credit-based flow
 ///                   control stops the upstream when it stops reading
 ///   step (a mailbox mail, re-posted while there is work): admit what fits → step → emit
@@ -50,6 +53,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     private final int index;
     private final int pendingLimit;
     private final transient MailboxExecutor mailbox;
+    private transient MailboxExecutor waiting;
     private transient StageBatch<S> batch;
     private transient ArrayDeque<S> pending;
     private transient ListState<byte[]> heldState;
@@ -61,6 +65,11 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     private transient LongCounter steps;
     private transient LongCounter[] sizeSteps;
     private transient boolean restored;
+    private transient Histogram snapshotDelayMs;
+    private transient Histogram checkpointMs;
+    private transient java.util.Map<Long, Long> triggeredAt;
+    private transient IntCounter checkpointsCompleted;
+    private transient IntCounter checkpointsAborted;
 
     StageOperator(StreamOperatorParameters<byte[]> parameters, JobSpec<S> spec, int index, int pendingLimit) {
         super(parameters);
@@ -103,6 +112,12 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     @Override
     public void open() throws Exception {
         super.open();
+        // The waits inside processElement and endInput yield to every mail, the task's own
+        // included: the mail that takes an unaligned checkpoint barrier (posted at the task's
+        // lowest priority) then runs during the wait. Yielding at this operator's priority left
+        // it queued until room freed — up to a whole step budget of the stage, 0.5-1 s in
+        // `bench inflight --runner flink` — so checkpoints waited on a backpressured stage.
+        waiting = getContainingTask().getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY);
         holdingMax = new IntMaximum();
         steps = new LongCounter();
         getRuntimeContext().addAccumulator(holdingAccumulator(index), holdingMax);
@@ -114,6 +129,15 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         }
         IntCounter restoredCount = new IntCounter(restored ? 1 : 0);
         getRuntimeContext().addAccumulator(restoredAccumulator(index), restoredCount);
+        snapshotDelayMs = new Histogram();
+        checkpointMs = new Histogram();
+        triggeredAt = new java.util.HashMap<>();
+        getRuntimeContext().addAccumulator(checkpointDurationAccumulator(index), checkpointMs);
+        checkpointsCompleted = new IntCounter();
+        checkpointsAborted = new IntCounter();
+        getRuntimeContext().addAccumulator(snapshotDelayAccumulator(index), snapshotDelayMs);
+        getRuntimeContext().addAccumulator(checkpointsAccumulator(index, true), checkpointsCompleted);
+        getRuntimeContext().addAccumulator(checkpointsAccumulator(index, false), checkpointsAborted);
         if (!batch.isEmpty() || !pending.isEmpty()) {
             schedule();
         }
@@ -126,14 +150,14 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
         holdingMax.add(batch.size() + pending.size());
         schedule();
         while (pending.size() > pendingLimit) {
-            mailbox.yield(); // run steps until room frees: backpressure, never a drop
+            waiting.yield(); // run steps (and checkpoints) until room frees: backpressure, never a drop
         }
     }
 
     @Override
     public void endInput() throws Exception {
         while (!batch.isEmpty() || !pending.isEmpty()) {
-            mailbox.yield();
+            waiting.yield();
         }
     }
 
@@ -187,8 +211,34 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     }
 
     @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        if (checkpointsCompleted != null) {
+            checkpointsCompleted.add(1);
+            Long t = triggeredAt.remove(checkpointId);
+            if (t != null) { // trigger to the completion notice: the checkpoint's duration as this instance saw it
+                checkpointMs.add((int) Math.max(0, Math.min(Integer.MAX_VALUE, System.currentTimeMillis() - t)));
+            }
+            triggeredAt.keySet().removeIf(id -> id < checkpointId); // subsumed
+        }
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        super.notifyCheckpointAborted(checkpointId);
+        if (checkpointsAborted != null) {
+            checkpointsAborted.add(1);
+            triggeredAt.remove(checkpointId);
+        }
+    }
+
+    @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        if (snapshotDelayMs != null) { // from the checkpoint's trigger on the JobManager to this snapshot
+            snapshotDelayMs.add((int) Math.max(0, Math.min(Integer.MAX_VALUE, System.currentTimeMillis() - context.getCheckpointTimestamp())));
+            triggeredAt.put(context.getCheckpointId(), context.getCheckpointTimestamp());
+        }
         List<byte[]> held = new ArrayList<>();
         for (StageBatch.Held<S> h : batch.save()) {
             held.add(held(h));
@@ -243,6 +293,24 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
     /// dimension `d` (for atoms and d = 1: atom-steps).
     static String sizeStepsAccumulator(int i, int d) {
         return "penstock-stage-" + i + "-size-steps-" + d;
+    }
+
+    /// The name of the histogram of stage `i`'s snapshot delays: ms from a checkpoint's trigger
+    /// (on the JobManager) to an instance's snapshot — how long the stage kept a checkpoint waiting.
+    static String snapshotDelayAccumulator(int i) {
+        return "penstock-stage-" + i + "-snapshot-delay-ms";
+    }
+
+    /// The name of the histogram of checkpoint durations (ms) seen by stage `i`'s instances: from
+    /// a checkpoint's trigger to the instance's notice that it completed.
+    static String checkpointDurationAccumulator(int i) {
+        return "penstock-stage-" + i + "-checkpoint-ms";
+    }
+
+    /// The name of the accumulator counting, over stage `i`'s instances, the checkpoints they
+    /// were told completed (`completed`) or aborted.
+    static String checkpointsAccumulator(int i, boolean completed) {
+        return "penstock-stage-" + i + "-checkpoints-" + (completed ? "completed" : "aborted");
     }
 
     /// The name of the accumulator counting the steps of stage `i` (all instances).

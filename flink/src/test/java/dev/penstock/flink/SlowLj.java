@@ -53,9 +53,14 @@ final class SlowLj implements Model {
 
     /// The argon job spec with stage `index` evaluated by a `SlowLj(sleepMs, failOnce)`.
     static JobSpec<AtomicSystem> spec(long[] room, int index, long sleepMs, boolean failOnce) {
-        JobSpec<AtomicSystem> plain = AtomsJob.spec(Argon.PIPELINE, Argon.LJ, 5, room);
+        return spec(Argon.PIPELINE, room, index, sleepMs, failOnce);
+    }
+
+    /// The job spec of `pipeline` over the argon LJ, with stage `index` evaluated by a `SlowLj`.
+    static JobSpec<AtomicSystem> spec(String pipeline, long[] room, int index, long sleepMs, boolean failOnce) {
+        JobSpec<AtomicSystem> plain = AtomsJob.spec(pipeline, Argon.LJ, 5, room);
         java.util.List<JobSpec.StageFactory<AtomicSystem>> stages = new java.util.ArrayList<>(plain.stages());
-        stages.set(index, () -> PipelineSpec.stage(PipelineSpec.parse(Argon.PIPELINE).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
+        stages.set(index, () -> PipelineSpec.stage(PipelineSpec.parse(pipeline).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
         return new JobSpec<>(stages, plain.sizer(), plain.codec(), plain.capacities(), plain.format(), plain.notes());
     }
 }
