@@ -48,6 +48,26 @@ final class Argon {
         return out;
     }
 
+    /// Argon clusters of the given sizes (fcc sites, ±0.1 Å noise), ids from `firstId` on: above
+    /// 64 atoms their neighbour lists are cell lists.
+    static List<AtomicSystem> largeClusters(List<Integer> sizes, long firstId) {
+        SplittableRandom rnd = new SplittableRandom(firstId);
+        List<AtomicSystem> out = new ArrayList<>();
+        long id = firstId;
+        for (int n : sizes) {
+            double[] r = Clusters.fccSites(n, 3.8);
+            for (int i = 0; i < r.length; i++) {
+                r[i] += rnd.nextDouble(-0.1, 0.1);
+            }
+            double[] m = new double[n];
+            Arrays.fill(m, 39.948);
+            int[] z = new int[n];
+            Arrays.fill(z, 18);
+            out.add(new AtomicSystem(id++, r, m, z, Cell.free()));
+        }
+        return out;
+    }
+
     /// id → "positions | energy" of finished systems.
     static Map<Long, String> outcomes(List<AtomicSystem> systems) {
         Map<Long, String> out = new TreeMap<>();
@@ -61,9 +81,14 @@ final class Argon {
 
     /// The local runner's results for `systems`.
     static Map<Long, String> local(List<AtomicSystem> systems, long seed) {
+        return local(systems, seed, PIPELINE, ROOM);
+    }
+
+    /// The local runner's results of `pipeline` for `systems`, with batches of `room`.
+    static Map<Long, String> local(List<AtomicSystem> systems, long seed, String pipeline, long[] room) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("local");
-        try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(PIPELINE), PipelineSpec.potential(LJ), seed)
-                .sizer(Systems.withListRadius(8.5)).batchCapacity(Capacity.of(ROOM)).samples(systems).results(sink)) {
+        try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(pipeline), PipelineSpec.potential(LJ), seed)
+                .sizer(Systems.withListRadius(8.5)).batchCapacity(Capacity.of(room)).samples(systems).results(sink)) {
             p.run();
         }
         return outcomes(sink.samples());
