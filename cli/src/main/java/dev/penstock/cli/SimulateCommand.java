@@ -3,7 +3,6 @@ package dev.penstock.cli;
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
-import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.NanHook;
 import dev.penstock.atoms.stage.PipelineSpec;
@@ -50,7 +49,8 @@ public final class SimulateCommand implements Callable<Integer> {
             + "| nve(dt=1, steps=1000)\": '+' fuses (one worker), '|' chains (a worker each); units eV, Å, fs, K")
     String pipeline;
 
-    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=) or morse(depth=, a=, r0=, cutoff=)")
+    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) or eam(file=PATH: a LAMMPS "
+            + "*.eam, *.eam.alloy or *.eam.fs file)")
     String potential;
 
     @Option(names = "--out", required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")
@@ -149,7 +149,7 @@ public final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "option '--snapshot-every' must be ≥ 0, got " + snapshotEvery);
         }
         Pipeline.Mode m = mode(mode, spec.commandLine());
-        Supplier<PairPotential> model;
+        Supplier<? extends dev.penstock.atoms.potential.Model> model;
         List<List<PipelineSpec.Call>> stages;
         try {
             model = PipelineSpec.potential(potential);

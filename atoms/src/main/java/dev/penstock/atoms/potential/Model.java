@@ -11,6 +11,12 @@ public interface Model {
     /// Computes the energy and forces of `system` into `system.energy(…)` and `system.forces()`.
     void compute(AtomicSystem system);
 
+    /// The distance (Å) beyond which two atoms do not interact: what neighbour lists and the
+    /// pipeline's edge counts are built for. Infinite when every pair interacts.
+    default double cutoff() {
+        return Double.POSITIVE_INFINITY;
+    }
+
     /// Drops whatever the model keeps for system `id` (a neighbour list): called when the system
     /// leaves a stage, so a long pipeline does not accumulate state for finished systems.
     default void forget(long id) {

@@ -13,11 +13,10 @@ import java.util.Arrays;
 /// force loop itself over n threads (such sums run one at a time).
 public abstract class PairPotential implements Model, AutoCloseable {
     private final double cutoff;
-    private final double skin;
     private int threads = 1;
     private java.util.concurrent.ExecutorService pool;
     private double[][] threadForces = new double[0][];
-    private final java.util.Map<Long, NeighborList> lists = new java.util.concurrent.ConcurrentHashMap<>();
+    private final NeighborLists lists;
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
     protected PairPotential(double cutoff, double skin) {
@@ -25,7 +24,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
             throw new IllegalArgumentException("option 'cutoff' must be positive (or infinite), got " + cutoff);
         }
         this.cutoff = cutoff;
-        this.skin = skin;
+        this.lists = Double.isInfinite(cutoff) ? null : new NeighborLists(cutoff, skin);
     }
 
     /// u(r) for r < cutoff.
@@ -79,45 +78,35 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     @Override
     public void forget(long id) {
-        lists.remove(id);
+        if (lists != null) {
+            lists.forget(id);
+        }
     }
 
     /// Writes where system `id`'s neighbour list was last built (and how many builds it has had),
     /// or that it has none.
     @Override
     public void save(long id, java.io.DataOutput out) throws java.io.IOException {
-        NeighborList list = lists.get(id);
-        double[] at = list == null ? null : list.builtAt();
-        out.writeBoolean(at != null);
-        if (at != null) {
-            out.writeLong(list.builds());
-            out.writeInt(at.length);
-            for (double x : at) {
-                out.writeDouble(x);
-            }
+        if (lists == null) {
+            out.writeBoolean(false);
+        } else {
+            lists.save(id, out);
         }
     }
 
     /// Rebuilds the saved list from its saved build positions (`NeighborList.rebuildAt`).
     @Override
     public void restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
-        if (!in.readBoolean()) {
-            lists.remove(s.id());
-            return;
+        if (lists == null) {
+            in.readBoolean();
+        } else {
+            lists.restore(s, in, pool, threads);
         }
-        long builds = in.readLong();
-        double[] at = new double[in.readInt()];
-        for (int i = 0; i < at.length; i++) {
-            at[i] = in.readDouble();
-        }
-        NeighborList list = new NeighborList(cutoff, skin);
-        list.rebuildAt(s, at, builds, pool, threads);
-        lists.put(s.id(), list);
     }
 
     /// Systems whose neighbour lists are kept.
     public int listsHeld() {
-        return lists.size();
+        return lists == null ? 0 : lists.size();
     }
 
     @Override
@@ -140,8 +129,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
                 }
             }
         } else {
-            NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
-            list.update(s, pool, threads);
+            NeighborList list = lists.current(s, pool, threads);
             if (threads == 1) {
                 e = listSum(s, list, r, f, rc2, 0, s.atoms());
             } else {
@@ -283,6 +271,6 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     /// The neighbour list of system `id` (for tests and diagnostics), or null.
     public NeighborList neighborList(long id) {
-        return lists.get(id);
+        return lists == null ? null : lists.get(id);
     }
 }

@@ -2,10 +2,10 @@ package dev.penstock.atoms.stage;
 
 import dev.penstock.atoms.integrate.Units;
 import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.potential.Eam;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.Morse;
-import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Method;
 import dev.penstock.stage.Pipeline;
@@ -24,6 +24,7 @@ import java.util.function.Supplier;
 ///              `+` fuses (one worker, one evaluation per step), `|` chains (a worker each)
 ///   potential  lj(epsilon=0.0104, sigma=3.4, cutoff=8.5[, shifted=true])
 ///              morse(depth=0.3429, a=1.3588, r0=2.866, cutoff=9)
+///              eam(file=/usr/share/lammps/potentials/Cu_u3.eam)   (also *.eam.alloy, *.eam.fs)
 /// ```
 ///
 /// Methods (units: eV, Å, fs, K): `fire`, `fire2`, `fire_mw` (fmax in eV/Å, steps = budget,
@@ -133,7 +134,7 @@ public final class PipelineSpec {
     }
 
     /// A factory of the potential `text` describes (each stage worker gets its own instance).
-    public static Supplier<PairPotential> potential(String text) {
+    public static Supplier<? extends Model> potential(String text) {
         Call c = call(text, 0);
         return switch (c.name()) {
             case "lj" -> {
@@ -154,7 +155,21 @@ public final class PipelineSpec {
                 new Morse(d, a, r0, cutoff);
                 yield () -> new Morse(d, a, r0, cutoff);
             }
-            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse)");
+            case "eam" -> {
+                c.only(Set.of("file"));
+                String file = c.args().get("file");
+                if (file == null || file.isBlank()) {
+                    throw new IllegalArgumentException("'eam' needs 'file' (a LAMMPS *.eam, *.eam.alloy or *.eam.fs file)");
+                }
+                Eam read;
+                try {
+                    read = Eam.read(java.nio.file.Path.of(file)); // a bad file fails here, before anything runs
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
+                }
+                yield read::fresh;
+            }
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam)");
         };
     }
 

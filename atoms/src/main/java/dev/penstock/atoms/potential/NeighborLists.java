@@ -1,0 +1,75 @@
+package dev.penstock.atoms.potential;
+
+import dev.penstock.atoms.neighbor.NeighborList;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/// A model's neighbour lists, one per system id, and what a checkpoint keeps of them: where each
+/// was last built and how many builds it has had, so that a restore rebuilds the very same list
+/// (`NeighborList.rebuildAt`). Shared by `PairPotential` and `Eam`.
+///
+/// Threading: lists of different systems may be used from different threads at once.
+final class NeighborLists {
+    private final double cutoff;
+    private final double skin;
+    private final Map<Long, NeighborList> lists = new ConcurrentHashMap<>();
+
+    NeighborLists(double cutoff, double skin) {
+        this.cutoff = cutoff;
+        this.skin = skin;
+    }
+
+    /// System `s`'s list, made on first use and brought up to date (rebuilt when an atom has
+    /// moved more than half the skin), the cell scan split over `threads` when `pool` is given.
+    NeighborList current(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+        NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
+        list.update(s, pool, threads);
+        return list;
+    }
+
+    void forget(long id) {
+        lists.remove(id);
+    }
+
+    int size() {
+        return lists.size();
+    }
+
+    NeighborList get(long id) {
+        return lists.get(id);
+    }
+
+    /// Writes where system `id`'s list was last built and its build count, or that it has none.
+    void save(long id, DataOutput out) throws IOException {
+        NeighborList list = lists.get(id);
+        double[] at = list == null ? null : list.builtAt();
+        out.writeBoolean(at != null);
+        if (at != null) {
+            out.writeLong(list.builds());
+            out.writeInt(at.length);
+            for (double x : at) {
+                out.writeDouble(x);
+            }
+        }
+    }
+
+    /// Rebuilds the list `save` wrote for `s` from its saved build positions.
+    void restore(AtomicSystem s, DataInput in, java.util.concurrent.ExecutorService pool, int threads) throws IOException {
+        if (!in.readBoolean()) {
+            lists.remove(s.id());
+            return;
+        }
+        long builds = in.readLong();
+        double[] at = new double[in.readInt()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = in.readDouble();
+        }
+        NeighborList list = new NeighborList(cutoff, skin);
+        list.rebuildAt(s, at, builds, pool, threads);
+        lists.put(s.id(), list);
+    }
+}

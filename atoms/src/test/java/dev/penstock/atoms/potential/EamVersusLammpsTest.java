@@ -1,0 +1,234 @@
+package dev.penstock.atoms.potential;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.atoms.io.Elements;
+import dev.penstock.atoms.io.LammpsLog;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
+import dev.penstock.atoms.system.Clusters;
+import dev.penstock.testing.Ci;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// EAM energies and forces of perturbed structures against LAMMPS `run 0` with the same potential
+/// file from Debian's `lammps` package: funcfl, setfl and Finnis–Sinclair files; periodic bulk, a
+/// triclinic alloy, a surface slab and a free cluster; one and two elements. Energy to 1e-10
+/// (relative), every force component to 1e-8 eV/Å.
+class EamVersusLammpsTest {
+    private static final Path LMP = Path.of("/usr/bin/lmp");
+    private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
+
+    @TempDir
+    Path dir;
+
+    /// A structure: positions, species per atom, cell (LAMMPS's lower-triangular a, b, c), pbc.
+    private record Structure(String name, double[] r, int[] z, double[] cell, boolean[] pbc) {
+        AtomicSystem system() {
+            double[] m = new double[z.length];
+            for (int i = 0; i < z.length; i++) {
+                m[i] = Elements.mass(z[i]);
+            }
+            return new AtomicSystem(1, r, m, z, pbc[0] || pbc[1] || pbc[2] ? Cell.of(cell, pbc) : Cell.free());
+        }
+    }
+
+    private static Structure fcc(String name, int k, double a, double tiltXy, boolean periodicZ, int[] species, double mix, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+        int n = 4 * k * k * k;
+        double[] r = new double[3 * n];
+        int[] z = new int[n];
+        int p = 0;
+        for (int x = 0; x < k; x++) {
+            for (int y = 0; y < k; y++) {
+                for (int w = 0; w < k; w++) {
+                    for (double[] b : basis) {
+                        double fx = (x + b[0]) / k;
+                        double fy = (y + b[1]) / k;
+                        double fz = (w + b[2]) / k;
+                        r[3 * p] = fx * k * a + fy * tiltXy + rnd.nextDouble(-0.1, 0.1);
+                        r[3 * p + 1] = fy * k * a + rnd.nextDouble(-0.1, 0.1);
+                        r[3 * p + 2] = fz * k * a + rnd.nextDouble(-0.1, 0.1);
+                        z[p] = rnd.nextDouble() < mix ? species[1] : species[0];
+                        p++;
+                    }
+                }
+            }
+        }
+        double lz = periodicZ ? k * a : k * a + 12; // a slab: vacuum above and below
+        double[] cell = {k * a, 0, 0, tiltXy, k * a, 0, 0, 0, lz};
+        return new Structure(name, r, z, cell, new boolean[] {true, true, periodicZ});
+    }
+
+    private static Structure cluster(String name, int n, double nearest, int[] species, double mix, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[] r = Clusters.fccSites(n, nearest);
+        int[] z = new int[n];
+        for (int i = 0; i < n; i++) {
+            for (int d = 0; d < 3; d++) {
+                r[3 * i + d] += rnd.nextDouble(-0.1, 0.1);
+            }
+            z[i] = rnd.nextDouble() < mix ? species[1] : species[0];
+        }
+        return new Structure(name, r, z, new double[9], new boolean[3]);
+    }
+
+    @Test
+    void funcflCopperBulkMatchesLammps() throws Exception {
+        check("Cu_u3.eam", "eam", fcc("Cu bulk", 4, 3.615, 0, true, new int[] {29, 29}, 0, 3), new int[] {29});
+    }
+
+    @Test
+    void setflCopperNickelTriclinicAlloyMatchesLammps() throws Exception {
+        check("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28});
+    }
+
+    @Test
+    void setflNickelSurfaceSlabMatchesLammps() throws Exception {
+        check("CuNi.eam.alloy", "eam/alloy", fcc("Ni slab", 3, 3.52, 0, false, new int[] {28, 28}, 0, 7), new int[] {28});
+    }
+
+    @Test
+    void finnisSinclairCopperZirconiumClusterMatchesLammps() throws Exception {
+        check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
+    }
+
+    @Test
+    void aBadFileIsRefusedNamingTheFileAndLine() throws Exception {
+        assertThatThrownBy(() -> Eam.read(dir.resolve("missing.eam"))).hasMessageContaining("missing.eam").hasMessageContaining("no such");
+        assumeTrue(Files.isReadable(POTENTIALS.resolve("Cu_u3.eam")) || Ci.required(), "LAMMPS's potential files are not installed");
+        List<String> lines = Files.readAllLines(POTENTIALS.resolve("Cu_u3.eam"));
+        Path truncated = dir.resolve("truncated.eam");
+        Files.write(truncated, lines.subList(0, 40));
+        assertThatThrownBy(() -> Eam.read(truncated)).hasMessageContaining("truncated.eam").hasMessageContaining("ends at line 40")
+                .hasMessageContaining("F(rho) of Cu");
+        Path garbled = dir.resolve("garbled.eam");
+        List<String> bad = new ArrayList<>(lines);
+        bad.set(10, bad.get(10).replaceFirst("-?[0-9]", "x"));
+        Files.write(garbled, bad);
+        assertThatThrownBy(() -> Eam.read(garbled)).hasMessageContaining("garbled.eam line 11").hasMessageContaining("not a number");
+        Eam cu = Eam.read(POTENTIALS.resolve("Cu_u3.eam"));
+        AtomicSystem argon = AtomicSystem.free(3, new double[] {0, 0, 0, 2.5, 0, 0});
+        argon.numbers()[0] = 18;
+        assertThatThrownBy(() -> cu.compute(argon)).hasMessageContaining("atom 0 is Ar").hasMessageContaining("it has Cu");
+    }
+
+    /// Compares Penstock and LAMMPS on `s` with `file` (`style`), LAMMPS types numbered by `types`' order.
+    private void check(String file, String style, Structure s, int[] types) throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        Path potential = POTENTIALS.resolve(file);
+        AtomicSystem mine = s.system();
+        Eam eam = Eam.read(potential);
+        eam.compute(mine);
+
+        writeData(dir.resolve("data.in"), s, types);
+        StringBuilder elements = new StringBuilder();
+        for (int z : types) {
+            elements.append(' ').append(Elements.symbol(z));
+        }
+        String coeff = style.equals("eam") ? "pair_coeff 1 1 " + potential : "pair_coeff * * " + potential + elements;
+        String boundary = s.pbc()[0] ? "p p " + (s.pbc()[2] ? "p" : "s") : "s s s";
+        Files.writeString(dir.resolve("in.eam"), String.join("\n", "units metal", "atom_style atomic", "atom_modify map array",
+                "boundary " + boundary, "read_data data.in", "pair_style " + style, coeff, "neighbor 1.0 bin",
+                "thermo_style custom step pe", "thermo_modify format float %.17g",
+                "dump d all custom 1 forces.dump id fx fy fz", "dump_modify d format float %.17g sort id", "run 0", ""));
+        Process p = new ProcessBuilder(LMP.toString(), "-in", "in.eam", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as("LAMMPS: %s", out).isZero();
+        double lammpsEnergy = LammpsLog.read(dir.resolve("log.lammps")).column("PotEng")[0];
+        double[] lammpsForces = forces(dir.resolve("forces.dump"), s.z().length);
+
+        assertThat(Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).as("%s: energy %s vs LAMMPS %s", s.name(),
+                mine.energy(), lammpsEnergy).isLessThan(1e-10);
+        double worst = 0;
+        for (int i = 0; i < lammpsForces.length; i++) {
+            worst = Math.max(worst, Math.abs(mine.forces()[i] - lammpsForces[i]));
+        }
+        System.out.printf(Locale.ROOT, "%s (%s, %d atoms): energy %.12f eV, relative difference %.2e; largest force difference %.2e eV/Å%n",
+                s.name(), file, s.z().length, mine.energy(), Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy), worst);
+        assertThat(worst).as("%s: largest force difference (eV/Å)", s.name()).isLessThan(1e-8);
+        assertThat(max(lammpsForces)).as("%s: the structure is perturbed (forces are not ~0)", s.name()).isGreaterThan(0.05);
+    }
+
+    private static double max(double[] v) {
+        double m = 0;
+        for (double x : v) {
+            m = Math.max(m, Math.abs(x));
+        }
+        return m;
+    }
+
+    private static void writeData(Path file, Structure s, int[] types) throws Exception {
+        int n = s.z().length;
+        StringBuilder b = new StringBuilder("LAMMPS data file (Penstock EAM test)\n\n");
+        b.append(n).append(" atoms\n").append(types.length).append(" atom types\n\n");
+        double[] lo = new double[3];
+        double[] hi = new double[3];
+        if (s.pbc()[0]) {
+            hi[0] = s.cell()[0];
+            hi[1] = s.cell()[4];
+            if (s.pbc()[2]) {
+                hi[2] = s.cell()[8];
+            } else {
+                bounds(s.r(), 2, lo, hi);
+            }
+        } else {
+            for (int d = 0; d < 3; d++) {
+                bounds(s.r(), d, lo, hi);
+            }
+        }
+        String[] axis = {"x", "y", "z"};
+        for (int d = 0; d < 3; d++) {
+            b.append(String.format(Locale.ROOT, "%.17g %.17g %slo %shi%n", lo[d], hi[d], axis[d], axis[d]));
+        }
+        if (s.pbc()[0] && s.cell()[3] != 0) {
+            b.append(String.format(Locale.ROOT, "%.17g 0 0 xy xz yz%n", s.cell()[3]));
+        }
+        b.append("\nMasses\n\n");
+        for (int t = 0; t < types.length; t++) {
+            b.append(t + 1).append(' ').append(String.format(Locale.ROOT, "%.17g", Elements.mass(types[t]))).append('\n');
+        }
+        b.append("\nAtoms # atomic\n\n");
+        for (int i = 0; i < n; i++) {
+            int type = 0;
+            while (types[type] != s.z()[i]) {
+                type++;
+            }
+            b.append(String.format(Locale.ROOT, "%d %d %.17g %.17g %.17g%n", i + 1, type + 1, s.r()[3 * i], s.r()[3 * i + 1], s.r()[3 * i + 2]));
+        }
+        Files.writeString(file, b);
+    }
+
+    private static void bounds(double[] r, int d, double[] lo, double[] hi) {
+        lo[d] = Double.POSITIVE_INFINITY;
+        hi[d] = Double.NEGATIVE_INFINITY;
+        for (int i = d; i < r.length; i += 3) {
+            lo[d] = Math.min(lo[d], r[i] - 1);
+            hi[d] = Math.max(hi[d], r[i] + 1);
+        }
+    }
+
+    private static double[] forces(Path dump, int n) throws Exception {
+        List<String> lines = Files.readAllLines(dump);
+        int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("ITEM: ATOMS")).findFirst().orElseThrow());
+        double[] f = new double[3 * n];
+        for (int k = 0; k < n; k++) {
+            String[] t = lines.get(at + 1 + k).trim().split("\\s+");
+            int id = Integer.parseInt(t[0]) - 1;
+            for (int d = 0; d < 3; d++) {
+                f[3 * id + d] = Double.parseDouble(t[1 + d]);
+            }
+        }
+        return f;
+    }
+}
