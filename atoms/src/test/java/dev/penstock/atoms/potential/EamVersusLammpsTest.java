@@ -102,6 +102,47 @@ class EamVersusLammpsTest {
         check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
     }
 
+    /// 100 NVE steps of a hot copper crystal from LAMMPS's own `write_data` start: the total energy
+    /// agrees with LAMMPS's thermo at every step. (Time runs in LAMMPS's metal unit conversion,
+    /// `mvv2e` = 1.0364269e-4 amu·Å²/ps² per eV, which differs from CODATA's in the 8th digit: the
+    /// comparison is of the potential and the integrator, not of a unit constant.)
+    @Test
+    void nveFromLammpsStartConservesTheSameTotalEnergyAtEveryStep() throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        Path potential = POTENTIALS.resolve("Cu_u3.eam");
+        Files.writeString(dir.resolve("in.nve"), String.join("\n", "units metal", "atom_style atomic", "lattice fcc 3.615",
+                "region box block 0 4 0 4 0 4", "create_box 1 box", "create_atoms 1 box", "pair_style eam", "pair_coeff 1 1 " + potential,
+                "velocity all create 900.0 4928459 loop geom", "neighbor 1.0 bin", "neigh_modify delay 0 every 1 check yes",
+                "timestep 0.001", "fix 1 all nve", "write_data start.data", "thermo 1", "thermo_style custom step pe ke etotal",
+                "thermo_modify format float %.17g", "run 100", ""));
+        Process p = new ProcessBuilder(LMP.toString(), "-in", "in.nve", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as("LAMMPS: %s", out).isZero();
+        double[] lammps = LammpsLog.read(dir.resolve("log.lammps")).column("TotEng");
+        assertThat(lammps).hasSize(101);
+        AtomicSystem s = dev.penstock.atoms.io.LammpsData.read(dir.resolve("start.data"), 1);
+        java.util.Arrays.fill(s.numbers(), 29);
+        double tauPs = Math.sqrt(1.0364269e-4); // LAMMPS's metal time unit: ps per sqrt(amu Å² / eV)
+        for (int i = 0; i < s.velocities().length; i++) {
+            s.velocities()[i] *= tauPs; // Å/ps → Å/τ
+        }
+        Eam eam = Eam.read(potential);
+        dev.penstock.atoms.integrate.VelocityVerlet vv = new dev.penstock.atoms.integrate.VelocityVerlet(0.001 / tauPs);
+        eam.compute(s);
+        double worst = 0;
+        for (int step = 0; step <= 100; step++) {
+            if (step > 0) {
+                vv.step(s, eam);
+            }
+            double e = s.energy() + dev.penstock.atoms.integrate.VelocityVerlet.kineticEnergy(s);
+            double rel = Math.abs(e - lammps[step]) / Math.abs(lammps[step]);
+            worst = Math.max(worst, rel);
+            assertThat(rel).as("step %d: %s vs LAMMPS %s", step, e, lammps[step]).isLessThan(1e-9);
+        }
+        System.out.printf(Locale.ROOT, "NVE Cu_u3.eam, 256 atoms, 100 steps: largest relative difference in total energy %.2e%n", worst);
+    }
+
     @Test
     void aBadFileIsRefusedNamingTheFileAndLine() throws Exception {
         assertThatThrownBy(() -> Eam.read(dir.resolve("missing.eam"))).hasMessageContaining("missing.eam").hasMessageContaining("no such");
