@@ -166,6 +166,14 @@ public final class SimulateCommand implements Callable<Integer> {
         try (BufferedReader in = Files.newBufferedReader(input)) {
             systems = ExtXyz.read(in, input);
         }
+        dev.penstock.atoms.potential.Model probe = model.get();
+        for (AtomicSystem s : systems) {
+            String why = probe.refusal(s); // e.g. an element the potential file lacks: refused before anything runs
+            if (why != null) {
+                System.err.println("penstock simulate: " + input + ": " + why + " (option '--potential')");
+                return ExitCodes.USAGE;
+            }
+        }
         PrintStream po = System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         if (runner.equalsIgnoreCase("flink")) {

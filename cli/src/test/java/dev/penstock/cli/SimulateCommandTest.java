@@ -170,4 +170,22 @@ class SimulateCommandTest {
                 "--max-atoms", "100")).contains("larger than a stage").contains("(stage 0");
         assertThat(xyz).doesNotExist();
     }
+
+    @Test
+    void copperNanoparticlesRunUnderEamAndAnElementTheFileLacksIsRefusedBeforeAnythingRuns() throws Exception {
+        Path cuEam = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(cuEam) || dev.penstock.testing.Ci.required(),
+                "LAMMPS's potential files (lammps) are not installed");
+        String eam = "eam(file=" + cuEam + ")";
+        Path out = dir.resolve("copper.xyz");
+        assertThat(MainTest.run(0, "simulate", "../examples/copper-nanoparticles.xyz", "--pipeline", "fire(fmax=0.05, steps=300)",
+                "--potential", eam, "--max-atoms", "1200", "--out", out.toString())).contains("16 of 16 systems finished");
+        assertThat(positions(out)).hasSize(16);
+        Path never = dir.resolve("never.xyz");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01)", "--potential", eam, "--out", never.toString()))
+                .contains("atom 0 is Ar, which Cu_u3.eam does not describe (it has Cu)");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01)", "--potential", "eam(file=" + dir.resolve("no.eam")
+                + ")", "--out", never.toString())).contains("no.eam: no such EAM potential file");
+        assertThat(never).doesNotExist();
+    }
 }

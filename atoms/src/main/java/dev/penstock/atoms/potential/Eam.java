@@ -213,6 +213,20 @@ public final class Eam implements Model {
         }
     }
 
+    @Override
+    public String refusal(AtomicSystem s) {
+        int[] z = s.numbers();
+        for (int i = 0; i < z.length; i++) {
+            if (elementOf(z[i]) < 0) {
+                String symbol = z[i] >= 1 && z[i] <= dev.penstock.atoms.io.Elements.LAST ? dev.penstock.atoms.io.Elements.symbol(z[i])
+                        : "atomic number " + z[i];
+                return "system " + s.id() + ": atom " + i + " is " + symbol + ", which " + t.file.getFileName() + " does not describe (it has "
+                        + String.join(", ", t.elements) + ")";
+            }
+        }
+        return null;
+    }
+
     /// Each atom's element index in the file, from its atomic number.
     private int[] types(AtomicSystem s) {
         int[] z = s.numbers();
@@ -220,10 +234,7 @@ public final class Eam implements Model {
         for (int i = 0; i < z.length; i++) {
             int e = elementOf(z[i]);
             if (e < 0) {
-                String symbol = z[i] >= 1 && z[i] <= dev.penstock.atoms.io.Elements.LAST ? dev.penstock.atoms.io.Elements.symbol(z[i])
-                        : "atomic number " + z[i];
-                throw new IllegalArgumentException("system " + s.id() + ": atom " + i + " is " + symbol + ", which " + t.file.getFileName()
-                        + " does not describe (it has " + String.join(", ", t.elements) + ")");
+                throw new IllegalArgumentException(refusal(s));
             }
             type[i] = e;
         }

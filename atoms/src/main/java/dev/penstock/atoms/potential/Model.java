@@ -17,6 +17,13 @@ public interface Model {
         return Double.POSITIVE_INFINITY;
     }
 
+    /// Why the model could never evaluate `system` (e.g. an element its potential file does not
+    /// describe), or null if it can: asked of every input before a run, so such a system is refused
+    /// up front instead of quarantined mid-run.
+    default String refusal(AtomicSystem system) {
+        return null;
+    }
+
     /// Drops whatever the model keeps for system `id` (a neighbour list): called when the system
     /// leaves a stage, so a long pipeline does not accumulate state for finished systems.
     default void forget(long id) {
