@@ -18,7 +18,8 @@ import java.util.Map;
 /// `energy=…`, `pbc="T T F"`), then one line per atom.
 ///
 /// Written: species, pos, masses, momenta (m·v, ASE's convention for velocities), forces, the
-/// full lattice (orthorhombic or triclinic). Read: species (or Z), pos, optional masses
+/// full lattice (orthorhombic or triclinic), and `stress` (−virial/volume, eV/Å³, 3×3) for a
+/// periodic system whose model computed a virial. Read: species (or Z), pos, optional masses
 /// (standard atomic masses otherwise, as ASE), momenta (or vel) and forces, the lattice and
 /// pbc; a comment line that is not extended XYZ (plain XYZ's free text) becomes info `comment`.
 /// Errors name the file and line.
@@ -67,8 +68,21 @@ public final class ExtXyz {
                 sb.append(" energy=").append(num(s.energy()));
             }
             sb.append(" id=").append(s.id());
+            double[] w = s.virial();
+            double volume = s.cell().volume();
+            boolean stress = w != null && volume > 0;
+            if (stress) { // ASE's stress: −W/V in eV/Å³, 3×3 row-major (kinetic part aside, as ASE's calculators give it)
+                sb.append(" stress=\"");
+                for (int k = 0; k < 9; k++) {
+                    sb.append(k == 0 ? "" : " ").append(num(-w[k] / volume));
+                }
+                sb.append('"');
+            }
             for (Map.Entry<String, String> e : s.info().entrySet()) {
                 String key = e.getKey();
+                if (stress && key.equals("stress")) {
+                    continue; // the input's stress, superseded by the evaluation's
+                }
                 if (!KEY.matcher(key).matches() || RESERVED.contains(key)) {
                     if (!lenient) {
                         throw new IllegalArgumentException("system " + s.id() + ": info key '" + key

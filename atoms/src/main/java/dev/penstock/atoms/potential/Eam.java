@@ -18,6 +18,8 @@ import java.util.Arrays;
 ///   pass 3  over the half list: f = −(F'_i ρ'_{j→i} + F'_j ρ'_{i→j} + φ') r̂
 /// ```
 ///
+/// The virial (`AtomicSystem.virial`) is summed over the same pairs, as LAMMPS tallies it.
+///
 /// Species: each atom's atomic number (`AtomicSystem.numbers()`) picks the file's element of that
 /// number; an atom of an element the file lacks fails the system, naming the element and the
 /// file's elements. Periodic and free systems, any cell (the neighbour list's images).
@@ -146,7 +148,13 @@ public final class Eam implements Model {
             }
             energy += phi;
         }
-        // pass 3: pair energies and forces
+        // pass 3: pair energies, forces and the virial (LAMMPS's ev_tally terms: del ⊗ del · fpair)
+        double wxx = 0;
+        double wyy = 0;
+        double wzz = 0;
+        double wxy = 0;
+        double wxz = 0;
+        double wyz = 0;
         for (int i = 0; i < n; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
@@ -185,6 +193,12 @@ public final class Eam implements Model {
                     f[3 * j + 1] -= dy * fpair;
                     f[3 * j + 2] -= dz * fpair;
                     energy += phi;
+                    wxx += dx * dx * fpair;
+                    wyy += dy * dy * fpair;
+                    wzz += dz * dz * fpair;
+                    wxy += dx * dy * fpair;
+                    wxz += dx * dz * fpair;
+                    wyz += dy * dz * fpair;
                 }
             }
             f[3 * i] += fxi;
@@ -195,6 +209,7 @@ public final class Eam implements Model {
             throw new IllegalStateException("system " + s.id() + ": the EAM energy is " + energy);
         }
         s.energy(energy);
+        s.virial(new double[] {wxx, wxy, wxz, wxy, wyy, wyz, wxz, wyz, wzz});
     }
 
     private static double value(double[] sp, int m, double p) {

@@ -9,10 +9,10 @@ import java.io.IOException;
 import java.util.Map;
 
 /// Atomic systems to bytes and back, every field exactly (positions, velocities, forces,
-/// masses, numbers, cell, pbc, energy, info): for the disk overflow tier, checkpoints and
-/// moving systems between machines.
+/// masses, numbers, cell, pbc, energy, virial, info): for the disk overflow tier, checkpoints and
+/// moving systems between machines. Version 2 added the virial; version 1 records still read.
 public final class SystemCodec implements Codec<AtomicSystem> {
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     @Override
     public void write(AtomicSystem s, DataOutput out) throws IOException {
@@ -35,6 +35,13 @@ public final class SystemCodec implements Codec<AtomicSystem> {
             out.writeBoolean(s.periodic(d));
         }
         out.writeDouble(s.energy());
+        double[] w = s.virial();
+        out.writeBoolean(w != null);
+        if (w != null) {
+            for (double x : w) {
+                out.writeDouble(x);
+            }
+        }
         out.writeInt(s.info().size());
         for (Map.Entry<String, String> e : s.info().entrySet()) {
             out.writeUTF(e.getKey());
@@ -45,7 +52,7 @@ public final class SystemCodec implements Codec<AtomicSystem> {
     @Override
     public AtomicSystem read(DataInput in) throws IOException {
         int version = in.readByte();
-        if (version != VERSION) {
+        if (version != VERSION && version != 1) {
             throw new IOException("atomic system record of version " + version + "; this reader knows version " + VERSION);
         }
         long id = in.readLong();
@@ -67,6 +74,9 @@ public final class SystemCodec implements Codec<AtomicSystem> {
         System.arraycopy(v, 0, s.velocities(), 0, v.length);
         System.arraycopy(f, 0, s.forces(), 0, f.length);
         s.energy(in.readDouble());
+        if (version >= 2 && in.readBoolean()) {
+            s.virial(doubles(in, 9));
+        }
         int k = in.readInt();
         for (int i = 0; i < k; i++) {
             s.info().put(in.readUTF(), in.readUTF());

@@ -17,6 +17,7 @@ public final class AtomicSystem {
     private final int[] numbers;
     private final Cell cell;
     private double energy = Double.NaN;
+    private double[] virial; // 3×3, row-major, eV; null unless the model computed it
     private final java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
 
     /// A system `id` of `positions.length / 3` atoms in an orthorhombic box with edge lengths
@@ -109,6 +110,21 @@ public final class AtomicSystem {
     /// Energy from the last model evaluation (NaN before the first).
     public double energy() {
         return energy;
+    }
+
+    /// The virial W_ab = Σ_pairs (r_i − r_j)_a (F_ij)_b (eV; 3×3, row-major, a copy) of the last
+    /// evaluation, or null if the model did not compute one. The stress of a periodic system is
+    /// −W/V (ASE's sign: negative under compression), kinetic part aside.
+    public double[] virial() {
+        return virial == null ? null : virial.clone();
+    }
+
+    /// Sets the virial (9 values, row-major), or clears it with null.
+    public void virial(double[] w) {
+        if (w != null && w.length != 9) {
+            throw new IllegalArgumentException("system " + id + ": a virial has 9 components, got " + w.length);
+        }
+        this.virial = w == null ? null : w.clone();
     }
 
     /// Sets the energy (models do, after filling `forces()`).

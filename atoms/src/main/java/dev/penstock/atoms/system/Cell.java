@@ -98,6 +98,18 @@ public final class Cell {
         return pbc.clone();
     }
 
+    /// The volume spanned by the three lattice vectors (Å³; 0 for a free cell or a free axis).
+    public double volume() {
+        if (!periodic(0) || !periodic(1) || !periodic(2)) {
+            return 0;
+        }
+        double[] v = vectors();
+        double[] a = {v[0], v[1], v[2]};
+        double[] b = {v[3], v[4], v[5]};
+        double[] c = {v[6], v[7], v[8]};
+        return Math.abs(dot(a, cross(b, c)));
+    }
+
     /// Whether no axis is periodic.
     public boolean isFree() {
         return !pbc[0] && !pbc[1] && !pbc[2];

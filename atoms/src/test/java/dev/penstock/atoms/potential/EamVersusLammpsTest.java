@@ -180,13 +180,15 @@ class EamVersusLammpsTest {
         String boundary = s.pbc()[0] ? "p p " + (s.pbc()[2] ? "p" : "s") : "s s s";
         Files.writeString(dir.resolve("in.eam"), String.join("\n", "units metal", "atom_style atomic", "atom_modify map array",
                 "boundary " + boundary, "read_data data.in", "pair_style " + style, coeff, "neighbor 1.0 bin",
-                "thermo_style custom step pe", "thermo_modify format float %.17g",
+                "compute v all pressure NULL virial", "thermo_style custom step pe vol c_v[1] c_v[2] c_v[3] c_v[4] c_v[5] c_v[6]",
+                "thermo_modify format float %.17g",
                 "dump d all custom 1 forces.dump id fx fy fz", "dump_modify d format float %.17g sort id", "run 0", ""));
         Process p = new ProcessBuilder(LMP.toString(), "-in", "in.eam", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as("LAMMPS: %s", out).isZero();
-        double lammpsEnergy = LammpsLog.read(dir.resolve("log.lammps")).column("PotEng")[0];
+        LammpsLog log = LammpsLog.read(dir.resolve("log.lammps"));
+        double lammpsEnergy = log.column("PotEng")[0];
         double[] lammpsForces = forces(dir.resolve("forces.dump"), s.z().length);
 
         assertThat(Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).as("%s: energy %s vs LAMMPS %s", s.name(),
@@ -199,6 +201,23 @@ class EamVersusLammpsTest {
                 s.name(), file, s.z().length, mine.energy(), Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy), worst);
         assertThat(worst).as("%s: largest force difference (eV/Å)", s.name()).isLessThan(1e-8);
         assertThat(max(lammpsForces)).as("%s: the structure is perturbed (forces are not ~0)", s.name()).isGreaterThan(0.05);
+        if (s.pbc()[0] && s.pbc()[1] && s.pbc()[2]) {
+            // LAMMPS's virial pressure (bar) back to the virial (eV): W = P·V / nktv2p (metal units)
+            double volume = log.column("Volume")[0];
+            double[] p6 = new double[6];
+            for (int k = 0; k < 6; k++) {
+                p6[k] = log.column("c_v[" + (k + 1) + "]")[0] * volume / 1.6021765e6;
+            }
+            double[] lw = {p6[0], p6[3], p6[4], p6[3], p6[1], p6[5], p6[4], p6[5], p6[2]};
+            double[] w = mine.virial();
+            double worstW = 0;
+            for (int k = 0; k < 9; k++) {
+                worstW = Math.max(worstW, Math.abs(w[k] - lw[k]));
+            }
+            System.out.printf(Locale.ROOT, "%s: virial xx %.6f eV, largest difference from LAMMPS %.2e eV%n", s.name(), w[0], worstW);
+            assertThat(volume).isCloseTo(mine.cell().volume(), org.assertj.core.data.Offset.offset(1e-9 * volume));
+            assertThat(worstW).as("%s: largest virial difference (eV)", s.name()).isLessThan(1e-8);
+        }
     }
 
     private static double max(double[] v) {
