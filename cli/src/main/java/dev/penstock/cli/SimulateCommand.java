@@ -49,8 +49,8 @@ public final class SimulateCommand implements Callable<Integer> {
             + "| nve(dt=1, steps=1000)\": '+' fuses (one worker), '|' chains (a worker each); units eV, Å, fs, K")
     String pipeline;
 
-    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) or eam(file=PATH: a LAMMPS "
-            + "*.eam, *.eam.alloy or *.eam.fs file)")
+    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) eam(file=PATH: a LAMMPS "
+            + "*.eam, *.eam.alloy or *.eam.fs file) or sw(file=PATH: a LAMMPS *.sw file)")
     String potential;
 
     @Option(names = "--out", required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")

@@ -2,8 +2,6 @@ package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.io.Elements;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,16 +82,12 @@ final class EamTables {
 
     /// Reads `file` in the format its name implies.
     static EamTables read(Path file) throws IOException {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException(file + ": no such EAM potential file");
-        }
+        Format format = formatOf(file);
+        List<String> lines = PotentialFiles.lines(file, "EAM");
         Numbers in = new Numbers(file, lines);
-        return switch (formatOf(file)) {
+        return switch (format) {
             case FUNCFL -> funcfl(file, in);
-            case SETFL, FS -> setflOrFs(file, in, formatOf(file));
+            case SETFL, FS -> setflOrFs(file, in, format);
         };
     }
 

@@ -19,11 +19,12 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/// EAM energies and forces of perturbed structures against LAMMPS `run 0` with the same potential
-/// file from Debian's `lammps` package: funcfl, setfl and Finnis–Sinclair files; periodic bulk, a
-/// triclinic alloy, a surface slab and a free cluster; one and two elements. Energy to 1e-10
-/// (relative), every force component to 1e-8 eV/Å.
-class EamVersusLammpsTest {
+/// EAM and Stillinger–Weber energies, forces and virials of perturbed structures against LAMMPS
+/// `run 0` with the same potential file from Debian's `lammps-data`: funcfl, setfl and
+/// Finnis–Sinclair EAM files and `*.sw` files; periodic bulk, triclinic cells, a surface slab and
+/// free clusters; one and two elements. Energy to 1e-10 (relative), every force component to 1e-8
+/// eV/Å, the virial to 1e-8 eV.
+class MaterialsVersusLammpsTest {
     private static final Path LMP = Path.of("/usr/bin/lmp");
     private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
 
@@ -102,6 +103,58 @@ class EamVersusLammpsTest {
         check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
     }
 
+    /// Diamond-lattice structures (zincblende for two elements: `species[0]` on the fcc sites,
+    /// `species[1]` a quarter diagonal away), perturbed by ±0.1 Å; triclinic with `tiltXy` ≠ 0.
+    private static Structure diamond(String name, int k, double a, double tiltXy, int[] species, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+        int n = 8 * k * k * k;
+        double[] r = new double[3 * n];
+        int[] z = new int[n];
+        int p = 0;
+        for (int x = 0; x < k; x++) {
+            for (int y = 0; y < k; y++) {
+                for (int w = 0; w < k; w++) {
+                    for (int sub = 0; sub < 2; sub++) {
+                        for (double[] b : basis) {
+                            double fx = (x + b[0] + 0.25 * sub) / k;
+                            double fy = (y + b[1] + 0.25 * sub) / k;
+                            double fz = (w + b[2] + 0.25 * sub) / k;
+                            r[3 * p] = fx * k * a + fy * tiltXy + rnd.nextDouble(-0.1, 0.1);
+                            r[3 * p + 1] = fy * k * a + rnd.nextDouble(-0.1, 0.1);
+                            r[3 * p + 2] = fz * k * a + rnd.nextDouble(-0.1, 0.1);
+                            z[p] = species[sub];
+                            p++;
+                        }
+                    }
+                }
+            }
+        }
+        return new Structure(name, r, z, new double[] {k * a, 0, 0, tiltXy, k * a, 0, 0, 0, k * a}, new boolean[] {true, true, true});
+    }
+
+    @Test
+    void stillingerWeberSiliconBulkMatchesLammps() throws Exception {
+        checkSw("Si.sw", diamond("Si bulk", 2, 5.431, 0, new int[] {14, 14}, 13), new int[] {14});
+    }
+
+    @Test
+    void stillingerWeberTriclinicSiliconAndAFreeClusterMatchLammps() throws Exception {
+        checkSw("Si.sw", diamond("Si triclinic", 2, 5.431, 1.7, new int[] {14, 14}, 17), new int[] {14});
+        Structure bulk = diamond("Si", 2, 5.431, 0, new int[] {14, 14}, 19);
+        checkSw("Si.sw", new Structure("Si free cluster", bulk.r(), bulk.z(), new double[9], new boolean[3]), new int[] {14});
+    }
+
+    @Test
+    void stillingerWeberGalliumNitrideMatchesLammps() throws Exception {
+        checkSw("GaN.sw", diamond("GaN zincblende", 2, 4.52, 0.9, new int[] {31, 7}, 23), new int[] {31, 7});
+    }
+
+    private void checkSw(String file, Structure s, int[] types) throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        check(StillingerWeber.read(POTENTIALS.resolve(file)), file, "sw", s, types);
+    }
+
     /// 100 NVE steps of a hot copper crystal from LAMMPS's own `write_data` start: the total energy
     /// agrees with LAMMPS's thermo at every step. (Time runs in LAMMPS's metal unit conversion,
     /// `mvv2e` = 1.0364269e-4 amu·Å²/ps² per eV, which differs from CODATA's in the 8th digit: the
@@ -163,13 +216,17 @@ class EamVersusLammpsTest {
         assertThatThrownBy(() -> cu.compute(argon)).hasMessageContaining("atom 0 is Ar").hasMessageContaining("it has Cu");
     }
 
-    /// Compares Penstock and LAMMPS on `s` with `file` (`style`), LAMMPS types numbered by `types`' order.
+    /// Compares Penstock's EAM and LAMMPS on `s` with `file` (`style`), LAMMPS types numbered by `types`' order.
     private void check(String file, String style, Structure s, int[] types) throws Exception {
         assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        check(Eam.read(POTENTIALS.resolve(file)), file, style, s, types);
+    }
+
+    /// Compares `model` and LAMMPS's `style` with `file` on `s`.
+    private void check(Model model, String file, String style, Structure s, int[] types) throws Exception {
         Path potential = POTENTIALS.resolve(file);
         AtomicSystem mine = s.system();
-        Eam eam = Eam.read(potential);
-        eam.compute(mine);
+        model.compute(mine);
 
         writeData(dir.resolve("data.in"), s, types);
         StringBuilder elements = new StringBuilder();

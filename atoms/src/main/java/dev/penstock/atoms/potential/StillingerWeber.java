@@ -1,0 +1,465 @@
+package dev.penstock.atoms.potential;
+
+import dev.penstock.atoms.io.Elements;
+import dev.penstock.atoms.neighbor.NeighborList;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/// Stillinger–Weber from a LAMMPS `*.sw` file (multi-element), with LAMMPS's `pair_style sw`
+/// arithmetic, so that energies and forces agree with LAMMPS to rounding:
+///
+/// ```
+///   E = Σ_{i<j} φ2(r_ij) + Σ_i Σ_{j<k} φ3(r_ij, r_ik, θ_jik)
+///   φ2 = A ε (B (σ/r)^p − (σ/r)^q) exp(σ / (r − aσ))
+///   φ3 = λ ε (cos θ − cos θ0)² exp(γσ / (r_ij − aσ)) exp(γσ / (r_ik − aσ))
+/// ```
+///
+/// Entries `el1 el2 el3 ε σ a λ γ cosθ0 A B p q tol` (comments `#`; an entry may span lines); the
+/// two-body terms of the pair i–j use entry (i, j, j), the three-body term of j–i–k entry (i, j, k).
+/// Every triplet of the file's elements must have exactly one entry. The three-body sum runs over
+/// the full neighbour list (both directions of every pair of the half list, with its image shift).
+/// The virial is tallied as LAMMPS tallies it (`ev_tally`, `ev_tally3`).
+///
+/// Threading: different systems may be computed at once from different threads.
+public final class StillingerWeber implements Model {
+    private static final double SKIN = 1.0;
+
+    private final Path file;
+    private final String[] elements;
+    private final int[] numbers;
+    private final double[][] p;   // per entry: the derived parameters below
+    private final int[] elem3;    // [i][j][k] → entry
+    private final double cutmax;
+    private final NeighborLists lists;
+    private final Map<Long, FullList> full = new ConcurrentHashMap<>();
+
+    // indices into an entry's parameters
+    private static final int EPS = 0;
+    private static final int SIGMA = 1;
+    private static final int CUT = 2;
+    private static final int CUTSQ = 3;
+    private static final int SIGMA_GAMMA = 4;
+    private static final int LAMBDA_EPS = 5;
+    private static final int LAMBDA_EPS2 = 6;
+    private static final int COS0 = 7;
+    private static final int P = 8;
+    private static final int Q = 9;
+    private static final int C1 = 10;
+
+    private StillingerWeber(Path file, String[] elements, double[][] p, int[] elem3, double cutmax) {
+        this.file = file;
+        this.elements = elements;
+        this.numbers = new int[elements.length];
+        for (int e = 0; e < elements.length; e++) {
+            numbers[e] = Elements.number(elements[e]);
+        }
+        this.p = p;
+        this.elem3 = elem3;
+        this.cutmax = cutmax;
+        this.lists = new NeighborLists(cutmax, SKIN);
+    }
+
+    /// A new model on the same parameters, with no neighbour lists: one per stage worker.
+    public StillingerWeber fresh() {
+        return new StillingerWeber(file, elements, p, elem3, cutmax);
+    }
+
+    /// Reads a LAMMPS `*.sw` file; a missing, bad or incomplete file fails naming the file (and
+    /// the line of a bad entry, or the triplet that has none).
+    public static StillingerWeber read(Path file) throws IOException {
+        List<String> lines = PotentialFiles.lines(file, "Stillinger-Weber");
+        List<String> tokens = new ArrayList<>();
+        List<Integer> lineOf = new ArrayList<>();
+        for (int n = 0; n < lines.size(); n++) {
+            String t = lines.get(n);
+            int hash = t.indexOf('#');
+            t = (hash >= 0 ? t.substring(0, hash) : t).strip();
+            if (!t.isEmpty()) {
+                for (String w : t.split("\\s+")) {
+                    tokens.add(w);
+                    lineOf.add(n + 1);
+                }
+            }
+        }
+        if (tokens.size() % 14 != 0) {
+            throw new IllegalArgumentException(file + " line " + lineOf.getLast() + ": the last entry is incomplete (an entry is 3 elements "
+                    + "and 11 numbers: epsilon sigma a lambda gamma costheta0 A B p q tol)");
+        }
+        List<String> names = new ArrayList<>();
+        List<String[]> triplets = new ArrayList<>();
+        List<double[]> raw = new ArrayList<>();
+        for (int e = 0; e < tokens.size(); e += 14) {
+            String[] el = {tokens.get(e), tokens.get(e + 1), tokens.get(e + 2)};
+            for (String name : el) {
+                if (Elements.number(name) < 1) {
+                    throw new IllegalArgumentException(file + " line " + lineOf.get(e) + ": '" + name + "' is not an element symbol");
+                }
+                if (!names.contains(name)) {
+                    names.add(name);
+                }
+            }
+            double[] v = new double[11];
+            for (int k = 0; k < 11; k++) {
+                String w = tokens.get(e + 3 + k);
+                try {
+                    v[k] = Double.parseDouble(w);
+                } catch (NumberFormatException ex) {
+                    throw new IllegalArgumentException(file + " line " + lineOf.get(e + 3 + k) + ": '" + w + "' is not a number (entry "
+                            + String.join(" ", el) + ")");
+                }
+                if (!(v[k] >= 0) && k != 5) { // all but cos θ0 are non-negative, as LAMMPS requires
+                    throw new IllegalArgumentException(file + " line " + lineOf.get(e + 3 + k) + ": entry " + String.join(" ", el)
+                            + " has the negative (or non-number) parameter " + w);
+                }
+            }
+            triplets.add(el);
+            raw.add(v);
+        }
+        int n = names.size();
+        if (n == 0) {
+            throw new IllegalArgumentException(file + ": no Stillinger-Weber entries");
+        }
+        int[] elem3 = new int[n * n * n];
+        Arrays.fill(elem3, -1);
+        for (int m = 0; m < triplets.size(); m++) {
+            int idx = (names.indexOf(triplets.get(m)[0]) * n + names.indexOf(triplets.get(m)[1])) * n + names.indexOf(triplets.get(m)[2]);
+            if (elem3[idx] >= 0) {
+                throw new IllegalArgumentException(file + ": two entries for " + String.join(" ", triplets.get(m)));
+            }
+            elem3[idx] = m;
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < n; k++) {
+                    if (elem3[(i * n + j) * n + k] < 0) {
+                        throw new IllegalArgumentException(file + ": no entry for " + names.get(i) + " " + names.get(j) + " " + names.get(k));
+                    }
+                }
+            }
+        }
+        double[][] p = new double[raw.size()][];
+        double cutmax = 0;
+        for (int m = 0; m < raw.size(); m++) {
+            p[m] = derived(raw.get(m));
+            cutmax = Math.max(cutmax, Math.sqrt(p[m][CUTSQ]));
+        }
+        return new StillingerWeber(file, names.toArray(String[]::new), p, elem3, cutmax);
+    }
+
+    /// LAMMPS's `setup_params` for one entry.
+    private static double[] derived(double[] v) {
+        double epsilon = v[0];
+        double sigma = v[1];
+        double littlea = v[2];
+        double lambda = v[3];
+        double gamma = v[4];
+        double costheta = v[5];
+        double biga = v[6];
+        double bigb = v[7];
+        double powerp = v[8];
+        double powerq = v[9];
+        double tol = v[10];
+        double cut = sigma * littlea;
+        double rtmp = cut;
+        if (tol > 0.0) {
+            tol = Math.min(tol, 0.01);
+            rtmp = gamma < 1.0 ? rtmp + gamma * sigma / Math.log(tol) : rtmp + sigma / Math.log(tol);
+        }
+        double[] d = new double[C1 + 6];
+        d[EPS] = epsilon;
+        d[SIGMA] = sigma;
+        d[CUT] = cut;
+        d[CUTSQ] = rtmp * rtmp;
+        d[SIGMA_GAMMA] = sigma * gamma;
+        d[LAMBDA_EPS] = lambda * epsilon;
+        d[LAMBDA_EPS2] = 2.0 * lambda * epsilon;
+        d[COS0] = costheta;
+        d[P] = powerp;
+        d[Q] = powerq;
+        d[C1] = biga * epsilon * powerp * bigb * Math.pow(sigma, powerp);
+        d[C1 + 1] = biga * epsilon * powerq * Math.pow(sigma, powerq);
+        d[C1 + 2] = biga * epsilon * bigb * Math.pow(sigma, powerp + 1.0);
+        d[C1 + 3] = biga * epsilon * Math.pow(sigma, powerq + 1.0);
+        d[C1 + 4] = biga * epsilon * bigb * Math.pow(sigma, powerp);
+        d[C1 + 5] = biga * epsilon * Math.pow(sigma, powerq);
+        return d;
+    }
+
+    /// The file's elements, in order of first appearance.
+    public List<String> elements() {
+        return List.of(elements);
+    }
+
+    @Override
+    public double cutoff() {
+        return cutmax;
+    }
+
+    @Override
+    public String refusal(AtomicSystem s) {
+        int[] z = s.numbers();
+        for (int i = 0; i < z.length; i++) {
+            if (elementOf(z[i]) < 0) {
+                String symbol = z[i] >= 1 && z[i] <= Elements.LAST ? Elements.symbol(z[i]) : "atomic number " + z[i];
+                return "system " + s.id() + ": atom " + i + " is " + symbol + ", which " + file.getFileName() + " does not describe (it has "
+                        + String.join(", ", elements) + ")";
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void forget(long id) {
+        lists.forget(id);
+        full.remove(id);
+    }
+
+    @Override
+    public void save(long id, java.io.DataOutput out) throws IOException {
+        lists.save(id, out);
+    }
+
+    @Override
+    public void restore(AtomicSystem s, java.io.DataInput in) throws IOException {
+        full.remove(s.id());
+        lists.restore(s, in, null, 1);
+    }
+
+    @Override
+    public void compute(AtomicSystem s) {
+        String bad = refusal(s);
+        if (bad != null) {
+            throw new IllegalArgumentException(bad);
+        }
+        int n = s.atoms();
+        int ne = elements.length;
+        int[] type = new int[n];
+        for (int i = 0; i < n; i++) {
+            type[i] = elementOf(s.numbers()[i]);
+        }
+        FullList fl = fullList(s);
+        double[] r = s.positions();
+        double[] f = s.forces();
+        Arrays.fill(f, 0);
+        double energy = 0;
+        double[] w = new double[6]; // xx yy zz xy xz yz
+        double[] fj = new double[3];
+        double[] fk = new double[3];
+        double[] d1 = new double[3];
+        double[] d2 = new double[3];
+        int[] shortJ = new int[64];
+        double[] shortR = new double[64 * 3]; // neighbour positions (image applied)
+        for (int i = 0; i < n; i++) {
+            double xi = r[3 * i];
+            double yi = r[3 * i + 1];
+            double zi = r[3 * i + 2];
+            int ti = type[i];
+            double fxi = 0;
+            double fyi = 0;
+            double fzi = 0;
+            int count = 0;
+            for (int q = fl.start[i]; q < fl.start[i + 1]; q++) {
+                int j = fl.nbr[q];
+                double xj = r[3 * j] + fl.shift[3 * q];
+                double yj = r[3 * j + 1] + fl.shift[3 * q + 1];
+                double zj = r[3 * j + 2] + fl.shift[3 * q + 2];
+                double dx = xi - xj;
+                double dy = yi - yj;
+                double dz = zi - zj;
+                double rsq = dx * dx + dy * dy + dz * dz;
+                double[] ij = p[elem3[(ti * ne + type[j]) * ne + type[j]]];
+                if (rsq >= ij[CUTSQ]) {
+                    continue;
+                }
+                if (count == shortJ.length) {
+                    shortJ = Arrays.copyOf(shortJ, 2 * count);
+                    shortR = Arrays.copyOf(shortR, 6 * count);
+                }
+                shortJ[count] = j;
+                shortR[3 * count] = xj;
+                shortR[3 * count + 1] = yj;
+                shortR[3 * count + 2] = zj;
+                count++;
+                if (!fl.half[q]) {
+                    continue; // each pair's two-body term once: from its half-list direction
+                }
+                double rr = Math.sqrt(rsq);
+                double rinvsq = 1.0 / rsq;
+                double rp = Math.pow(rr, -ij[P]);
+                double rq = Math.pow(rr, -ij[Q]);
+                double rainv = 1.0 / (rr - ij[CUT]);
+                double rainvsq = rainv * rainv * rr;
+                double expsrainv = Math.exp(ij[SIGMA] * rainv);
+                double fpair = (ij[C1] * rp - ij[C1 + 1] * rq + (ij[C1 + 2] * rp - ij[C1 + 3] * rq) * rainvsq) * expsrainv * rinvsq;
+                energy += (ij[C1 + 4] * rp - ij[C1 + 5] * rq) * expsrainv;
+                fxi += dx * fpair;
+                fyi += dy * fpair;
+                fzi += dz * fpair;
+                f[3 * j] -= dx * fpair;
+                f[3 * j + 1] -= dy * fpair;
+                f[3 * j + 2] -= dz * fpair;
+                w[0] += dx * dx * fpair;
+                w[1] += dy * dy * fpair;
+                w[2] += dz * dz * fpair;
+                w[3] += dx * dy * fpair;
+                w[4] += dx * dz * fpair;
+                w[5] += dy * dz * fpair;
+            }
+            for (int a = 0; a < count - 1; a++) {
+                int j = shortJ[a];
+                int tj = type[j];
+                double[] ij = p[elem3[(ti * ne + tj) * ne + tj]];
+                d1[0] = shortR[3 * a] - xi;
+                d1[1] = shortR[3 * a + 1] - yi;
+                d1[2] = shortR[3 * a + 2] - zi;
+                double rsq1 = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
+                double fjx = 0;
+                double fjy = 0;
+                double fjz = 0;
+                for (int b = a + 1; b < count; b++) {
+                    int k = shortJ[b];
+                    int tk = type[k];
+                    double[] ik = p[elem3[(ti * ne + tk) * ne + tk]];
+                    double[] ijk = p[elem3[(ti * ne + tj) * ne + tk]];
+                    d2[0] = shortR[3 * b] - xi;
+                    d2[1] = shortR[3 * b + 1] - yi;
+                    d2[2] = shortR[3 * b + 2] - zi;
+                    double rsq2 = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2];
+                    energy += threebody(ij, ik, ijk, rsq1, rsq2, d1, d2, fj, fk);
+                    fxi -= fj[0] + fk[0];
+                    fyi -= fj[1] + fk[1];
+                    fzi -= fj[2] + fk[2];
+                    fjx += fj[0];
+                    fjy += fj[1];
+                    fjz += fj[2];
+                    f[3 * k] += fk[0];
+                    f[3 * k + 1] += fk[1];
+                    f[3 * k + 2] += fk[2];
+                    w[0] += d1[0] * fj[0] + d2[0] * fk[0];
+                    w[1] += d1[1] * fj[1] + d2[1] * fk[1];
+                    w[2] += d1[2] * fj[2] + d2[2] * fk[2];
+                    w[3] += d1[0] * fj[1] + d2[0] * fk[1];
+                    w[4] += d1[0] * fj[2] + d2[0] * fk[2];
+                    w[5] += d1[1] * fj[2] + d2[1] * fk[2];
+                }
+                f[3 * j] += fjx;
+                f[3 * j + 1] += fjy;
+                f[3 * j + 2] += fjz;
+            }
+            f[3 * i] += fxi;
+            f[3 * i + 1] += fyi;
+            f[3 * i + 2] += fzi;
+        }
+        if (!Double.isFinite(energy)) {
+            throw new IllegalStateException("system " + s.id() + ": the Stillinger-Weber energy is " + energy);
+        }
+        s.energy(energy);
+        s.virial(new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+    }
+
+    /// LAMMPS's `PairSW::threebody`: the forces on j and k of the j–i–k term; returns its energy.
+    private static double threebody(double[] ij, double[] ik, double[] ijk, double rsq1, double rsq2, double[] d1, double[] d2,
+                                    double[] fj, double[] fk) {
+        double r1 = Math.sqrt(rsq1);
+        double rinvsq1 = 1.0 / rsq1;
+        double rainv1 = 1.0 / (r1 - ij[CUT]);
+        double gsrainv1 = ij[SIGMA_GAMMA] * rainv1;
+        double gsrainvsq1 = gsrainv1 * rainv1 / r1;
+        double expgsrainv1 = Math.exp(gsrainv1);
+        double r2 = Math.sqrt(rsq2);
+        double rinvsq2 = 1.0 / rsq2;
+        double rainv2 = 1.0 / (r2 - ik[CUT]);
+        double gsrainv2 = ik[SIGMA_GAMMA] * rainv2;
+        double gsrainvsq2 = gsrainv2 * rainv2 / r2;
+        double expgsrainv2 = Math.exp(gsrainv2);
+        double rinv12 = 1.0 / (r1 * r2);
+        double cs = (d1[0] * d2[0] + d1[1] * d2[1] + d1[2] * d2[2]) * rinv12;
+        double delcs = cs - ijk[COS0];
+        double delcssq = delcs * delcs;
+        double facexp = expgsrainv1 * expgsrainv2;
+        double facrad = ijk[LAMBDA_EPS] * facexp * delcssq;
+        double frad1 = facrad * gsrainvsq1;
+        double frad2 = facrad * gsrainvsq2;
+        double facang = ijk[LAMBDA_EPS2] * facexp * delcs;
+        double facang12 = rinv12 * facang;
+        double csfacang = cs * facang;
+        double csfac1 = rinvsq1 * csfacang;
+        fj[0] = d1[0] * (frad1 + csfac1) - d2[0] * facang12;
+        fj[1] = d1[1] * (frad1 + csfac1) - d2[1] * facang12;
+        fj[2] = d1[2] * (frad1 + csfac1) - d2[2] * facang12;
+        double csfac2 = rinvsq2 * csfacang;
+        fk[0] = d2[0] * (frad2 + csfac2) - d1[0] * facang12;
+        fk[1] = d2[1] * (frad2 + csfac2) - d1[1] * facang12;
+        fk[2] = d2[2] * (frad2 + csfac2) - d1[2] * facang12;
+        return facrad;
+    }
+
+    private int elementOf(int z) {
+        for (int e = 0; e < numbers.length; e++) {
+            if (numbers[e] == z) {
+                return e;
+            }
+        }
+        return -1;
+    }
+
+    /// Both directions of every half-list pair, with the image shift of each, rebuilt whenever
+    /// the half list is.
+    private record FullList(long builds, int[] start, int[] nbr, double[] shift, boolean[] half) {
+    }
+
+    private FullList fullList(AtomicSystem s) {
+        NeighborList list = lists.current(s, null, 1);
+        FullList have = full.get(s.id());
+        if (have != null && have.builds() == list.builds()) {
+            return have;
+        }
+        int n = s.atoms();
+        int[] start = list.start();
+        int[] end = list.end();
+        int[] second = list.second();
+        short[] code = list.imageCodes();
+        double[] table = list.imageShifts();
+        int[] count = new int[n + 1];
+        for (int i = 0; i < n; i++) {
+            for (int q = start[i]; q < end[i]; q++) {
+                count[i + 1]++;
+                count[second[q] + 1]++;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            count[i + 1] += count[i];
+        }
+        int total = count[n];
+        int[] nbr = new int[total];
+        double[] shift = new double[3 * total];
+        boolean[] half = new boolean[total];
+        int[] fill = Arrays.copyOf(count, n);
+        for (int i = 0; i < n; i++) {
+            for (int q = start[i]; q < end[i]; q++) {
+                int j = second[q];
+                int c = 3 * code[q];
+                int a = fill[i]++;
+                nbr[a] = j;
+                shift[3 * a] = table[c];
+                shift[3 * a + 1] = table[c + 1];
+                shift[3 * a + 2] = table[c + 2];
+                half[a] = true;
+                int b = fill[j]++;
+                nbr[b] = i;
+                shift[3 * b] = -table[c];
+                shift[3 * b + 1] = -table[c + 1];
+                shift[3 * b + 2] = -table[c + 2];
+            }
+        }
+        FullList made = new FullList(list.builds(), count, nbr, shift, half);
+        full.put(s.id(), made);
+        return made;
+    }
+}
