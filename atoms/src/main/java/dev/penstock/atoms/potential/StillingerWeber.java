@@ -1,15 +1,12 @@
 package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.io.Elements;
-import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /// Stillinger–Weber from a LAMMPS `*.sw` file (multi-element), with LAMMPS's `pair_style sw`
 /// arithmetic, so that energies and forces agree with LAMMPS to rounding:
@@ -37,7 +34,7 @@ public final class StillingerWeber implements Model {
     private final int[] elem3;    // [i][j][k] → entry
     private final double cutmax;
     private final NeighborLists lists;
-    private final Map<Long, FullList> full = new ConcurrentHashMap<>();
+    private final FullLists full;
 
     // indices into an entry's parameters
     private static final int EPS = 0;
@@ -63,6 +60,7 @@ public final class StillingerWeber implements Model {
         this.elem3 = elem3;
         this.cutmax = cutmax;
         this.lists = new NeighborLists(cutmax, SKIN);
+        this.full = new FullLists(lists);
     }
 
     /// A new model on the same parameters, with no neighbour lists: one per stage worker.
@@ -217,7 +215,7 @@ public final class StillingerWeber implements Model {
     @Override
     public void forget(long id) {
         lists.forget(id);
-        full.remove(id);
+        full.forget(id);
     }
 
     @Override
@@ -227,7 +225,7 @@ public final class StillingerWeber implements Model {
 
     @Override
     public void restore(AtomicSystem s, java.io.DataInput in) throws IOException {
-        full.remove(s.id());
+        full.forget(s.id());
         lists.restore(s, in, null, 1);
     }
 
@@ -243,7 +241,7 @@ public final class StillingerWeber implements Model {
         for (int i = 0; i < n; i++) {
             type[i] = elementOf(s.numbers()[i]);
         }
-        FullList fl = fullList(s);
+        FullLists.Full fl = full.of(s);
         double[] r = s.positions();
         double[] f = s.forces();
         Arrays.fill(f, 0);
@@ -264,11 +262,11 @@ public final class StillingerWeber implements Model {
             double fyi = 0;
             double fzi = 0;
             int count = 0;
-            for (int q = fl.start[i]; q < fl.start[i + 1]; q++) {
-                int j = fl.nbr[q];
-                double xj = r[3 * j] + fl.shift[3 * q];
-                double yj = r[3 * j + 1] + fl.shift[3 * q + 1];
-                double zj = r[3 * j + 2] + fl.shift[3 * q + 2];
+            for (int q = fl.start()[i]; q < fl.start()[i + 1]; q++) {
+                int j = fl.nbr()[q];
+                double xj = r[3 * j] + fl.shift()[3 * q];
+                double yj = r[3 * j + 1] + fl.shift()[3 * q + 1];
+                double zj = r[3 * j + 2] + fl.shift()[3 * q + 2];
                 double dx = xi - xj;
                 double dy = yi - yj;
                 double dz = zi - zj;
@@ -286,7 +284,7 @@ public final class StillingerWeber implements Model {
                 shortR[3 * count + 1] = yj;
                 shortR[3 * count + 2] = zj;
                 count++;
-                if (!fl.half[q]) {
+                if (!fl.half()[q]) {
                     continue; // each pair's two-body term once: from its half-list direction
                 }
                 double rr = Math.sqrt(rsq);
@@ -409,57 +407,4 @@ public final class StillingerWeber implements Model {
         return -1;
     }
 
-    /// Both directions of every half-list pair, with the image shift of each, rebuilt whenever
-    /// the half list is.
-    private record FullList(long builds, int[] start, int[] nbr, double[] shift, boolean[] half) {
-    }
-
-    private FullList fullList(AtomicSystem s) {
-        NeighborList list = lists.current(s, null, 1);
-        FullList have = full.get(s.id());
-        if (have != null && have.builds() == list.builds()) {
-            return have;
-        }
-        int n = s.atoms();
-        int[] start = list.start();
-        int[] end = list.end();
-        int[] second = list.second();
-        short[] code = list.imageCodes();
-        double[] table = list.imageShifts();
-        int[] count = new int[n + 1];
-        for (int i = 0; i < n; i++) {
-            for (int q = start[i]; q < end[i]; q++) {
-                count[i + 1]++;
-                count[second[q] + 1]++;
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            count[i + 1] += count[i];
-        }
-        int total = count[n];
-        int[] nbr = new int[total];
-        double[] shift = new double[3 * total];
-        boolean[] half = new boolean[total];
-        int[] fill = Arrays.copyOf(count, n);
-        for (int i = 0; i < n; i++) {
-            for (int q = start[i]; q < end[i]; q++) {
-                int j = second[q];
-                int c = 3 * code[q];
-                int a = fill[i]++;
-                nbr[a] = j;
-                shift[3 * a] = table[c];
-                shift[3 * a + 1] = table[c + 1];
-                shift[3 * a + 2] = table[c + 2];
-                half[a] = true;
-                int b = fill[j]++;
-                nbr[b] = i;
-                shift[3 * b] = -table[c];
-                shift[3 * b + 1] = -table[c + 1];
-                shift[3 * b + 2] = -table[c + 2];
-            }
-        }
-        FullList made = new FullList(list.builds(), count, nbr, shift, half);
-        full.put(s.id(), made);
-        return made;
-    }
 }
