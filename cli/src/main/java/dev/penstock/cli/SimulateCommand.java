@@ -50,7 +50,7 @@ public final class SimulateCommand implements Callable<Integer> {
     String pipeline;
 
     @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) eam(file=PATH: a LAMMPS "
-            + "*.eam, *.eam.alloy or *.eam.fs file) or sw(file=PATH: a LAMMPS *.sw file)")
+            + "*.eam, *.eam.alloy or *.eam.fs file) sw(file=PATH: a LAMMPS *.sw file) or tersoff(file=PATH: a LAMMPS *.tersoff file)")
     String potential;
 
     @Option(names = "--out", required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")

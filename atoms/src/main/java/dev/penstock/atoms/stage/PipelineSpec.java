@@ -7,6 +7,7 @@ import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.Morse;
 import dev.penstock.atoms.potential.StillingerWeber;
+import dev.penstock.atoms.potential.Tersoff;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Method;
 import dev.penstock.stage.Pipeline;
@@ -27,6 +28,7 @@ import java.util.function.Supplier;
 ///              morse(depth=0.3429, a=1.3588, r0=2.866, cutoff=9)
 ///              eam(file=/usr/share/lammps/potentials/Cu_u3.eam)   (also *.eam.alloy, *.eam.fs)
 ///              sw(file=/usr/share/lammps/potentials/Si.sw)
+///              tersoff(file=/usr/share/lammps/potentials/Si.tersoff)
 /// ```
 ///
 /// Methods (units: eV, Å, fs, K): `fire`, `fire2`, `fire_mw` (fmax in eV/Å, steps = budget,
@@ -185,7 +187,21 @@ public final class PipelineSpec {
                 }
                 yield read::fresh;
             }
-            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam, sw)");
+            case "tersoff" -> {
+                c.only(Set.of("file"));
+                String file = c.args().get("file");
+                if (file == null || file.isBlank()) {
+                    throw new IllegalArgumentException("'tersoff' needs 'file' (a LAMMPS *.tersoff file)");
+                }
+                Tersoff read;
+                try {
+                    read = Tersoff.read(java.nio.file.Path.of(file));
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
+                }
+                yield read::fresh;
+            }
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam, sw, tersoff)");
         };
     }
 

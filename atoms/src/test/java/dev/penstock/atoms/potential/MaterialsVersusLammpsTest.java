@@ -150,22 +150,47 @@ class MaterialsVersusLammpsTest {
         checkSw("GaN.sw", diamond("GaN zincblende", 2, 4.52, 0.9, new int[] {31, 7}, 23), new int[] {31, 7});
     }
 
+    @Test
+    void tersoffSiliconBulkTriclinicAndClusterMatchLammps() throws Exception {
+        checkTersoff("Si.tersoff", diamond("Si bulk (Tersoff)", 2, 5.431, 0, new int[] {14, 14}, 29), new int[] {14});
+        checkTersoff("Si.tersoff", diamond("Si triclinic (Tersoff)", 2, 5.431, 1.7, new int[] {14, 14}, 31), new int[] {14});
+        Structure bulk = diamond("Si", 2, 5.431, 0, new int[] {14, 14}, 37);
+        checkTersoff("Si.tersoff", new Structure("Si cluster (Tersoff)", bulk.r(), bulk.z(), new double[9], new boolean[3]), new int[] {14});
+    }
+
+    @Test
+    void tersoffSiliconCarbideMatchesLammps() throws Exception {
+        checkTersoff("SiC.tersoff", diamond("SiC zincblende (Tersoff)", 2, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6});
+    }
+
+    private void checkTersoff(String file, Structure s, int[] types) throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        check(Tersoff.read(POTENTIALS.resolve(file)), file, "tersoff", s, types);
+    }
+
     private void checkSw(String file, Structure s, int[] types) throws Exception {
         assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
         check(StillingerWeber.read(POTENTIALS.resolve(file)), file, "sw", s, types);
     }
 
-    /// 100 NVE steps of a hot copper crystal from LAMMPS's own `write_data` start: the total energy
-    /// agrees with LAMMPS's thermo at every step. (Time runs in LAMMPS's metal unit conversion,
-    /// `mvv2e` = 1.0364269e-4 amu·Å²/ps² per eV, which differs from CODATA's in the 8th digit: the
-    /// comparison is of the potential and the integrator, not of a unit constant.)
+    /// 100 NVE steps of a hot copper crystal (EAM) and of hot silicon (Tersoff) from LAMMPS's own
+    /// `write_data` start: the total energy agrees with LAMMPS's thermo at every step. (Time runs
+    /// in LAMMPS's metal unit conversion, `mvv2e` = 1.0364269e-4 amu·Å²/ps² per eV, which differs
+    /// from CODATA's in the 8th digit: the comparison is of the potential and the integrator, not
+    /// of a unit constant.)
     @Test
     void nveFromLammpsStartConservesTheSameTotalEnergyAtEveryStep() throws Exception {
         assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
-        Path potential = POTENTIALS.resolve("Cu_u3.eam");
-        Files.writeString(dir.resolve("in.nve"), String.join("\n", "units metal", "atom_style atomic", "lattice fcc 3.615",
-                "region box block 0 4 0 4 0 4", "create_box 1 box", "create_atoms 1 box", "pair_style eam", "pair_coeff 1 1 " + potential,
-                "velocity all create 900.0 4928459 loop geom", "neighbor 1.0 bin", "neigh_modify delay 0 every 1 check yes",
+        Path cu = POTENTIALS.resolve("Cu_u3.eam");
+        nve(Eam.read(cu), 29, "eam", "pair_coeff 1 1 " + cu, "lattice fcc 3.615", "", 900);
+        Path si = POTENTIALS.resolve("Si.tersoff");
+        nve(Tersoff.read(si), 14, "tersoff", "pair_coeff * * " + si + " Si", "lattice diamond 5.431", "mass 1 28.0855", 1500);
+    }
+
+    private void nve(Model model, int z, String style, String coeff, String lattice, String mass, int kelvin) throws Exception {
+        Files.writeString(dir.resolve("in.nve"), String.join("\n", "units metal", "atom_style atomic", lattice,
+                "region box block 0 3 0 3 0 3", "create_box 1 box", "create_atoms 1 box", mass, "pair_style " + style, coeff,
+                "velocity all create " + kelvin + ".0 4928459 loop geom", "neighbor 1.0 bin", "neigh_modify delay 0 every 1 check yes",
                 "timestep 0.001", "fix 1 all nve", "write_data start.data", "thermo 1", "thermo_style custom step pe ke etotal",
                 "thermo_modify format float %.17g", "run 100", ""));
         Process p = new ProcessBuilder(LMP.toString(), "-in", "in.nve", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
@@ -175,25 +200,25 @@ class MaterialsVersusLammpsTest {
         double[] lammps = LammpsLog.read(dir.resolve("log.lammps")).column("TotEng");
         assertThat(lammps).hasSize(101);
         AtomicSystem s = dev.penstock.atoms.io.LammpsData.read(dir.resolve("start.data"), 1);
-        java.util.Arrays.fill(s.numbers(), 29);
+        java.util.Arrays.fill(s.numbers(), z);
         double tauPs = Math.sqrt(1.0364269e-4); // LAMMPS's metal time unit: ps per sqrt(amu Å² / eV)
         for (int i = 0; i < s.velocities().length; i++) {
             s.velocities()[i] *= tauPs; // Å/ps → Å/τ
         }
-        Eam eam = Eam.read(potential);
         dev.penstock.atoms.integrate.VelocityVerlet vv = new dev.penstock.atoms.integrate.VelocityVerlet(0.001 / tauPs);
-        eam.compute(s);
+        model.compute(s);
         double worst = 0;
         for (int step = 0; step <= 100; step++) {
             if (step > 0) {
-                vv.step(s, eam);
+                vv.step(s, model);
             }
             double e = s.energy() + dev.penstock.atoms.integrate.VelocityVerlet.kineticEnergy(s);
             double rel = Math.abs(e - lammps[step]) / Math.abs(lammps[step]);
             worst = Math.max(worst, rel);
-            assertThat(rel).as("step %d: %s vs LAMMPS %s", step, e, lammps[step]).isLessThan(1e-9);
+            assertThat(rel).as("%s step %d: %s vs LAMMPS %s", style, step, e, lammps[step]).isLessThan(1e-9);
         }
-        System.out.printf(Locale.ROOT, "NVE Cu_u3.eam, 256 atoms, 100 steps: largest relative difference in total energy %.2e%n", worst);
+        System.out.printf(Locale.ROOT, "NVE %s, %d atoms, 100 steps: largest relative difference in total energy %.2e%n", style, s.atoms(),
+                worst);
     }
 
     @Test
