@@ -50,6 +50,41 @@ public final class Eam implements Model {
         return new Eam(t);
     }
 
+    /// The prepared tables as a device kernel takes them (`cuda/src/main/cuda/eam.cu`): the grid,
+    /// the splines (seven coefficients per point, one flat array per function) and which spline
+    /// each role of each element (pair) uses: `frhoOf[e]`, `rhorOf[tj · n + ti]` (summed into
+    /// ρ_i), `z2rOf[ti · n + tj]`. Copies.
+    ///
+    /// @param numbers atomic number of each element, in file order
+    public record Tables(int[] numbers, int nrho, int nr, double rdrho, double rdr, double rhomax, double cutoff, double[][] frho,
+                         double[][] rhor, double[][] z2r, int[] frhoOf, int[] rhorOf, int[] z2rOf) {
+    }
+
+    /// The prepared tables (see `Tables`).
+    public Tables tables() {
+        int n = t.elements.length;
+        int[] frhoOf = new int[n];
+        int[] rhorOf = new int[n * n];
+        int[] z2rOf = new int[n * n];
+        for (int i = 0; i < n; i++) {
+            frhoOf[i] = t.frhoOf(i);
+            for (int j = 0; j < n; j++) {
+                rhorOf[i * n + j] = t.rhorOf(i, j);
+                z2rOf[i * n + j] = t.z2rOf(i, j);
+            }
+        }
+        return new Tables(t.numbers.clone(), t.nrho, t.nr, 1.0 / t.drho, 1.0 / t.dr, t.rhomax, t.cut, deep(t.frhoSpline), deep(t.rhorSpline),
+                deep(t.z2rSpline), frhoOf, rhorOf, z2rOf);
+    }
+
+    private static double[][] deep(double[][] a) {
+        double[][] c = new double[a.length][];
+        for (int i = 0; i < a.length; i++) {
+            c[i] = a[i].clone();
+        }
+        return c;
+    }
+
     /// The file's elements, in file order.
     public java.util.List<String> elements() {
         return java.util.List.of(t.elements);
