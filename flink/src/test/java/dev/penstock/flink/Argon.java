@@ -34,18 +34,22 @@ final class Argon {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<AtomicSystem> out = new ArrayList<>();
         for (int k = 0; k < count; k++) {
-            int n = 13 + rnd.nextInt(28);
-            double[] r = Clusters.fccSites(n, 3.8);
-            for (int i = 0; i < r.length; i++) {
-                r[i] += rnd.nextDouble(-0.1, 0.1);
-            }
-            double[] m = new double[n];
-            Arrays.fill(m, 39.948);
-            int[] z = new int[n];
-            Arrays.fill(z, 18);
-            out.add(new AtomicSystem(k, r, m, z, Cell.free()));
+            out.add(cluster(k, 13 + rnd.nextInt(28), rnd));
         }
         return out;
+    }
+
+    /// An argon cluster of `n` atoms with id `id`: fcc sites 3.8 Å apart, ±0.1 Å noise from `rnd`.
+    private static AtomicSystem cluster(long id, int n, SplittableRandom rnd) {
+        double[] r = Clusters.fccSites(n, 3.8);
+        for (int i = 0; i < r.length; i++) {
+            r[i] += rnd.nextDouble(-0.1, 0.1);
+        }
+        double[] m = new double[n];
+        Arrays.fill(m, 39.948);
+        int[] z = new int[n];
+        Arrays.fill(z, 18);
+        return new AtomicSystem(id, r, m, z, Cell.free());
     }
 
     /// Argon clusters of the given sizes (fcc sites, ±0.1 Å noise), ids from `firstId` on: above
@@ -55,15 +59,7 @@ final class Argon {
         List<AtomicSystem> out = new ArrayList<>();
         long id = firstId;
         for (int n : sizes) {
-            double[] r = Clusters.fccSites(n, 3.8);
-            for (int i = 0; i < r.length; i++) {
-                r[i] += rnd.nextDouble(-0.1, 0.1);
-            }
-            double[] m = new double[n];
-            Arrays.fill(m, 39.948);
-            int[] z = new int[n];
-            Arrays.fill(z, 18);
-            out.add(new AtomicSystem(id++, r, m, z, Cell.free()));
+            out.add(cluster(id++, n, rnd));
         }
         return out;
     }

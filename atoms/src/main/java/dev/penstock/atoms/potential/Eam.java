@@ -26,16 +26,14 @@ import java.util.Arrays;
 ///
 /// Threading: like `PairPotential`: different systems may be computed at once from different
 /// threads (each system's list and scratch are its own).
-public final class Eam implements Model {
-    private static final double SKIN = 1.0; // Å; only the rebuild rate depends on it
+public final class Eam extends FileModel {
 
     private final EamTables t;
-    private final NeighborLists lists;
     private final ThreadLocal<double[][]> scratch = ThreadLocal.withInitial(() -> new double[][] {new double[0], new double[0]});
 
     private Eam(EamTables t) {
+        super(new Species(t.file, t.elements, t.numbers), t.cut);
         this.t = t;
-        this.lists = new NeighborLists(t.cut, SKIN);
     }
 
     /// Reads `file` (its format from its name); a missing, bad or truncated file fails here,
@@ -85,11 +83,6 @@ public final class Eam implements Model {
         return c;
     }
 
-    /// The file's elements, in file order.
-    public java.util.List<String> elements() {
-        return java.util.List.of(t.elements);
-    }
-
     /// The file's mass of element `symbol` (amu).
     public double mass(String symbol) {
         for (int e = 0; e < t.elements.length; e++) {
@@ -101,29 +94,9 @@ public final class Eam implements Model {
     }
 
     @Override
-    public double cutoff() {
-        return t.cut;
-    }
-
-    @Override
-    public void forget(long id) {
-        lists.forget(id);
-    }
-
-    @Override
-    public void save(long id, java.io.DataOutput out) throws IOException {
-        lists.save(id, out);
-    }
-
-    @Override
-    public void restore(AtomicSystem s, java.io.DataInput in) throws IOException {
-        lists.restore(s, in, null, 1);
-    }
-
-    @Override
     public void compute(AtomicSystem s) {
         int n = s.atoms();
-        int[] type = types(s);
+        int[] type = species.types(s);
         NeighborList list = lists.current(s, null, 1);
         double[] r = s.positions();
         double[] f = s.forces();
@@ -263,40 +236,4 @@ public final class Eam implements Model {
         }
     }
 
-    @Override
-    public String refusal(AtomicSystem s) {
-        int[] z = s.numbers();
-        for (int i = 0; i < z.length; i++) {
-            if (elementOf(z[i]) < 0) {
-                String symbol = z[i] >= 1 && z[i] <= dev.penstock.atoms.io.Elements.LAST ? dev.penstock.atoms.io.Elements.symbol(z[i])
-                        : "atomic number " + z[i];
-                return "system " + s.id() + ": atom " + i + " is " + symbol + ", which " + t.file.getFileName() + " does not describe (it has "
-                        + String.join(", ", t.elements) + ")";
-            }
-        }
-        return null;
-    }
-
-    /// Each atom's element index in the file, from its atomic number.
-    private int[] types(AtomicSystem s) {
-        int[] z = s.numbers();
-        int[] type = new int[z.length];
-        for (int i = 0; i < z.length; i++) {
-            int e = elementOf(z[i]);
-            if (e < 0) {
-                throw new IllegalArgumentException(refusal(s));
-            }
-            type[i] = e;
-        }
-        return type;
-    }
-
-    private int elementOf(int z) {
-        for (int e = 0; e < t.numbers.length; e++) {
-            if (t.numbers[e] == z) {
-                return e;
-            }
-        }
-        return -1;
-    }
 }

@@ -1,10 +1,8 @@
 package dev.penstock.atoms.potential;
 
-import dev.penstock.atoms.io.Elements;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -24,17 +22,11 @@ import java.util.List;
 /// The virial is tallied as LAMMPS tallies it (`ev_tally`, `ev_tally3`).
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class StillingerWeber implements Model {
-    private static final double SKIN = 1.0;
+public final class StillingerWeber extends FileModel {
 
-    private final Path file;
-    private final String[] elements;
-    private final int[] numbers;
     private final double[][] p;   // per entry: the derived parameters below
     private final int[] elem3;    // [i][j][k] → entry
     private final double cutmax;
-    private final NeighborLists lists;
-    private final FullLists full;
 
     // indices into an entry's parameters
     private static final int EPS = 0;
@@ -49,105 +41,35 @@ public final class StillingerWeber implements Model {
     private static final int Q = 9;
     private static final int C1 = 10;
 
-    private StillingerWeber(Path file, String[] elements, double[][] p, int[] elem3, double cutmax) {
-        this.file = file;
-        this.elements = elements;
-        this.numbers = new int[elements.length];
-        for (int e = 0; e < elements.length; e++) {
-            numbers[e] = Elements.number(elements[e]);
-        }
+    private StillingerWeber(Species species, double[][] p, int[] elem3, double cutmax) {
+        super(species, cutmax);
         this.p = p;
         this.elem3 = elem3;
         this.cutmax = cutmax;
-        this.lists = new NeighborLists(cutmax, SKIN);
-        this.full = new FullLists(lists);
     }
 
     /// A new model on the same parameters, with no neighbour lists: one per stage worker.
     public StillingerWeber fresh() {
-        return new StillingerWeber(file, elements, p, elem3, cutmax);
+        return new StillingerWeber(species, p, elem3, cutmax);
     }
 
     /// Reads a LAMMPS `*.sw` file; a missing, bad or incomplete file fails naming the file (and
     /// the line of a bad entry, or the triplet that has none).
     public static StillingerWeber read(Path file) throws IOException {
-        List<String> lines = PotentialFiles.lines(file, "Stillinger-Weber");
-        List<String> tokens = new ArrayList<>();
-        List<Integer> lineOf = new ArrayList<>();
-        for (int n = 0; n < lines.size(); n++) {
-            String t = lines.get(n);
-            int hash = t.indexOf('#');
-            t = (hash >= 0 ? t.substring(0, hash) : t).strip();
-            if (!t.isEmpty()) {
-                for (String w : t.split("\\s+")) {
-                    tokens.add(w);
-                    lineOf.add(n + 1);
-                }
-            }
-        }
-        if (tokens.size() % 14 != 0) {
-            throw new IllegalArgumentException(file + " line " + lineOf.getLast() + ": the last entry is incomplete (an entry is 3 elements "
-                    + "and 11 numbers: epsilon sigma a lambda gamma costheta0 A B p q tol)");
-        }
-        List<String> names = new ArrayList<>();
-        List<String[]> triplets = new ArrayList<>();
-        List<double[]> raw = new ArrayList<>();
-        for (int e = 0; e < tokens.size(); e += 14) {
-            String[] el = {tokens.get(e), tokens.get(e + 1), tokens.get(e + 2)};
-            for (String name : el) {
-                if (Elements.number(name) < 1) {
-                    throw new IllegalArgumentException(file + " line " + lineOf.get(e) + ": '" + name + "' is not an element symbol");
-                }
-                if (!names.contains(name)) {
-                    names.add(name);
-                }
-            }
-            double[] v = new double[11];
-            for (int k = 0; k < 11; k++) {
-                String w = tokens.get(e + 3 + k);
-                try {
-                    v[k] = Double.parseDouble(w);
-                } catch (NumberFormatException ex) {
-                    throw new IllegalArgumentException(file + " line " + lineOf.get(e + 3 + k) + ": '" + w + "' is not a number (entry "
-                            + String.join(" ", el) + ")");
-                }
-                if (!(v[k] >= 0) && k != 5) { // all but cos θ0 are non-negative, as LAMMPS requires
-                    throw new IllegalArgumentException(file + " line " + lineOf.get(e + 3 + k) + ": entry " + String.join(" ", el)
-                            + " has the negative (or non-number) parameter " + w);
-                }
-            }
-            triplets.add(el);
-            raw.add(v);
-        }
-        int n = names.size();
-        if (n == 0) {
-            throw new IllegalArgumentException(file + ": no Stillinger-Weber entries");
-        }
-        int[] elem3 = new int[n * n * n];
-        Arrays.fill(elem3, -1);
-        for (int m = 0; m < triplets.size(); m++) {
-            int idx = (names.indexOf(triplets.get(m)[0]) * n + names.indexOf(triplets.get(m)[1])) * n + names.indexOf(triplets.get(m)[2]);
-            if (elem3[idx] >= 0) {
-                throw new IllegalArgumentException(file + ": two entries for " + String.join(" ", triplets.get(m)));
-            }
-            elem3[idx] = m;
-        }
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                for (int k = 0; k < n; k++) {
-                    if (elem3[(i * n + j) * n + k] < 0) {
-                        throw new IllegalArgumentException(file + ": no entry for " + names.get(i) + " " + names.get(j) + " " + names.get(k));
-                    }
-                }
-            }
-        }
-        double[][] p = new double[raw.size()][];
+        TripletFile f = TripletFile.read(file, "Stillinger-Weber", 11, "epsilon sigma a lambda gamma costheta0 A B p q tol");
+        double[][] p = new double[f.values().size()][];
         double cutmax = 0;
-        for (int m = 0; m < raw.size(); m++) {
-            p[m] = derived(raw.get(m));
+        for (int m = 0; m < p.length; m++) {
+            double[] v = f.values().get(m);
+            for (int k = 0; k < 11; k++) {
+                if (!(v[k] >= 0) && k != 5) { // all but cos θ0 are non-negative, as LAMMPS requires
+                    throw new IllegalArgumentException(f.where(file, m) + " has the negative parameter " + v[k]);
+                }
+            }
+            p[m] = derived(v);
             cutmax = Math.max(cutmax, Math.sqrt(p[m][CUTSQ]));
         }
-        return new StillingerWeber(file, names.toArray(String[]::new), p, elem3, cutmax);
+        return new StillingerWeber(Species.of(file, f.elements()), p, f.index(), cutmax);
     }
 
     /// LAMMPS's `setup_params` for one entry.
@@ -189,58 +111,11 @@ public final class StillingerWeber implements Model {
         return d;
     }
 
-    /// The file's elements, in order of first appearance.
-    public List<String> elements() {
-        return List.of(elements);
-    }
-
-    @Override
-    public double cutoff() {
-        return cutmax;
-    }
-
-    @Override
-    public String refusal(AtomicSystem s) {
-        int[] z = s.numbers();
-        for (int i = 0; i < z.length; i++) {
-            if (elementOf(z[i]) < 0) {
-                String symbol = z[i] >= 1 && z[i] <= Elements.LAST ? Elements.symbol(z[i]) : "atomic number " + z[i];
-                return "system " + s.id() + ": atom " + i + " is " + symbol + ", which " + file.getFileName() + " does not describe (it has "
-                        + String.join(", ", elements) + ")";
-            }
-        }
-        return null;
-    }
-
-    @Override
-    public void forget(long id) {
-        lists.forget(id);
-        full.forget(id);
-    }
-
-    @Override
-    public void save(long id, java.io.DataOutput out) throws IOException {
-        lists.save(id, out);
-    }
-
-    @Override
-    public void restore(AtomicSystem s, java.io.DataInput in) throws IOException {
-        full.forget(s.id());
-        lists.restore(s, in, null, 1);
-    }
-
     @Override
     public void compute(AtomicSystem s) {
-        String bad = refusal(s);
-        if (bad != null) {
-            throw new IllegalArgumentException(bad);
-        }
         int n = s.atoms();
-        int ne = elements.length;
-        int[] type = new int[n];
-        for (int i = 0; i < n; i++) {
-            type[i] = elementOf(s.numbers()[i]);
-        }
+        int ne = species.symbols().length;
+        int[] type = species.types(s);
         FullLists.Full fl = full.of(s);
         double[] r = s.positions();
         double[] f = s.forces();
@@ -398,13 +273,5 @@ public final class StillingerWeber implements Model {
         return facrad;
     }
 
-    private int elementOf(int z) {
-        for (int e = 0; e < numbers.length; e++) {
-            if (numbers[e] == z) {
-                return e;
-            }
-        }
-        return -1;
-    }
 
 }

@@ -1,10 +1,8 @@
 package dev.penstock.atoms.potential;
 
-import dev.penstock.atoms.io.Elements;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -24,8 +22,7 @@ import java.util.List;
 /// (`FullLists`); the virial is tallied as LAMMPS tallies it.
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class Tersoff implements Model {
-    private static final double SKIN = 1.0;
+public final class Tersoff extends FileModel {
     private static final double PI2 = Math.PI / 2;
     private static final double PI4 = Math.PI / 4;
 
@@ -47,85 +44,34 @@ public final class Tersoff implements Model {
     private static final int CUTSQ = 14;
     private static final int C1 = 15; // …C4 = 18
 
-    private final Path file;
-    private final String[] elements;
-    private final int[] numbers;
     private final double[][] p;
     private final int[] elem3;
     private final double cutmax;
-    private final NeighborLists lists;
-    private final FullLists full;
 
-    private Tersoff(Path file, String[] elements, double[][] p, int[] elem3, double cutmax) {
-        this.file = file;
-        this.elements = elements;
-        this.numbers = new int[elements.length];
-        for (int e = 0; e < elements.length; e++) {
-            numbers[e] = Elements.number(elements[e]);
-        }
+    private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
+        super(species, cutmax);
         this.p = p;
         this.elem3 = elem3;
         this.cutmax = cutmax;
-        this.lists = new NeighborLists(cutmax, SKIN);
-        this.full = new FullLists(lists);
     }
 
     /// A new model on the same parameters, with no neighbour lists: one per stage worker.
     public Tersoff fresh() {
-        return new Tersoff(file, elements, p, elem3, cutmax);
+        return new Tersoff(species, p, elem3, cutmax);
     }
 
     /// Reads a LAMMPS `*.tersoff` file; a missing, bad or incomplete file fails naming the file
     /// (and the line of a bad entry, or the triplet that has none).
     public static Tersoff read(Path file) throws IOException {
-        List<String> lines = PotentialFiles.lines(file, "Tersoff");
-        List<String> tokens = new ArrayList<>();
-        List<Integer> lineOf = new ArrayList<>();
-        for (int n = 0; n < lines.size(); n++) {
-            String t = lines.get(n);
-            int hash = t.indexOf('#');
-            t = (hash >= 0 ? t.substring(0, hash) : t).strip();
-            if (!t.isEmpty()) {
-                for (String w : t.split("\\s+")) {
-                    tokens.add(w);
-                    lineOf.add(n + 1);
-                }
-            }
-        }
-        if (tokens.isEmpty()) {
-            throw new IllegalArgumentException(file + ": no Tersoff entries");
-        }
-        if (tokens.size() % 17 != 0) {
-            throw new IllegalArgumentException(file + " line " + lineOf.getLast() + ": the last entry is incomplete (an entry is 3 elements "
-                    + "and 14 numbers: m gamma lambda3 c d costheta0 n beta lambda2 B R D lambda1 A)");
-        }
-        List<String> names = new ArrayList<>();
-        List<String[]> triplets = new ArrayList<>();
-        List<double[]> entries = new ArrayList<>();
-        for (int e = 0; e < tokens.size(); e += 17) {
-            String[] el = {tokens.get(e), tokens.get(e + 1), tokens.get(e + 2)};
-            for (String name : el) {
-                if (Elements.number(name) < 1) {
-                    throw new IllegalArgumentException(file + " line " + lineOf.get(e) + ": '" + name + "' is not an element symbol");
-                }
-                if (!names.contains(name)) {
-                    names.add(name);
-                }
-            }
-            double[] v = new double[C1 + 4];
-            for (int k = 0; k < 14; k++) {
-                String w = tokens.get(e + 3 + k);
-                try {
-                    v[k] = Double.parseDouble(w);
-                } catch (NumberFormatException ex) {
-                    throw new IllegalArgumentException(file + " line " + lineOf.get(e + 3 + k) + ": '" + w + "' is not a number (entry "
-                            + String.join(" ", el) + ")");
-                }
-            }
+        TripletFile f = TripletFile.read(file, "Tersoff", 14, "m gamma lambda3 c d costheta0 n beta lambda2 B R D lambda1 A");
+        double[][] p = new double[f.values().size()][];
+        double cutmax = 0;
+        for (int m = 0; m < p.length; m++) {
+            double[] v = Arrays.copyOf(f.values().get(m), C1 + 4);
             if (v[LAM3] < 0 || v[C] < 0 || v[D] < 0 || v[N] < 0 || v[BETA] < 0 || v[LAM2] < 0 || v[BIGB] < 0 || v[BIGR] < 0 || v[BIGD] < 0
                     || v[BIGD] > v[BIGR] || v[BIGA] < 0 || v[M] - (int) v[M] != 0 || (v[M] != 3 && v[M] != 1) || v[GAMMA] < 0) {
-                throw new IllegalArgumentException(file + " line " + lineOf.get(e) + ": entry " + String.join(" ", el) + " has an illegal "
-                        + "Tersoff parameter (as LAMMPS checks them: m 1 or 3, D ≤ R, the rest non-negative)");
+                throw new IllegalArgumentException(f.where(file, m) + " has an illegal Tersoff parameter (as LAMMPS checks them: m 1 or 3, "
+                        + "D ≤ R, the rest non-negative)");
             }
             double cut = v[BIGR] + v[BIGD];
             v[CUTSQ] = cut * cut;
@@ -133,85 +79,17 @@ public final class Tersoff implements Model {
             v[C1 + 1] = Math.pow(2.0 * v[N] * 1.0e-8, -1.0 / v[N]);
             v[C1 + 2] = 1.0 / v[C1 + 1];
             v[C1 + 3] = 1.0 / v[C1];
-            triplets.add(el);
-            entries.add(v);
+            p[m] = v;
+            cutmax = Math.max(cutmax, cut);
         }
-        int n = names.size();
-        int[] elem3 = new int[n * n * n];
-        Arrays.fill(elem3, -1);
-        double cutmax = 0;
-        for (int m = 0; m < triplets.size(); m++) {
-            int idx = (names.indexOf(triplets.get(m)[0]) * n + names.indexOf(triplets.get(m)[1])) * n + names.indexOf(triplets.get(m)[2]);
-            if (elem3[idx] >= 0) {
-                throw new IllegalArgumentException(file + ": two entries for " + String.join(" ", triplets.get(m)));
-            }
-            elem3[idx] = m;
-            cutmax = Math.max(cutmax, entries.get(m)[BIGR] + entries.get(m)[BIGD]);
-        }
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                for (int k = 0; k < n; k++) {
-                    if (elem3[(i * n + j) * n + k] < 0) {
-                        throw new IllegalArgumentException(file + ": no entry for " + names.get(i) + " " + names.get(j) + " " + names.get(k));
-                    }
-                }
-            }
-        }
-        return new Tersoff(file, names.toArray(String[]::new), entries.toArray(double[][]::new), elem3, cutmax);
-    }
-
-    /// The file's elements, in order of first appearance.
-    public List<String> elements() {
-        return List.of(elements);
-    }
-
-    @Override
-    public double cutoff() {
-        return cutmax;
-    }
-
-    @Override
-    public String refusal(AtomicSystem s) {
-        int[] z = s.numbers();
-        for (int i = 0; i < z.length; i++) {
-            if (elementOf(z[i]) < 0) {
-                String symbol = z[i] >= 1 && z[i] <= Elements.LAST ? Elements.symbol(z[i]) : "atomic number " + z[i];
-                return "system " + s.id() + ": atom " + i + " is " + symbol + ", which " + file.getFileName() + " does not describe (it has "
-                        + String.join(", ", elements) + ")";
-            }
-        }
-        return null;
-    }
-
-    @Override
-    public void forget(long id) {
-        lists.forget(id);
-        full.forget(id);
-    }
-
-    @Override
-    public void save(long id, java.io.DataOutput out) throws IOException {
-        lists.save(id, out);
-    }
-
-    @Override
-    public void restore(AtomicSystem s, java.io.DataInput in) throws IOException {
-        full.forget(s.id());
-        lists.restore(s, in, null, 1);
+        return new Tersoff(Species.of(file, f.elements()), p, f.index(), cutmax);
     }
 
     @Override
     public void compute(AtomicSystem s) {
-        String bad = refusal(s);
-        if (bad != null) {
-            throw new IllegalArgumentException(bad);
-        }
         int n = s.atoms();
-        int ne = elements.length;
-        int[] type = new int[n];
-        for (int i = 0; i < n; i++) {
-            type[i] = elementOf(s.numbers()[i]);
-        }
+        int ne = species.symbols().length;
+        int[] type = species.types(s);
         FullLists.Full fl = full.of(s);
         int[] start = fl.start();
         int[] nbr = fl.nbr();
@@ -227,7 +105,8 @@ public final class Tersoff implements Model {
         double[] fi = new double[3];
         double[] fj = new double[3];
         double[] fk = new double[3];
-        double[] work = new double[12];
+        double[] near = new double[0];
+        double[] nearSq = new double[0];
         for (int i = 0; i < n; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
@@ -266,33 +145,42 @@ public final class Tersoff implements Model {
                 w[4] += dx * dz * fpair;
                 w[5] += dy * dz * fpair;
             }
-            // three-body: the bond order of every i–j within the cutoff
-            for (int a = start[i]; a < start[i + 1]; a++) {
-                int j = nbr[a];
+            // three-body: the bond order of every i–j within the cutoff. Every neighbour's vector
+            // from i is worked out once (as LAMMPS works it out in each of its loops)
+            int count = start[i + 1] - start[i];
+            if (near.length < 3 * count) {
+                near = new double[3 * count];
+                nearSq = new double[count];
+            }
+            for (int b = 0; b < count; b++) {
+                int q = start[i] + b;
+                int k = nbr[q];
+                near[3 * b] = r[3 * k] + shift[3 * q] - xi;
+                near[3 * b + 1] = r[3 * k + 1] + shift[3 * q + 1] - yi;
+                near[3 * b + 2] = r[3 * k + 2] + shift[3 * q + 2] - zi;
+                nearSq[b] = near[3 * b] * near[3 * b] + near[3 * b + 1] * near[3 * b + 1] + near[3 * b + 2] * near[3 * b + 2];
+            }
+            for (int a = 0; a < count; a++) {
+                int j = nbr[start[i] + a];
                 int tj = type[j];
                 double[] ij = p[elem3[(ti * ne + tj) * ne + tj]];
-                d1[0] = r[3 * j] + shift[3 * a] - xi;
-                d1[1] = r[3 * j + 1] + shift[3 * a + 1] - yi;
-                d1[2] = r[3 * j + 2] + shift[3 * a + 2] - zi;
-                double rsq1 = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
+                double rsq1 = nearSq[a];
                 if (rsq1 >= ij[CUTSQ]) {
                     continue;
                 }
+                d1[0] = near[3 * a];
+                d1[1] = near[3 * a + 1];
+                d1[2] = near[3 * a + 2];
                 double zeta = 0;
-                for (int b = start[i]; b < start[i + 1]; b++) {
-                    if (b == a) {
+                for (int b = 0; b < count; b++) {
+                    double[] ijk = p[elem3[(ti * ne + tj) * ne + type[nbr[start[i] + b]]]];
+                    if (b == a || nearSq[b] >= ijk[CUTSQ]) {
                         continue;
                     }
-                    int k = nbr[b];
-                    double[] ijk = p[elem3[(ti * ne + tj) * ne + type[k]]];
-                    d2[0] = r[3 * k] + shift[3 * b] - xi;
-                    d2[1] = r[3 * k + 1] + shift[3 * b + 1] - yi;
-                    d2[2] = r[3 * k + 2] + shift[3 * b + 2] - zi;
-                    double rsq2 = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2];
-                    if (rsq2 >= ijk[CUTSQ]) {
-                        continue;
-                    }
-                    zeta += zeta(ijk, rsq1, rsq2, d1, d2);
+                    d2[0] = near[3 * b];
+                    d2[1] = near[3 * b + 1];
+                    d2[2] = near[3 * b + 2];
+                    zeta += zeta(ijk, rsq1, nearSq[b], d1, d2);
                 }
                 // pairwise force due to zeta (LAMMPS's force_zeta)
                 double r1 = Math.sqrt(rsq1);
@@ -316,20 +204,16 @@ public final class Tersoff implements Model {
                 w[4] -= d1[0] * d1[2] * fpair;
                 w[5] -= d1[1] * d1[2] * fpair;
                 // attractive term via every k
-                for (int b = start[i]; b < start[i + 1]; b++) {
-                    if (b == a) {
-                        continue;
-                    }
-                    int k = nbr[b];
+                for (int b = 0; b < count; b++) {
+                    int k = nbr[start[i] + b];
                     double[] ijk = p[elem3[(ti * ne + tj) * ne + type[k]]];
-                    d2[0] = r[3 * k] + shift[3 * b] - xi;
-                    d2[1] = r[3 * k + 1] + shift[3 * b + 1] - yi;
-                    d2[2] = r[3 * k + 2] + shift[3 * b + 2] - zi;
-                    double rsq2 = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2];
-                    if (rsq2 >= ijk[CUTSQ]) {
+                    if (b == a || nearSq[b] >= ijk[CUTSQ]) {
                         continue;
                     }
-                    attractive(ijk, prefactor, rsq1, rsq2, d1, d2, fi, fj, fk, work);
+                    d2[0] = near[3 * b];
+                    d2[1] = near[3 * b + 1];
+                    d2[2] = near[3 * b + 2];
+                    attractive(ijk, prefactor, rsq1, nearSq[b], d1, d2, fi, fj, fk);
                     f[3 * i] += fi[0];
                     f[3 * i + 1] += fi[1];
                     f[3 * i + 2] += fi[2];
@@ -467,9 +351,8 @@ public final class Tersoff implements Model {
     }
 
     /// LAMMPS's `attractive` and `ters_zetaterm_d`: the forces on i, j and k of ζ_ij's k term.
-    /// `t` is scratch for the unit vectors and cos θ derivatives (12 values).
     private static void attractive(double[] q, double prefactor, double rsqij, double rsqik, double[] dij, double[] dik, double[] dri,
-                                   double[] drj, double[] drk, double[] t) {
+                                   double[] drj, double[] drk) {
         double rij = Math.sqrt(rsqij);
         double rijinv = 1.0 / rij;
         double rik = Math.sqrt(rsqik);
@@ -524,12 +407,4 @@ public final class Tersoff implements Model {
         drk[2] = prefactor * ((b1 * kz + a2 * lz) + -a3 * kz);
     }
 
-    private int elementOf(int z) {
-        for (int e = 0; e < numbers.length; e++) {
-            if (numbers[e] == z) {
-                return e;
-            }
-        }
-        return -1;
-    }
 }

@@ -159,50 +159,30 @@ public final class PipelineSpec {
                 new Morse(d, a, r0, cutoff);
                 yield () -> new Morse(d, a, r0, cutoff);
             }
-            case "eam" -> {
-                c.only(Set.of("file"));
-                String file = c.args().get("file");
-                if (file == null || file.isBlank()) {
-                    throw new IllegalArgumentException("'eam' needs 'file' (a LAMMPS *.eam, *.eam.alloy or *.eam.fs file)");
-                }
-                Eam read;
-                try {
-                    read = Eam.read(java.nio.file.Path.of(file)); // a bad file fails here, before anything runs
-                } catch (java.io.IOException e) {
-                    throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
-                }
-                yield read::fresh;
-            }
-            case "sw" -> {
-                c.only(Set.of("file"));
-                String file = c.args().get("file");
-                if (file == null || file.isBlank()) {
-                    throw new IllegalArgumentException("'sw' needs 'file' (a LAMMPS *.sw file)");
-                }
-                StillingerWeber read;
-                try {
-                    read = StillingerWeber.read(java.nio.file.Path.of(file));
-                } catch (java.io.IOException e) {
-                    throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
-                }
-                yield read::fresh;
-            }
-            case "tersoff" -> {
-                c.only(Set.of("file"));
-                String file = c.args().get("file");
-                if (file == null || file.isBlank()) {
-                    throw new IllegalArgumentException("'tersoff' needs 'file' (a LAMMPS *.tersoff file)");
-                }
-                Tersoff read;
-                try {
-                    read = Tersoff.read(java.nio.file.Path.of(file));
-                } catch (java.io.IOException e) {
-                    throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
-                }
-                yield read::fresh;
-            }
+            case "eam" -> fromFile(c, "a LAMMPS *.eam, *.eam.alloy or *.eam.fs file", path -> Eam.read(path)::fresh);
+            case "sw" -> fromFile(c, "a LAMMPS *.sw file", path -> StillingerWeber.read(path)::fresh);
+            case "tersoff" -> fromFile(c, "a LAMMPS *.tersoff file", path -> Tersoff.read(path)::fresh);
             default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam, sw, tersoff)");
         };
+    }
+
+    /// A model read from a potential file, once (`file=PATH`, the only argument); a bad file fails
+    /// here, before anything runs.
+    private interface FileModel {
+        Supplier<? extends Model> read(java.nio.file.Path file) throws java.io.IOException;
+    }
+
+    private static Supplier<? extends Model> fromFile(Call c, String what, FileModel reader) {
+        c.only(Set.of("file"));
+        String file = c.args().get("file");
+        if (file == null || file.isBlank()) {
+            throw new IllegalArgumentException("'" + c.name() + "' needs 'file' (" + what + ")");
+        }
+        try {
+            return reader.read(java.nio.file.Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException(file + ": cannot be read: " + e.getMessage());
+        }
     }
 
     /// The method of one call; `seed` keys Langevin noise.

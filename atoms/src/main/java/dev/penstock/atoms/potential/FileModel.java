@@ -1,0 +1,60 @@
+package dev.penstock.atoms.potential;
+
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.List;
+
+/// What the models read from LAMMPS potential files share: the file's elements (`Species`), the
+/// per-system half lists (`NeighborLists`, with their checkpoint state) and the full lists made
+/// from them (`FullLists`, for the three-body models), and the cutoff.
+///
+/// Threading: different systems may be computed at once from different threads.
+abstract class FileModel implements Model {
+    private static final double SKIN = 1.0; // Å; only the rebuild rate depends on it
+
+    final Species species;
+    final NeighborLists lists;
+    final FullLists full;
+    private final double cutoff;
+
+    FileModel(Species species, double cutoff) {
+        this.species = species;
+        this.cutoff = cutoff;
+        this.lists = new NeighborLists(cutoff, SKIN);
+        this.full = new FullLists(lists);
+    }
+
+    /// The file's elements, in the file's order.
+    public List<String> elements() {
+        return List.of(species.symbols());
+    }
+
+    @Override
+    public double cutoff() {
+        return cutoff;
+    }
+
+    @Override
+    public String refusal(AtomicSystem s) {
+        return species.refusal(s);
+    }
+
+    @Override
+    public void forget(long id) {
+        lists.forget(id);
+        full.forget(id);
+    }
+
+    @Override
+    public void save(long id, DataOutput out) throws IOException {
+        lists.save(id, out);
+    }
+
+    @Override
+    public void restore(AtomicSystem s, DataInput in) throws IOException {
+        full.forget(s.id());
+        lists.restore(s, in, null, 1);
+    }
+}
