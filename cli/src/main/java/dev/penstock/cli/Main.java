@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
 @Command(name = "penstock", mixinStandardHelpOptions = true, version = "penstock 0.1.0-SNAPSHOT",
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
         footer = ExitCodes.HELP,
-        subcommands = {EncodeCommand.class, SimulateCommand.class, InspectCommand.class, BenchCommand.class})
+        subcommands = {EncodeCommand.class, SimulateCommand.class, InspectCommand.class, BenchCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private static final AtomicBoolean FINISHED = new AtomicBoolean();
 

@@ -105,6 +105,11 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
+    @SuppressWarnings("deprecation") // picocli's `help`: like --help, it needs none of the required options
+    @Option(names = "--list", help = true, description = "list the methods and potentials with their arguments, defaults and units, "
+            + "and exit")
+    boolean list;
+
     @Option(names = "--snapshots", paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
             + "each stage) and, with --snapshot-every, DIR/stage-<i>.xyz")
     Path snapshots;
@@ -124,6 +129,10 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (list) {
+            System.out.print(PipelineSpec.catalog());
+            return ExitCodes.OK;
+        }
         if (!Files.isRegularFile(input)) {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + (Files.exists(input) ? ": not a file" : ": no such file"));
         }

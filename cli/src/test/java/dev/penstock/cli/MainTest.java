@@ -175,4 +175,12 @@ class MainTest {
         String out = run(0, "bench", "--help");
         assertThat(out).contains("loader").contains("pump").contains("transfer").contains("inflight");
     }
+
+    @Test
+    void helpTopicsAndTheMethodListNeedNoRequiredOptions() {
+        assertThat(run(0, "help")).contains("Usage: penstock").contains("simulate");
+        assertThat(run(0, "help", "simulate")).contains("Usage: penstock simulate").doesNotContain("Missing required");
+        assertThat(run(0, "simulate", "--list")).contains("langevin(T=K, dt=FS, steps=N, friction=0.01)").contains("1/fs")
+                .contains("tersoff(file=PATH)").contains("eam(file=PATH)");
+    }
 }

@@ -166,6 +166,28 @@ public final class PipelineSpec {
         };
     }
 
+    /// The methods and potentials this parser knows, with their arguments, defaults and units (for
+    /// `simulate --list`; kept beside the parser so the two agree).
+    public static String catalog() {
+        return """
+                Methods (stages; '+' fuses sub-stages on one worker, '|' chains workers):
+                  fire(fmax=EV_PER_A, steps=10000, energy=0)   FIRE in ASE-exact mode until max |F| < fmax (eV/Å)
+                                                               and, if energy > 0, |ΔE| < energy (eV), or `steps`
+                  fire2(fmax=…, steps=10000, energy=0)         FIRE 2.0, same arguments
+                  fire_mw(fmax=…, steps=10000, energy=0)       FIRE with mass-weighted velocity updates
+                  langevin(T=K, dt=FS, steps=N, friction=0.01) Langevin BAOAB at T (K), time step dt (fs), friction
+                                                               (1/fs), for `steps` steps (required); noise keyed by --seed
+                  nve(dt=FS, steps=N)                          velocity Verlet, time step dt (fs), `steps` (required)
+                Potentials (--potential):
+                  lj(epsilon=EV, sigma=A, cutoff=2.5*sigma, shifted=true)   Lennard-Jones (eV, Å), cut and shifted at cutoff (Å)
+                  morse(depth=EV, a=PER_A, r0=A, cutoff=A)                 Morse (eV, 1/Å, Å), shifted to 0 at cutoff
+                  eam(file=PATH)       embedded atom from a LAMMPS *.eam (funcfl), *.eam.alloy (setfl) or *.eam.fs file
+                  sw(file=PATH)        Stillinger-Weber from a LAMMPS *.sw file (multi-element)
+                  tersoff(file=PATH)   Tersoff from a LAMMPS *.tersoff file (multi-element)
+                  (Debian's lammps-data ships such files under /usr/share/lammps/potentials.)
+                """;
+    }
+
     /// A model read from a potential file, once (`file=PATH`, the only argument); a bad file fails
     /// here, before anything runs.
     private interface FileModel {
