@@ -8,20 +8,11 @@ import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.Timeline;
 import dev.penstock.pump.Pump;
 import dev.penstock.pump.PumpConfig;
-import dev.penstock.pump.PumpException;
 import dev.penstock.transfer.TransferConfig;
 import dev.penstock.transfer.TransferEngine;
 import dev.penstock.transfer.TransferException;
 import dev.penstock.transfer.TransferStats;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 
 /// Encodes a file's rows into quantum states, end to end, with every stage overlapping:
@@ -98,77 +89,39 @@ public final class EncodePipeline {
         return run(device, source, sink, config, null);
     }
 
-    /// As `run`, recording every read, copy, kernel and write on `timeline` (may be null).
+    /// As `run`, recording every read, copy, kernel and write on `timeline` (may be null). The
+    /// chunk encoder is the host `Encoder`, on the compute stream; the rest is `EncodeRun`.
     public static EncodeSummary run(Device device, RowSource source, RowSink sink, Config config, Timeline timeline)
             throws Exception {
         Encoder encoder = Encoder.of(config.encoding(), config.qubits());
-        int len = source.rowLength();
-        long rows = source.rows();
-        int chunkRows = chunkRows(rows, config);
-        long rowBytesIn = (long) len * source.dtype().byteSize();
-        long chunkBytesIn = chunkRows * rowBytesIn;
-        long chunks = (rows + chunkRows - 1) / chunkRows;
-        long stateBytes = (long) encoder.stateSize() * config.output().byteSize();
-        int ioThreads = source.sequential() ? 1 : config.ioThreads();
-        int depth = Math.max(2, ioThreads * 2);
-        List<EncodingException> skipped = Collections.synchronizedList(new ArrayList<>());
-        AtomicLong written = new AtomicLong();
-        AtomicLong writeNs = new AtomicLong();
-        AtomicLong outputWaitNs = new AtomicLong();
-        AtomicReference<Exception> writeFailure = new AtomicReference<>();
-        long start = System.nanoTime();
-        ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("penstock-encode-writer").factory());
-        try (StagingPool reads = StagingPool.allocate("encode reads", depth + 1, Math.max(1, chunkBytesIn));
-             StagingPool states = StagingPool.allocate("encode states", config.slots() + 1, chunkRows * stateBytes);
-             TransferEngine engine = new TransferEngine(device, TransferConfig.of(Math.max(1, chunkBytesIn), config.slots()));
-             Pump<Lease> pump = readPump(reads, source, chunkRows, chunks, depth, ioThreads, timeline)) {
+        try (EncodeRun run = new EncodeRun(source, sink, config, timeline, encoder.stateSize(), null);
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(run.chunkBytesIn, config.slots()))) {
             engine.record(timeline);
             TransferStats stats;
             try {
-                stats = engine.run(rows * rowBytesIn, (offset, staging, bytes) -> {
-                    try (Lease lease = pump.next()) {
-                        java.lang.foreign.MemorySegment.copy(lease.segment(), 0, staging, 0, bytes);
-                    }
-                }, (k, data) -> {
-                    int count = (int) (data.byteSize() / rowBytesIn);
-                    Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, len);
-                    long w0 = System.nanoTime();
-                    Lease out = states.acquire(WAIT); // backpressure: the writer frees these
-                    long w1 = System.nanoTime();
-                    outputWaitNs.addAndGet(w1 - w0);
-                    if (timeline != null && w1 - w0 > 50_000) {
-                        timeline.record("compute stream", "wait for writer", w0, w1);
-                    }
+                stats = engine.run(run.rows * run.rowBytesIn, (offset, staging, bytes) -> run.nextChunk(staging, bytes), (k, data) -> {
+                    int count = (int) (data.byteSize() / run.rowBytesIn);
+                    Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, run.rowLength);
+                    Lease out = run.acquireOutput("compute stream"); // backpressure: the writer frees these
                     Block outBlock = out.block(config.output(), count, encoder.stateSize());
                     EncodeResult r;
                     try {
-                        r = encoder.encodeBatch(in, outBlock, k * chunkRows, config.policy());
+                        r = encoder.encodeBatch(in, outBlock, k * run.chunkRows, config.policy());
                     } catch (EncodingException bad) {
                         // fail-fast: the rows before the bad one are good and still get written
-                        write(writer, sink, out, outBlock, bad.row() - k * chunkRows, written, writeNs, writeFailure, timeline);
+                        run.hand(out, outBlock, bad.row() - k * run.chunkRows);
                         throw bad;
                     } catch (RuntimeException e) {
                         out.close();
                         throw e;
                     }
-                    skipped.addAll(r.skipped());
-                    write(writer, sink, out, outBlock, r.rowsWritten(), written, writeNs, writeFailure, timeline);
+                    run.skipped.addAll(r.skipped());
+                    run.hand(out, outBlock, r.rowsWritten());
                 });
             } catch (TransferException e) {
-                finishWrites(writer); // the good rows before a failure are still written
-                throw unwrap(e);
+                throw run.failed(e); // the good rows before a failure are still written
             }
-            finishWrites(writer);
-            if (writeFailure.get() != null) {
-                throw new java.io.IOException("writing states failed: " + writeFailure.get(), writeFailure.get());
-            }
-            List<EncodingException> sorted = new ArrayList<>(skipped);
-            sorted.sort((a, b) -> Long.compare(a.row(), b.row()));
-            return new EncodeSummary(rows, written.get(), List.copyOf(sorted), System.nanoTime() - start, pump.totalWaitNs(),
-                    stats, outputWaitNs.get(), writeNs.get());
-        } finally {
-            writer.shutdownNow();
-            writer.awaitTermination(1, TimeUnit.SECONDS);
+            return run.finish(stats);
         }
     }
 
@@ -196,46 +149,5 @@ public final class EncodePipeline {
                 .source(LongStream.range(0, chunks).iterator())
                 .onDiscard(Lease::close)
                 .start();
-    }
-
-    static void finishWrites(ExecutorService writer) throws InterruptedException {
-        writer.shutdown();
-        if (!writer.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("the writer did not finish within " + WAIT);
-        }
-    }
-
-    /// Hands `good` states of `outBlock` to the writer thread; the buffer goes back afterwards.
-    static void write(ExecutorService writer, RowSink sink, Lease out, Block outBlock, long good, AtomicLong written,
-                              AtomicLong writeNs, AtomicReference<Exception> writeFailure, Timeline timeline) {
-        writer.execute(() -> {
-            try (out) {
-                if (good > 0 && writeFailure.get() == null) {
-                    long t0 = System.nanoTime();
-                    sink.write(outBlock.slice(0, good));
-                    long t1 = System.nanoTime();
-                    writeNs.addAndGet(t1 - t0);
-                    if (timeline != null) {
-                        timeline.record("writer", "write", t0, t1);
-                    }
-                    written.addAndGet(good);
-                }
-            } catch (Exception e) {
-                writeFailure.compareAndSet(null, e);
-            }
-        });
-    }
-
-    /// The most useful exception inside a transfer failure: the bad row, or the read that failed.
-    static Exception unwrap(TransferException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof EncodingException enc) {
-                return enc;
-            }
-            if (t instanceof PumpException pe) {
-                return new java.io.IOException("reading input chunk " + pe.key() + " failed: " + pe.getCause(), pe.getCause());
-            }
-        }
-        return e;
     }
 }
