@@ -6,12 +6,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench encode`: amplitude (and angle, phase, iqp) encoding throughput vs memcpy and NumPy.
 @Command(name = "encode", mixinStandardHelpOptions = true,
         description = "Quantum state encoding of float64 rows into complex128 states, 10 and 16 qubits.")
 public final class BenchEncodeCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--repeat", description = "timed runs per case; the median is reported (default: ${DEFAULT-VALUE})",
             defaultValue = "5")
     int repeat;
@@ -22,9 +26,9 @@ public final class BenchEncodeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Map<String, Double> numpy = peer
-                ? Peers.run(Peers.script("encode_numpy.py"), List.of("--repeat", Integer.toString(repeat)), System.out)
+                ? Peers.run(Peers.script("encode_numpy.py"), List.of("--repeat", Integer.toString(repeat)), output.progress())
                 : null;
-        Figures.print(new EncodeBench(repeat, System.out).run(numpy), System.out);
+        output.print(new EncodeBench(repeat, output.progress()).run(numpy));
         return 0;
     }
 }

@@ -4,12 +4,16 @@ import dev.penstock.benchmarks.EncodeFileBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench encode-file`: Parquet → amplitude states → .npy, end to end vs each stage alone.
 @Command(name = "encode-file", mixinStandardHelpOptions = true,
         description = "A ~100 MB Parquet file of float64 rows -> amplitude states -> .npy, against each stage alone.")
 public final class BenchEncodeFileCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--rows", defaultValue = "12800", description = "rows of 1,024 float64 (default: ${DEFAULT-VALUE}, ~100 MB)")
     int rows;
 
@@ -21,7 +25,7 @@ public final class BenchEncodeFileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Figures.print(new EncodeFileBench(rows, repeat, dir, System.out).run(), System.out);
+        output.print(new EncodeFileBench(rows, repeat, dir, output.progress()).run());
         return 0;
     }
 }

@@ -3,6 +3,7 @@ package dev.penstock.cli;
 import dev.penstock.benchmarks.InflightBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench inflight`: in-flight refill vs static batches under one atom budget.
@@ -10,6 +11,9 @@ import picocli.CommandLine.Option;
         description = "LJ clusters (13-147 atoms, mixed difficulty) relaxed by FIRE to fmax 0.01 under one atom budget: "
                 + "in-flight refill vs static batches.")
 public final class BenchInflightCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--clusters", defaultValue = "512", description = "clusters to relax (default: ${DEFAULT-VALUE})")
     int clusters;
 
@@ -22,10 +26,10 @@ public final class BenchInflightCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        InflightBench bench = new InflightBench(System.out, clusters, maxAtoms);
+        InflightBench bench = new InflightBench(output.progress(), clusters, maxAtoms);
         switch (runner) {
-            case "local" -> Figures.print(bench.run(), System.out);
-            case "flink" -> Figures.print(bench.runFlink(), System.out);
+            case "local" -> output.print(bench.run());
+            case "flink" -> output.print(bench.runFlink());
             default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
                     "option '--runner': expected local or flink, got '" + runner + "'");
         }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -17,6 +18,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "loader", mixinStandardHelpOptions = true,
         description = "Map dataset of N samples (2 ms latency + 65,536 float32 each), batch 32, 5 ms model step.")
 public final class BenchLoaderCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Spec
     CommandSpec spec;
 
@@ -66,7 +70,7 @@ public final class BenchLoaderCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        LoaderBench bench = new LoaderBench(options, System.out);
+        LoaderBench bench = new LoaderBench(options, output.progress());
         bench.measureStages();
         var results = bench.run();
         Map<String, Double> peerFigures = null;
@@ -74,9 +78,9 @@ public final class BenchLoaderCommand implements Callable<Integer> {
             peerFigures = Peers.run(Peers.script("loader_torch.py"), List.of("--samples", Integer.toString(samples),
                     "--batch-size", Integer.toString(batchSize), "--step-ms", Double.toString(stepMs),
                     "--repeat", Integer.toString(repeat),
-                    "--workers", String.join(",", Arrays.stream(peerWorkers).mapToObj(Integer::toString).toList())), System.out);
+                    "--workers", String.join(",", Arrays.stream(peerWorkers).mapToObj(Integer::toString).toList())), output.progress());
         }
-        Figures.print(LoaderBench.summary(results, peerFigures), System.out);
+        output.print(LoaderBench.summary(results, peerFigures));
         return 0;
     }
 }

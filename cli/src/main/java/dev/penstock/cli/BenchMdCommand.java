@@ -4,12 +4,16 @@ import dev.penstock.benchmarks.MdBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench md`: the LJ liquid of LAMMPS's bench/in.lj against LAMMPS itself.
 @Command(name = "md", mixinStandardHelpOptions = true,
         description = "LJ liquid (bench/in.lj), 100 NVE steps from LAMMPS's own start, energy and speed against LAMMPS.")
 public final class BenchMdCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--atoms", defaultValue = "32000", description = "4000 or 32000 (4·k³) (default: ${DEFAULT-VALUE})")
     int atoms;
 
@@ -22,7 +26,7 @@ public final class BenchMdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Figures.print(new MdBench(atoms, dir, System.out).threads(threads).run(), System.out);
+        output.print(new MdBench(atoms, dir, output.progress()).threads(threads).run());
         return 0;
     }
 }

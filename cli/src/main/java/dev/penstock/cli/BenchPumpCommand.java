@@ -12,12 +12,16 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench pump`: the JMH `PumpBenchmark` (pump vs `ArrayBlockingQueue`) with `-prof gc`.
 @Command(name = "pump", mixinStandardHelpOptions = true,
         description = "JMH: handoff cost and allocation per item, Pump vs ArrayBlockingQueue.")
 public final class BenchPumpCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--forks", description = "JMH forks (default: ${DEFAULT-VALUE})", defaultValue = "1")
     int forks;
 
@@ -28,7 +32,9 @@ public final class BenchPumpCommand implements Callable<Integer> {
                 .addProfiler(GCProfiler.class)
                 .forks(forks)
                 .build();
-        Collection<RunResult> results = new Runner(opts).run();
+        // JMH's own report goes where the progress goes (stderr under --json)
+        Collection<RunResult> results = new Runner(opts, org.openjdk.jmh.runner.format.OutputFormatFactory.createFormatInstance(
+                output.progress(), org.openjdk.jmh.runner.options.VerboseMode.NORMAL)).run();
         Map<String, String> figures = new LinkedHashMap<>();
         double pumpNs = Double.NaN;
         double abqNs = Double.NaN;
@@ -48,7 +54,7 @@ public final class BenchPumpCommand implements Callable<Integer> {
             }
         }
         figures.put("ratio_vs_abq", String.format(Locale.ROOT, "%.3f", abqNs / pumpNs));
-        Figures.print(figures, System.out);
+        output.print(figures);
         return 0;
     }
 }

@@ -4,6 +4,7 @@ import dev.penstock.benchmarks.StagesBench;
 import dev.penstock.stage.Pipeline;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /// `penstock bench stages`: a three-stage chain against its stages alone, and the hand-off latency.
@@ -11,6 +12,9 @@ import picocli.CommandLine.Option;
         description = "fire | langevin | nve over LJ clusters (13-147 atoms), each stage on its own worker: the chain's time against "
                 + "the slowest stage alone (ratio_vs_slowest_stage) and the exit-to-admission hand-off latency between stages.")
 public final class BenchStagesCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Option(names = "--clusters", defaultValue = "2048", description = "clusters (default: ${DEFAULT-VALUE})")
     int clusters;
 
@@ -26,7 +30,7 @@ public final class BenchStagesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Pipeline.Mode m = SimulateCommand.mode(mode, new picocli.CommandLine(this));
-        Figures.print(new StagesBench(System.out, clusters, maxAtoms, steps, m).run(), System.out);
+        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m).run());
         return 0;
     }
 }

@@ -3,6 +3,7 @@ package dev.penstock.cli;
 import dev.penstock.benchmarks.TransferBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -12,6 +13,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "transfer", mixinStandardHelpOptions = true,
         description = "Host memory -> device through the TransferEngine (no-op and read-every-byte kernels) vs memcpy.")
 public final class BenchTransferCommand implements Callable<Integer> {
+    @Mixin
+    JsonFigures output;
+
     @Spec
     CommandSpec spec;
 
@@ -35,7 +39,7 @@ public final class BenchTransferCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        Figures.print(new TransferBench(options, System.out).run(), System.out);
+        output.print(new TransferBench(options, output.progress()).run());
         return 0;
     }
 }
