@@ -36,12 +36,18 @@ public final class JsonFigures {
         return b.append('}').toString();
     }
 
+    /// `x` as a JSON number (null when not finite: JSON has no NaN).
+    static String number(double x) {
+        return Double.isFinite(x) ? Double.toString(x) : "null";
+    }
+
     private static boolean isNumber(String v) {
         // JSON's number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
         return v != null && v.matches("-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?");
     }
 
-    private static String quote(String s) {
+    /// `s` as a JSON string (ASCII, escaped).
+    static String quote(String s) {
         StringBuilder b = new StringBuilder("\"");
         for (char c : (s == null ? "null" : s).toCharArray()) {
             switch (c) {

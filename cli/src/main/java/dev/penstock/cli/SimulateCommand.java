@@ -105,6 +105,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
+    @Option(names = "--json", description = "print the run's summary as one JSON object on stdout (the rest goes to stderr); "
+            + "local runner")
+    boolean json;
+
     @SuppressWarnings("deprecation") // picocli's `help`: like --help, it needs none of the required options
     @Option(names = "--list", help = true, description = "list the methods and potentials with their arguments, defaults and units, "
             + "and exit")
@@ -183,9 +187,12 @@ public final class SimulateCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
         }
-        PrintStream po = System.out;
+        PrintStream po = json ? System.err : System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         if (runner.equalsIgnoreCase("flink")) {
+            if (json) {
+                throw new ParameterException(spec.commandLine(), "option '--json' is not available with --runner flink yet (local runner only)");
+            }
             if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
                 throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
             }
@@ -262,6 +269,9 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         progress.stop();
         report(po, summary, systems.size());
+        if (json) {
+            System.out.println(json(summary, systems));
+        }
         if (!summary.quarantined().isEmpty()) {
             // kept, with their diagnosis (info `quarantined`), as the Flink runner keeps them
             Path bad = quarantinedFile();
@@ -286,6 +296,36 @@ public final class SimulateCommand implements Callable<Integer> {
     /// `OUT.quarantined.xyz`: systems quarantined, each with its diagnosis (info `quarantined`).
     private Path quarantinedFile() {
         return out.resolveSibling(out.getFileName() + ".quarantined.xyz");
+    }
+
+    /// The run's summary as one JSON object: the same figures as the table (`--json`).
+    private String json(Summary<AtomicSystem> s, List<AtomicSystem> systems) {
+        double wall = s.wall().toNanos() / 1e9;
+        long atomSteps = 0;
+        StringBuilder stageList = new StringBuilder();
+        for (Summary.StageReport r : s.stages()) {
+            atomSteps += r.sampleSteps()[Systems.ATOMS];
+            StringBuilder graduated = new StringBuilder();
+            for (long g : r.graduated()) {
+                graduated.append(graduated.isEmpty() ? "" : ", ").append(g);
+            }
+            stageList.append(stageList.isEmpty() ? "" : ", ").append("{\"name\": ").append(JsonFigures.quote(r.name()))
+                    .append(", \"steps\": ").append(r.steps()).append(", \"graduated\": [").append(graduated).append("]")
+                    .append(", \"atom_steps\": ").append(r.sampleSteps()[Systems.ATOMS])
+                    .append(", \"occupancy\": ").append(JsonFigures.number(r.meanOccupancy(Systems.ATOMS)))
+                    .append(", \"wait_in_s\": ").append(JsonFigures.number(r.waitInNs() / 1e9))
+                    .append(", \"wait_out_s\": ").append(JsonFigures.number(r.waitOutNs() / 1e9)).append('}');
+        }
+        StringBuilder diagnoses = new StringBuilder();
+        for (Event<AtomicSystem> q : s.quarantined()) {
+            diagnoses.append(diagnoses.isEmpty() ? "" : ", ").append(JsonFigures.quote(q.diagnosis()));
+        }
+        return "{\"input\": " + JsonFigures.quote(input.toString()) + ", \"systems\": " + systems.size() + ", \"atoms\": "
+                + systems.stream().mapToLong(AtomicSystem::atoms).sum() + ", \"finished\": " + s.delivered() + ", \"quarantined\": "
+                + s.quarantined().size() + ", \"wall_s\": " + JsonFigures.number(wall) + ", \"atom_steps_per_s\": "
+                + JsonFigures.number(atomSteps / wall) + ", \"out\": " + JsonFigures.quote(out.toString()) + ", \"quarantined_out\": "
+                + (s.quarantined().isEmpty() ? "null" : JsonFigures.quote(quarantinedFile().toString())) + ", \"stages\": [" + stageList
+                + "], \"diagnoses\": [" + diagnoses + "]}";
     }
 
     private void report(PrintStream o, Summary<AtomicSystem> s, int systems) {

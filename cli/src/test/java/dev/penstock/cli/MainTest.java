@@ -21,6 +21,25 @@ class MainTest {
         return out;
     }
 
+    /// Runs the command line expecting `expectedCode`; returns what it printed on stdout alone.
+    static String stdout(int expectedCode, String... args) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        ByteArrayOutputStream rest = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(rest, true, StandardCharsets.UTF_8));
+        int code;
+        try {
+            code = Main.execute(args);
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+        assertThat(code).as(rest.toString(StandardCharsets.UTF_8)).isEqualTo(expectedCode);
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
     private static String capture(int[] code, String... args) {
         PrintStream out = System.out;
         PrintStream err = System.err;

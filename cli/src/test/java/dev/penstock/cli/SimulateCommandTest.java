@@ -188,4 +188,20 @@ class SimulateCommandTest {
                 + ")", "--out", never.toString())).contains("no.eam: no such EAM potential file");
         assertThat(never).doesNotExist();
     }
+
+    @Test
+    void jsonPutsOneSummaryObjectOnStdoutThatPythonReads() throws Exception {
+        Path out = dir.resolve("json.xyz");
+        String json = MainTest.stdout(0, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01) | nve(dt=5, steps=50)", "--potential", LJ,
+                "--out", out.toString(), "--json");
+        assertThat(json.strip()).startsWith("{").endsWith("}").doesNotContain("\n");
+        Path file = dir.resolve("summary.json");
+        java.nio.file.Files.writeString(file, json);
+        Process p = new ProcessBuilder("/usr/bin/python3", "-c", "import json,sys; d=json.load(open(sys.argv[1])); "
+                + "print(d['systems'], d['finished'], len(d['stages']), d['stages'][1]['name'], d['stages'][1]['graduated'][0], d['quarantined_out'])",
+                file.toString()).redirectErrorStream(true).start();
+        String read = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor()).as(read).isZero();
+        assertThat(read).isEqualTo("24 24 2 nve 24 None");
+    }
 }
