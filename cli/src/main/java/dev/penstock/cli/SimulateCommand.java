@@ -105,6 +105,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
+    @Option(names = "--order", description = "order of the systems in an extended XYZ OUT: input (as they came in; the default) or "
+            + "completion (as they finished); local runner (the Flink runner writes its parts' order)")
+    String order;
+
     @Option(names = "--json", description = "print the run's summary as one JSON object on stdout (the rest goes to stderr); "
             + "local runner")
     boolean json;
@@ -187,11 +191,15 @@ public final class SimulateCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
         }
+        if (order != null && !order.equals("input") && !order.equals("completion")) {
+            throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");
+        }
         PrintStream po = json ? System.err : System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         if (runner.equalsIgnoreCase("flink")) {
-            if (json) {
-                throw new ParameterException(spec.commandLine(), "option '--json' is not available with --runner flink yet (local runner only)");
+            if (json || order != null) {
+                throw new ParameterException(spec.commandLine(), "options '--json' and '--order' are not available with --runner flink yet "
+                        + "(local runner only)");
             }
             if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
                 throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
@@ -248,7 +256,13 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             p.check(); // before the output exists
             // committed by the pipeline when the run succeeds; closed uncommitted after a failure: OUT as it was
-            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out)) {
+            java.util.Map<Long, Integer> position = new java.util.HashMap<>();
+            for (int k = 0; k < systems.size(); k++) {
+                position.put(systems.get(k).id(), k);
+            }
+            java.util.function.ToLongFunction<AtomicSystem> rank = "completion".equals(order) ? null
+                    : s -> position.getOrDefault(s.id(), Integer.MAX_VALUE);
+            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out, rank)) {
                 summary = p.results(sink).run();
             }
         } catch (IllegalArgumentException e) {

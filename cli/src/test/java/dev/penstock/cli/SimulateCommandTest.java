@@ -58,7 +58,17 @@ class SimulateCommandTest {
                 "--threads", "1");
         MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", three.toString(), "--max-atoms", "500",
                 "--threads", "3", "--mode", "async-receive");
-        assertThat(frames(three)).hasSize(24).isEqualTo(frames(one)); // the order systems finish in may differ; no frame may
+        assertThat(frames(three)).hasSize(24).isEqualTo(frames(one)); // no frame may differ
+        assertThat(java.nio.file.Files.readString(three)).as("input order: the same bytes whatever the threads and mode")
+                .isEqualTo(java.nio.file.Files.readString(one));
+        String ids = java.nio.file.Files.readAllLines(one).stream().filter(l -> l.contains(" id=")).map(l -> l.replaceAll(".* id=(\\d+).*", "$1"))
+                .reduce((a, b) -> a + "," + b).orElse("");
+        assertThat(ids).as("systems in the order of the input file").isEqualTo(java.util.stream.IntStream.range(0, 24)
+                .mapToObj(Integer::toString).reduce((a, b) -> a + "," + b).orElse(""));
+        Path completion = dir.resolve("completion.xyz");
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", completion.toString(), "--max-atoms", "500",
+                "--order", "completion");
+        assertThat(frames(completion)).isEqualTo(frames(one));
         assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", dir.resolve("x.xyz").toString(),
                 "--threads", "0")).contains("option '--threads'").contains("0");
     }

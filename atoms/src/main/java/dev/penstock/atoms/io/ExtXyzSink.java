@@ -17,23 +17,46 @@ import java.util.List;
 /// `file` is left as it was. A
 /// system that cannot be written (an info value extended XYZ cannot hold) is refused alone
 /// (`SampleRefusedException`: the pipeline quarantines it); the others are written. Never full.
+///
+/// Order: as systems finish, or — given a `rank` (e.g. each system's position in the input) — in
+/// rank order: each frame is then formatted as it arrives (refusals still come at once) and
+/// spooled to a second hidden file beside `file`; `commit()` copies the frames in rank order into
+/// the output (equal ranks in arrival order), so memory holds two numbers per system.
 public final class ExtXyzSink implements Sink<AtomicSystem> {
     private final Path file;
     private final PendingOutput pending;
+    private final PendingOutput spool; // null: written in arrival order
+    private final java.util.function.ToLongFunction<AtomicSystem> rank;
     private final Writer out;
+    private long[] ranks = new long[64];
+    private long[] ends = new long[64]; // byte offset after each spooled frame
+    private long spooled;
     private long held;
     private boolean closed;
 
-    /// A sink that puts the systems at `file` on `commit()` (replacing it).
+    /// A sink that puts the systems at `file` on `commit()` (replacing it), in the order they finish.
     public ExtXyzSink(Path file) throws IOException {
+        this(file, null);
+    }
+
+    /// A sink that puts the systems at `file` on `commit()` in the order of `rank` (null: the
+    /// order they finish).
+    public ExtXyzSink(Path file, java.util.function.ToLongFunction<AtomicSystem> rank) throws IOException {
         this.file = file;
+        this.rank = rank;
         this.pending = PendingOutput.file(file);
+        PendingOutput sp = null;
         try {
-            this.out = Files.newBufferedWriter(pending.path());
+            sp = rank == null ? null : PendingOutput.file(file.resolveSibling(file.getFileName() + ".unordered"));
+            this.out = Files.newBufferedWriter(sp == null ? pending.path() : sp.path());
         } catch (IOException e) {
+            if (sp != null) {
+                sp.close();
+            }
             pending.close();
             throw e;
         }
+        this.spool = sp;
     }
 
     @Override
@@ -44,7 +67,17 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         } catch (IllegalArgumentException e) {
             throw new SampleRefusedException(file + ": " + e.getMessage());
         }
-        out.write(frame.toString());
+        String text = frame.toString();
+        out.write(text);
+        if (spool != null) {
+            if (held == ranks.length) {
+                ranks = java.util.Arrays.copyOf(ranks, 2 * ranks.length);
+                ends = java.util.Arrays.copyOf(ends, 2 * ends.length);
+            }
+            spooled += text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            ranks[(int) held] = rank.applyAsLong(s);
+            ends[(int) held] = spooled;
+        }
         held++;
         return true;
     }
@@ -57,6 +90,25 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
             throw new IllegalStateException(file + ": sink already closed");
         }
         out.close();
+        if (spool != null) {
+            Integer[] order = new Integer[(int) held];
+            for (int k = 0; k < order.length; k++) {
+                order[k] = k;
+            }
+            java.util.Arrays.sort(order, java.util.Comparator.comparingLong(k -> ranks[k])); // stable: equal ranks keep arrival order
+            try (java.nio.channels.FileChannel from = java.nio.channels.FileChannel.open(spool.path());
+                 java.nio.channels.FileChannel to = java.nio.channels.FileChannel.open(pending.path(), java.nio.file.StandardOpenOption.WRITE,
+                         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (int k : order) {
+                    long start = k == 0 ? 0 : ends[k - 1];
+                    long length = ends[k] - start;
+                    for (long done = 0; done < length; ) {
+                        done += from.transferTo(start + done, length - done, to);
+                    }
+                }
+            }
+            spool.close(); // the spool was only ever ours: deleted
+        }
         pending.commit();
     }
 
@@ -80,6 +132,10 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         closed = true;
         try (pending) {
             out.close();
+        } finally {
+            if (spool != null) {
+                spool.close();
+            }
         }
     }
 }
