@@ -23,6 +23,11 @@ import java.util.Map;
 /// (standard atomic masses otherwise, as ASE), momenta (or vel) and forces, the lattice and
 /// pbc; a comment line that is not extended XYZ (plain XYZ's free text) becomes info `comment`.
 /// Errors name the file and line.
+///
+/// Why one file over 400 lines: one format's grammar — the comment line's key=value quoting,
+/// the reserved keys, the Properties columns — which the reader and the writer must agree on to
+/// the character (ASE reads what this writes, this reads what ASE writes; the fuzz target checks
+/// the round trip); split, the two halves would each carry a copy of it.
 public final class ExtXyz {
     private ExtXyz() {
     }
