@@ -6,7 +6,6 @@ import dev.penstock.stage.SampleRefusedException;
 import dev.penstock.stage.Sink;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,7 +26,7 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
     private final PendingOutput pending;
     private final PendingOutput spool; // null: written in arrival order
     private final java.util.function.ToLongFunction<AtomicSystem> rank;
-    private final Writer out;
+    private final java.io.OutputStream out;
     private long[] ranks = new long[64];
     private long[] ends = new long[64]; // byte offset after each spooled frame
     private long spooled;
@@ -48,7 +47,7 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         PendingOutput sp = null;
         try {
             sp = rank == null ? null : PendingOutput.file(file.resolveSibling(file.getFileName() + ".unordered"));
-            this.out = Files.newBufferedWriter(sp == null ? pending.path() : sp.path());
+            this.out = new java.io.BufferedOutputStream(Files.newOutputStream(sp == null ? pending.path() : sp.path()));
         } catch (IOException e) {
             if (sp != null) {
                 sp.close();
@@ -67,14 +66,14 @@ public final class ExtXyzSink implements Sink<AtomicSystem> {
         } catch (IllegalArgumentException e) {
             throw new SampleRefusedException(file + ": " + e.getMessage());
         }
-        String text = frame.toString();
+        byte[] text = frame.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8); // encoded once: written and measured
         out.write(text);
         if (spool != null) {
             if (held == ranks.length) {
                 ranks = java.util.Arrays.copyOf(ranks, 2 * ranks.length);
                 ends = java.util.Arrays.copyOf(ends, 2 * ends.length);
             }
-            spooled += text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            spooled += text.length;
             ranks[(int) held] = rank.applyAsLong(s);
             ends[(int) held] = spooled;
         }
