@@ -183,14 +183,6 @@ public final class SimulateCommand implements Callable<Integer> {
         try (BufferedReader in = Files.newBufferedReader(input)) {
             systems = ExtXyz.read(in, input);
         }
-        dev.penstock.atoms.potential.Model probe = model.get();
-        for (AtomicSystem s : systems) {
-            String why = probe.refusal(s); // e.g. an element the potential file lacks: refused before anything runs
-            if (why != null) {
-                System.err.println("penstock simulate: " + input + ": " + why + " (option '--potential')");
-                return ExitCodes.USAGE;
-            }
-        }
         if (order != null && !order.equals("input") && !order.equals("completion")) {
             throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");
         }

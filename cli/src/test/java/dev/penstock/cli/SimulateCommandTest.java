@@ -194,6 +194,8 @@ class SimulateCommandTest {
         Path never = dir.resolve("never.xyz");
         assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01)", "--potential", eam, "--out", never.toString()))
                 .contains("atom 0 is Ar, which Cu_u3.eam does not describe (it has Cu)");
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--runner", "flink", "--pipeline", "fire(fmax=0.01)", "--potential", eam, "--out",
+                never.toString())).contains("stage 0 ('fire'): system 0: atom 0 is Ar");
         assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", "fire(fmax=0.01)", "--potential", "eam(file=" + dir.resolve("no.eam")
                 + ")", "--out", never.toString())).contains("no.eam: no such EAM potential file");
         assertThat(never).doesNotExist();

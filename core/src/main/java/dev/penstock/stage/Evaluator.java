@@ -15,6 +15,13 @@ public interface Evaluator<S> {
     /// Evaluates every sample in `samples`, reporting per-sample problems to `failures`.
     void evaluate(List<S> samples, Failures<S> failures);
 
+    /// Why this evaluator could never evaluate `sample` (e.g. an element its model's parameter
+    /// file does not describe), or null if it can. Asked of every sample before a run
+    /// (`Pipeline.check`), so such a sample is refused up front, named, not quarantined mid-run.
+    default String refusal(S sample) {
+        return null;
+    }
+
     /// Called once when a sample leaves the batch (graduated or quarantined): drop any state
     /// kept for it (e.g. its neighbour list).
     default void forget(S sample) {

@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 /// The settings of one run of a `Pipeline`, fixed when `run()` (or `check()`) is called and
 /// checked in the constructor: a run reads nothing of the `Pipeline` it came from, so a setter
 /// called during a run cannot change it (they refuse anyway), and every refusal — a missing
-/// setting, a method without an end, duplicate ids, a sample no stage or buffer could ever hold —
+/// setting, a method without an end, duplicate ids, a sample no stage or buffer could ever hold,
+/// a sample a stage's evaluator could never evaluate (`Evaluator.refusal`) —
 /// comes before any thread starts.
 ///
 /// @param stages            the stages in chain order
@@ -66,6 +67,12 @@ record PipelineConfig<S>(List<Stage<S>> stages, List<Capacity> stageCapacities, 
         for (S s : samples) {
             if (!ids.add(sizer.id(s))) {
                 throw new IllegalArgumentException("two samples have the id " + sizer.id(s) + "; ids must be unique");
+            }
+            for (int i = 0; i < n; i++) {
+                String why = stages.get(i).evaluator().refusal(s);
+                if (why != null) {
+                    throw new IllegalArgumentException("stage " + i + " ('" + stages.get(i).name() + "'): " + why);
+                }
             }
             for (int i = 0; i < n; i++) {
                 Capacity c = stageCapacities.get(i);

@@ -250,6 +250,26 @@ class PipelineTest {
     }
 
     @Test
+    void aSampleAStagesEvaluatorRefusesIsNamedByCheckBeforeAnythingRuns() {
+        Walker.Spring spring = new Walker.Spring(0);
+        Evaluator<Walker> picky = new Evaluator<>() {
+            @Override
+            public void evaluate(List<Walker> samples, Failures<Walker> failures) {
+                spring.evaluate(samples, failures);
+            }
+
+            @Override
+            public String refusal(Walker w) {
+                return w.id == 2 ? "walker 2 is of a kind this spring does not describe" : null;
+            }
+        };
+        Pipeline<Walker> p = Stage.of(new Walker.Spring(0), Walker.walk(3, 1)).then(Stage.of(picky, Walker.walk(3, 1))).sizer(Walker.SIZER)
+                .batchCapacity(Capacity.of(4, 60)).samples(StageTest.walkers(3, 1));
+        assertThatThrownBy(p::check).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("stage 1 ('walk')")
+                .hasMessageContaining("walker 2 is of a kind");
+    }
+
+    @Test
     void roomOfTheWrongShapeIsRefusedByCheckBeforeAnyThreadStarts() {
         // an IllegalArgumentException, not a PipelineException: refused before a worker ran
         Pipeline<Walker> stageRoom = Stage.of(new Walker.Spring(0), Walker.walk(3, 1)).then(Stage.of(new Walker.Spring(0), Walker.walk(3, 1)))

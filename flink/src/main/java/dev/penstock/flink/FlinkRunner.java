@@ -187,6 +187,7 @@ public final class FlinkRunner {
                     + "), got " + o.parallelism());
         }
         List<String> names = new ArrayList<>();
+        List<Stage<S>> probes = new ArrayList<>();
         for (JobSpec.StageFactory<S> f : spec.stages()) {
             Stage<S> probe = f.create(); // fails here, on the client, if the stage cannot be made
             for (var m : probe.methods()) {
@@ -196,6 +197,7 @@ public final class FlinkRunner {
                 }
             }
             names.add(probe.name());
+            probes.add(probe);
         }
         List<byte[]> records = new ArrayList<>(samples.size());
         Set<Long> ids = new HashSet<>();
@@ -205,6 +207,10 @@ public final class FlinkRunner {
                 throw new IllegalArgumentException("two samples have the id " + id + "; ids must be unique");
             }
             for (int i = 0; i < names.size(); i++) {
+                String why = probes.get(i).evaluator().refusal(s);
+                if (why != null) {
+                    throw new IllegalArgumentException("stage " + i + " ('" + names.get(i) + "'): " + why);
+                }
                 Capacity c = spec.capacity(i);
                 if (!c.admits(spec.sizer(), s)) {
                     throw new IllegalArgumentException("sample " + id + " is larger than stage " + i + " can ever hold ("

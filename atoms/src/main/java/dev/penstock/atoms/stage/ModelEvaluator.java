@@ -63,6 +63,11 @@ public final class ModelEvaluator implements Evaluator<AtomicSystem> {
     }
 
     @Override
+    public String refusal(AtomicSystem sample) {
+        return model.refusal(sample);
+    }
+
+    @Override
     public void forget(AtomicSystem sample) {
         model.forget(sample.id());
     }
