@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /// The `relax` workload (BENCHMARKS.md): FIRE in ASE-exact mode on perturbed LJ clusters (13, 38
 /// and 55 atoms, fixed-seed uniform ±0.05σ noise) to fmax 1e-4 and 0.05; with the peer, ASE's
@@ -44,12 +43,7 @@ public final class RelaxBench {
     /// System `id`: the `n` fcc sites nearest the origin (nearest-neighbour distance 1.1σ, n ≤
     /// 365) with uniform ±`noise` displacements from `seed`.
     public static AtomicSystem cluster(long id, int n, double noise, long seed) {
-        double[] r = Clusters.fccSites(n, 1.1);
-        SplittableRandom rnd = new SplittableRandom(seed);
-        for (int i = 0; i < r.length; i++) {
-            r[i] += rnd.nextDouble(-noise, noise);
-        }
-        return AtomicSystem.free(id, r);
+        return Clusters.perturbed(id, n, noise, seed);
     }
 
     /// Writes the clusters' starts (for the peer); returns the file.

@@ -1,5 +1,6 @@
 package dev.penstock.stage;
 
+import dev.penstock.device.Crew;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;

@@ -18,6 +18,26 @@ public final class LennardJones extends PairPotential {
         this.shift = shifted && Double.isFinite(cutoff) ? raw(cutoff) : 0;
     }
 
+    /// ε, eV.
+    public double epsilon() {
+        return epsilon;
+    }
+
+    /// σ, Å.
+    public double sigma() {
+        return sigma;
+    }
+
+    /// The energy shift subtracted from every pair inside the cutoff (0 unless `shifted`).
+    public double energyShift() {
+        return shift;
+    }
+
+    /// Pairs closer than this are an overlap: the system is refused (quarantined).
+    public double overlap() {
+        return overlapDistance();
+    }
+
     private double raw(double r) {
         double s6 = Math.pow(sigma / r, 6);
         return 4 * epsilon * (s6 * s6 - s6);

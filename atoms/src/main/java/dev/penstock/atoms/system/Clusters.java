@@ -37,4 +37,15 @@ public final class Clusters {
         }
         return r;
     }
+
+    /// System `id`: the `n` fcc sites nearest the origin (nearest-neighbour distance 1.1σ, n ≤
+    /// 365) with uniform ±`noise` displacements drawn from `seed` (the relaxation workloads).
+    public static AtomicSystem perturbed(long id, int n, double noise, long seed) {
+        double[] r = fccSites(n, 1.1);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        for (int i = 0; i < r.length; i++) {
+            r[i] += rnd.nextDouble(-noise, noise);
+        }
+        return AtomicSystem.free(id, r);
+    }
 }

@@ -1,18 +1,19 @@
-package dev.penstock.stage;
+package dev.penstock.device;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
-/// The helper threads of one stage's split step: `run(parts, job)` runs `job(0)` on the caller
-/// and `job(1 … parts−1)` on the helpers, and returns when all are done. A step lasts well under
+/// The helper threads of a CPU kernel split over cores (a stage's step, a packed batch's
+/// kernels on `CpuDevice`): `run(parts, job)` runs `job(0)` on the caller and `job(1 … parts−1)`
+/// on the helpers, and returns when all are done. A step lasts well under
 /// a millisecond, so a fresh thread per part (or a parked pool) would spend a good share of it
 /// waking up: helpers spin about 50 µs for the next job before they park, and the caller spins
 /// as long for the last part before it parks. Wake-ups go through `LockSupport` permits, so none
 /// is lost whichever side gets there first.
 ///
 /// Threading: one caller at a time (the stage's worker); `close` from that caller.
-final class Crew implements AutoCloseable {
+public final class Crew implements AutoCloseable {
     private static final long SPIN_NS = 50_000;
 
     private final Thread[] helpers;
@@ -25,7 +26,10 @@ final class Crew implements AutoCloseable {
     private volatile boolean closed;
 
     /// `size − 1` helper threads named `NAME-k`.
-    Crew(String name, int size) {
+    public Crew(String name, int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("a crew needs at least one part (its caller), got " + size);
+        }
         helpers = new Thread[size - 1];
         thrown = new Throwable[size];
         for (int k = 0; k < helpers.length; k++) {
@@ -36,13 +40,13 @@ final class Crew implements AutoCloseable {
     }
 
     /// The most parts one `run` can take.
-    int size() {
+    public int size() {
         return helpers.length + 1;
     }
 
     /// Runs `job(p)` for every part p < `parts` (≤ `size()`), part 0 on this thread; rethrows the
     /// first part's exception after every part has finished.
-    void run(int parts, IntConsumer job) {
+    public void run(int parts, IntConsumer job) {
         if (parts < 1 || parts > size()) {
             throw new IllegalArgumentException("a crew of " + size() + " cannot run " + parts + " parts");
         }

@@ -1,0 +1,120 @@
+package dev.penstock.atoms.device;
+
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
+import dev.penstock.memory.DType;
+
+/// The packed columns of an in-flight relaxation batch, in one arena (a device's, or host
+/// staging of the same shape): systems are rows `0 … systems−1` of the per-system columns, and
+/// system k's atoms the rows `start[k] … start[k]+count[k]−1` of the per-atom columns, packed in
+/// system order with no holes (compaction keeps them so).
+///
+/// ```
+///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] atomEnergy[A] atomSystem[A]
+///   per system (capacity S): start count fresh taken nsteps started flag done       (int32)
+///                            energy prevEnergy fmax dt alpha                        (float64)
+/// ```
+///
+/// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`); `taken` counts the
+/// optimiser steps, `fresh` marks a system admitted since the last step (its first evaluation
+/// is the step's shared one, and it takes no step before it); `flag` says why a system cannot
+/// go on (`FLAG_*`), `done` that it leaves after this step.
+///
+/// @param pos        positions, Å
+/// @param vel        FIRE's velocities
+/// @param force      forces, eV/Å
+/// @param atomEnergy each atom's half of its pair energies
+/// @param atomSystem the system row each atom belongs to
+/// @param ints       the int32 per-system columns, `[INT_COLUMNS, S]` (see `START` …)
+/// @param doubles    the float64 per-system columns, `[DOUBLE_COLUMNS, S]` (see `ENERGY` …)
+public record RelaxColumns(Block pos, Block vel, Block force, Block atomEnergy, Block atomSystem, Block ints, Block doubles) {
+    /// int column: first atom row
+    public static final int START = 0;
+    /// int column: atoms
+    public static final int COUNT = 1;
+    /// int column: 1 until the system's first evaluation
+    public static final int FRESH = 2;
+    /// int column: optimiser steps taken
+    public static final int TAKEN = 3;
+    /// int column: FIRE's steps since the power last turned negative (its N)
+    public static final int NSTEPS = 4;
+    /// int column: whether FIRE has taken its first step (velocities zeroed)
+    public static final int STARTED = 5;
+    /// int column: 0, or `FLAG_*`
+    public static final int FLAG = 6;
+    /// int column: 1 when the system leaves after this step
+    public static final int DONE = 7;
+    /// int columns
+    public static final int INT_COLUMNS = 8;
+    /// double column: energy, eV
+    public static final int ENERGY = 0;
+    /// double column: the energy before the last step (the convergence rule's energy change)
+    public static final int PREV_ENERGY = 1;
+    /// double column: max |F_i|
+    public static final int FMAX = 2;
+    /// double column: FIRE's time step
+    public static final int DT = 3;
+    /// double column: FIRE's mixing α
+    public static final int ALPHA = 4;
+    /// double columns
+    public static final int DOUBLE_COLUMNS = 5;
+
+    /// flag: two atoms closer than the potential's overlap distance
+    public static final int FLAG_OVERLAP = 1;
+    /// flag: a non-finite energy or force
+    public static final int FLAG_NON_FINITE = 2;
+
+    /// Columns for `systems` systems and `atoms` atoms, allocated in `arena` (zeroed if the
+    /// arena zeroes).
+    public static RelaxColumns allocate(BlockArena arena, int systems, int atoms) {
+        if (systems < 1 || atoms < 1) {
+            throw new IllegalArgumentException("a relaxation batch needs room for at least one system and one atom, got " + systems
+                    + " systems, " + atoms + " atoms");
+        }
+        return new RelaxColumns(arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3),
+                arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
+                arena.allocate(DType.F64, DOUBLE_COLUMNS, systems));
+    }
+
+    /// Systems these columns can hold.
+    public int systemCapacity() {
+        return (int) ints.shape(1);
+    }
+
+    /// Atoms these columns can hold.
+    public int atomCapacity() {
+        return (int) pos.shape(0);
+    }
+
+    /// Rows `[from, to)` of int column `column`.
+    public Block ints(int column, int from, int to) {
+        long base = (long) column * systemCapacity();
+        return ints.reshape(ints.elementCount()).slice(base + from, base + to);
+    }
+
+    /// Rows `[from, to)` of double column `column`.
+    public Block doubles(int column, int from, int to) {
+        long base = (long) column * systemCapacity();
+        return doubles.reshape(doubles.elementCount()).slice(base + from, base + to);
+    }
+
+    /// Element (column, system) of the int columns (host memory only).
+    public int getInt(int column, int system) {
+        return ints.getInt((long) column * systemCapacity() + system);
+    }
+
+    /// Sets element (column, system) of the int columns (host memory only).
+    public void setInt(int column, int system, int value) {
+        ints.setInt((long) column * systemCapacity() + system, value);
+    }
+
+    /// Element (column, system) of the double columns (host memory only).
+    public double getDouble(int column, int system) {
+        return doubles.getDouble((long) column * systemCapacity() + system);
+    }
+
+    /// Sets element (column, system) of the double columns (host memory only).
+    public void setDouble(int column, int system, double value) {
+        doubles.setDouble((long) column * systemCapacity() + system, value);
+    }
+}

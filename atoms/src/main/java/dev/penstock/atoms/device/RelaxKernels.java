@@ -1,0 +1,53 @@
+package dev.penstock.atoms.device;
+
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+
+/// The batch operations of an in-flight FIRE relaxation on a device: each enqueues one kernel
+/// over the whole packed batch (`RelaxColumns`) on a stream of that device and returns at once.
+/// `CpuRelaxKernels` (Java, split over cores) and the `cuda` module's `CudaRelaxKernels` (the
+/// same arithmetic in CUDA C, `relax.cu`) implement it.
+///
+/// Every sum is a per-atom gather or a per-system loop in atom order, so a system's numbers do
+/// not depend on which systems share its batch, on the split over threads, or on the device:
+/// the two implementations agree bit for bit where the device rounds as IEEE 754 without fused
+/// multiply-adds (the host emulation does; the PTX is built with `-fmad=false`).
+public interface RelaxKernels {
+    /// A Lennard-Jones potential as the kernels take it.
+    ///
+    /// @param eps4   4ε
+    /// @param sigma2 σ²
+    /// @param rc2    the cutoff squared (infinite: none)
+    /// @param shift  subtracted from each pair energy inside the cutoff
+    /// @param od2    the overlap distance squared
+    record Lj(double eps4, double sigma2, double rc2, double shift, double od2) {
+        /// The parameters of `model`.
+        public static Lj of(LennardJones model) {
+            return new Lj(4 * model.epsilon(), model.sigma() * model.sigma(), model.cutoff() * model.cutoff(), model.energyShift(),
+                    model.overlap() * model.overlap());
+        }
+    }
+
+    /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) at
+    /// their positions: one all-pairs gather per atom within its system, then one loop per system.
+    void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj);
+
+    /// One FIRE step (ASE-exact) of every system of `[0, systems)` that is neither fresh, flagged
+    /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves.
+    void fireStep(Stream stream, RelaxColumns c, int systems);
+
+    /// After an evaluation: counts the step (or clears `FRESH`), and sets `DONE` where the
+    /// system converged (max |F_i| < `fmax` and, if `energyTolerance` > 0, |ΔE| below it), spent
+    /// its `budget`, or was flagged.
+    void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget);
+
+    /// Copies systems into `to`, packed: `to`'s system k is `from`'s system `map[k]`, starting at
+    /// atom row `map[systems + k]`; `to`'s atom row a is `from`'s row `map[2·systems + a]`.
+    /// `map` is an int32 block on the device of at least `2·systems + atoms` elements.
+    void gather(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int atoms);
+
+    /// Releases what the kernels hold (threads, modules). Default: nothing.
+    default void close() {
+    }
+}
