@@ -8,7 +8,10 @@ out="$root/cuda/src/main/resources/dev/penstock/cuda"
 mkdir -p "$out"
 for cu in "$root"/cuda/src/main/cuda/*.cu; do
   name="$(basename "$cu" .cu)"
-  nvcc -ptx -arch=compute_90 -O3 -std=c++17 -o "$out/$name.ptx" "$cu"
+  flags=()
+  # relax.cu must round as the JVM does (CpuRelaxKernels, bit for bit): no fused multiply-adds
+  [ "$name" = relax ] && flags=(-fmad=false)
+  nvcc -ptx -arch=compute_90 -O3 -std=c++17 "${flags[@]}" -o "$out/$name.ptx" "$cu"
   ptxas -arch=sm_90 -o /dev/null "$out/$name.ptx"
   echo "built $out/$name.ptx ($(wc -c < "$out/$name.ptx") bytes; ptxas sm_90 ok)"
 done

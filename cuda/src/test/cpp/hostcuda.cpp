@@ -41,6 +41,7 @@
 
 #include "host_cuda.h"
 #include "../../main/cuda/encode.cu"
+#include "../../main/cuda/relax.cu"
 
 namespace {
 
@@ -208,6 +209,12 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("butterfly_c128", kernel(&butterfly_c128, false));
         m.emplace("butterfly_c64", kernel(&butterfly_c64, false));
         m.emplace("read_all", kernel(&read_all, false));
+        m.emplace("relax_forces", kernel(&relax_forces, false));
+        m.emplace("relax_reduce", kernel(&relax_reduce, false));
+        m.emplace("relax_fire_step", kernel(&relax_fire_step, false));
+        m.emplace("relax_check", kernel(&relax_check, false));
+        m.emplace("relax_gather_systems", kernel(&relax_gather_systems, false));
+        m.emplace("relax_gather_atoms", kernel(&relax_gather_atoms, false));
         return m;
     }();
     return k;

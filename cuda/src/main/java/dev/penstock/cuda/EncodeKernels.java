@@ -2,13 +2,6 @@ package dev.penstock.cuda;
 
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.HashMap;
-import java.util.Map;
 
 /// The encodings of REFERENCE §2 as CUDA kernels (`cuda/src/main/cuda/encode.cu`, shipped as
 /// PTX and JIT-compiled by the driver when the module is loaded). Rows must have been validated
@@ -21,47 +14,20 @@ public final class EncodeKernels {
     public static final String PTX = "/dev/penstock/cuda/encode.ptx";
     private static final int THREADS = 256;
 
-    private final CudaDevice device;
-    private final MemorySegment module;
-    private final Map<String, CudaFunction> functions = new HashMap<>();
-    private final Map<String, java.util.List<Integer>> entries;
+    private final KernelModule module;
 
     /// Loads the kernels onto `device`.
     public EncodeKernels(CudaDevice device) {
-        this.device = device;
-        byte[] ptx = ptx();
-        this.entries = PtxEntries.parse(new String(ptx, java.nio.charset.StandardCharsets.US_ASCII));
-        device.enter();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment image = a.allocate(ptx.length + 1L);
-            MemorySegment.copy(ptx, 0, image, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, ptx.length);
-            this.module = device.driver().moduleLoadData(image); // NUL-terminated PTX text
-        }
+        this.module = new KernelModule(device, PTX);
     }
 
     /// The PTX text from the class path.
     public static byte[] ptx() {
-        try (InputStream in = EncodeKernels.class.getResourceAsStream(PTX)) {
-            if (in == null) {
-                throw new IllegalStateException("the CUDA kernels " + PTX + " are missing from the class path (run scripts/build-kernels.sh)");
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return KernelModule.ptx(PTX);
     }
 
     CudaFunction function(String name) {
-        synchronized (functions) {
-            return functions.computeIfAbsent(name, n -> {
-                device.enter();
-                java.util.List<Integer> sizes = entries.get(n);
-                if (sizes == null) {
-                    throw new IllegalStateException("kernel " + n + " is not in " + PTX + " (rebuild it with scripts/build-kernels.sh)");
-                }
-                return new CudaFunction(n, device.driver().moduleGetFunction(module, n), sizes);
-            });
-        }
+        return module.function(name);
     }
 
     private static String suffix(Block in, Block out) {

@@ -22,7 +22,8 @@ public final class GpuTestMain {
         CudaDriver.Probe p = CudaDriver.probe();
         System.out.println("cuda_probe: " + (p.usable() ? p.devices() + " device(s)" : "not usable: " + p.reason()));
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(CudaDeviceContractTest.class), selectClass(CudaDeviceGpuTest.class)).filters(TagFilter.includeTags("cuda")).build();
+                .selectors(selectClass(CudaDeviceContractTest.class), selectClass(CudaDeviceGpuTest.class),
+                        selectClass(RelaxKernelsGpuTest.class)).filters(TagFilter.includeTags("cuda")).build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         launcher.execute(request, listener);

@@ -11,8 +11,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/// The shipped PTX: it has every kernel `EncodeKernels` launches, it assembles for sm_90 (H100,
-/// H200) where `ptxas` is installed, and it is what `encode.cu` compiles to today where `nvcc` is.
+/// The shipped PTX: it has every kernel `EncodeKernels` and `CudaRelaxKernels` launch, each
+/// file assembles for sm_90 (H100, H200) where `ptxas` is installed, and each is what its `.cu`
+/// compiles to today (with `scripts/build-kernels.sh`'s flags) where `nvcc` is.
 class PtxTest {
     @TempDir
     Path dir;
@@ -20,6 +21,9 @@ class PtxTest {
     private static final List<String> KERNELS = List.of("amplitude_f64_c128", "angle_f64_c128", "basis_f64_c128", "phase_f64_c128",
             "iqp_phases_f64_c128", "amplitude_f32_c64", "angle_f32_c64", "basis_f32_c64", "phase_f32_c64", "iqp_phases_f32_c64",
             "amplitude_f64_c64", "iqp_phases_f64_c64", "butterfly_c128", "butterfly_c64", "read_all");
+    private static final List<String> RELAX_KERNELS = List.of("relax_forces", "relax_reduce", "relax_fire_step", "relax_check",
+            "relax_gather_systems", "relax_gather_atoms");
+    private static final List<String> SOURCES = List.of("encode", "eam", "relax");
 
     private static String ptx() {
         return new String(EncodeKernels.ptx(), StandardCharsets.US_ASCII);
@@ -53,19 +57,38 @@ class PtxTest {
     }
 
     @Test
+    void everyRelaxationKernelIsAnEntryOfItsPtx() {
+        String ptx = new String(KernelModule.ptx(CudaRelaxKernels.PTX), StandardCharsets.US_ASCII);
+        for (String k : RELAX_KERNELS) {
+            assertThat(ptx).as(k).contains(".entry " + k + "(");
+        }
+        assertThat(ptx).as("relax.ptx is built without fused multiply-adds").doesNotContain("fma.");
+    }
+
+    @Test
     void thePtxAssemblesForTheH200() throws Exception {
         assumeTrue(Ci.required() || onPath("ptxas"), "ptxas (CUDA toolkit) is not installed");
-        Path f = dir.resolve("encode.ptx");
-        Files.write(f, EncodeKernels.ptx());
-        assertThat(run(dir, "ptxas", "-arch=sm_90", "-o", dir.resolve("encode.cubin").toString(), f.toString())).isZero();
+        for (String name : SOURCES) {
+            Path f = dir.resolve(name + ".ptx");
+            Files.write(f, KernelModule.ptx("/dev/penstock/cuda/" + name + ".ptx"));
+            assertThat(run(dir, "ptxas", "-arch=sm_90", "-o", dir.resolve(name + ".cubin").toString(), f.toString())).as(name).isZero();
+        }
     }
 
     @Test
     void theShippedPtxIsWhatTheSourceCompilesTo() throws Exception {
         assumeTrue(Ci.required() || onPath("nvcc"), "nvcc (CUDA toolkit) is not installed");
-        Path src = Path.of("src/main/cuda/encode.cu").toAbsolutePath();
-        Path out = dir.resolve("fresh.ptx");
-        assertThat(run(dir, "nvcc", "-ptx", "-arch=compute_90", "-O3", "-std=c++17", "-o", out.toString(), src.toString())).isZero();
-        assertThat(Files.readString(out, StandardCharsets.US_ASCII)).as("rerun scripts/build-kernels.sh and commit the PTX").isEqualTo(ptx());
+        for (String name : SOURCES) {
+            Path src = Path.of("src/main/cuda/" + name + ".cu").toAbsolutePath();
+            Path out = dir.resolve(name + "-fresh.ptx");
+            List<String> cmd = new java.util.ArrayList<>(List.of("nvcc", "-ptx", "-arch=compute_90", "-O3", "-std=c++17"));
+            if (name.equals("relax")) {
+                cmd.add("-fmad=false"); // as scripts/build-kernels.sh
+            }
+            cmd.addAll(List.of("-o", out.toString(), src.toString()));
+            assertThat(run(dir, cmd.toArray(String[]::new))).as(name).isZero();
+            assertThat(Files.readString(out, StandardCharsets.US_ASCII)).as(name + ": rerun scripts/build-kernels.sh and commit the PTX")
+                    .isEqualTo(new String(KernelModule.ptx("/dev/penstock/cuda/" + name + ".ptx"), StandardCharsets.US_ASCII));
+        }
     }
 }

@@ -1,0 +1,205 @@
+// Penstock's in-flight relaxation kernels: dev.penstock.atoms.device.CpuRelaxKernels on a GPU,
+// statement for statement, over the packed columns of dev.penstock.atoms.device.RelaxColumns:
+//
+//   per atom    pos[3A] vel[3A] force[3A] atomEnergy[A] atomSystem[A]
+//   per system  ints[8 * cap]    (column c of system k at c * cap + k: START COUNT FRESH TAKEN
+//                                 NSTEPS STARTED FLAG DONE)
+//               doubles[5 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA)
+//
+//   relax_forces         one thread per atom: its force and half its pair energies, a gather
+//                        over the other atoms of its system in row order (no atomics)
+//   relax_reduce         one thread per system: energy, max |F_i|, flags, in atom order
+//   relax_fire_step      one thread per system: FIRE (ASE-exact) in atom order
+//   relax_check          one thread per system: step count, convergence, DONE
+//   relax_gather_systems one thread per system of the destination (compaction, exits)
+//   relax_gather_atoms   one thread per atom of the destination
+//
+// Every sum runs in a fixed order that depends on the system alone, so a system's trajectory
+// does not depend on its batch neighbours or the scheduling; built with -fmad=false
+// (scripts/build-kernels.sh), the arithmetic is IEEE 754 operation for operation, as the JVM's.
+//
+// Built into PTX by scripts/build-kernels.sh, as encode.cu.
+
+#include <cuda_runtime.h>
+
+#define RELAX_START 0
+#define RELAX_COUNT 1
+#define RELAX_FRESH 2
+#define RELAX_TAKEN 3
+#define RELAX_NSTEPS 4
+#define RELAX_STARTED 5
+#define RELAX_FLAG 6
+#define RELAX_DONE 7
+#define RELAX_INT_COLUMNS 8
+#define RELAX_ENERGY 0
+#define RELAX_PREV_ENERGY 1
+#define RELAX_FMAX 2
+#define RELAX_DT 3
+#define RELAX_ALPHA 4
+#define RELAX_DOUBLE_COLUMNS 5
+#define RELAX_FLAG_OVERLAP 1
+#define RELAX_FLAG_NON_FINITE 2
+
+// FIRE's ASE defaults, as dev.penstock.atoms.optimize.Fire
+#define FIRE_MAXSTEP 0.2
+#define FIRE_DTMAX 1.0
+#define FIRE_NMIN 5
+#define FIRE_FINC 1.1
+#define FIRE_FDEC 0.5
+#define FIRE_ASTART 0.1
+#define FIRE_FA 0.99
+
+#define RELAX_DBL_MAX 1.7976931348623157e308
+
+extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* pos, double eps4,
+                                        double sigma2, double rc2, double shift, double od2, double* force, double* atomEnergy) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
+    double fx = 0, fy = 0, fz = 0, e = 0;
+    bool overlap = false;
+    for (int j = start; j < start + n; j++) {
+        if (j == i) continue;
+        double dx = pos[3 * j] - xi;
+        double dy = pos[3 * j + 1] - yi;
+        double dz = pos[3 * j + 2] - zi;
+        double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= rc2) continue;
+        overlap = overlap || r2 < od2;
+        double inv2 = 1 / r2;
+        double s2 = sigma2 * inv2;
+        double s6 = s2 * s2 * s2;
+        double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+        e += eps4 * (s6 * s6 - s6) - shift;
+        fx += g * dx;
+        fy += g * dy;
+        fz += g * dz;
+    }
+    force[3 * i] = fx;
+    force[3 * i + 1] = fy;
+    force[3 * i + 2] = fz;
+    atomEnergy[i] = 0.5 * e;
+    if (overlap) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;  // every writer writes the same value
+}
+
+extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const double* force, const double* atomEnergy, double* doubles) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double e = 0, max = 0;
+    bool finite = true;
+    for (int i = start; i < start + n; i++) {
+        e += atomEnergy[i];
+        double fx = force[3 * i], fy = force[3 * i + 1], fz = force[3 * i + 2];
+        double f2 = fx * fx + fy * fy + fz * fz;
+        finite = finite && f2 <= RELAX_DBL_MAX;
+        max = (max != max) ? max : ((f2 != f2 || f2 > max) ? f2 : max);  // Math.max: NaN wins
+    }
+    finite = finite && fabs(e) <= RELAX_DBL_MAX;
+    doubles[RELAX_ENERGY * cap + k] = e;
+    doubles[RELAX_FMAX * cap + k] = sqrt(max);
+    if (ints[RELAX_FLAG * cap + k] == 0 && !finite) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
+}
+
+extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
+    long a = 3L * ints[RELAX_START * cap + k];
+    long b = a + 3L * ints[RELAX_COUNT * cap + k];
+    doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
+    double dt = doubles[RELAX_DT * cap + k];
+    double alpha = doubles[RELAX_ALPHA * cap + k];
+    int nsteps = ints[RELAX_NSTEPS * cap + k];
+    if (ints[RELAX_STARTED * cap + k] == 0) {
+        for (long i = a; i < b; i++) vel[i] = 0;
+        ints[RELAX_STARTED * cap + k] = 1;
+    } else {
+        double vf = 0;
+        for (long i = a; i < b; i++) vf += force[i] * vel[i];
+        if (vf > 0) {
+            double ff = 0, vv = 0;
+            for (long i = a; i < b; i++) {
+                ff += force[i] * force[i];
+                vv += vel[i] * vel[i];
+            }
+            double nf = sqrt(ff), nv = sqrt(vv);
+            for (long i = a; i < b; i++) vel[i] = (1.0 - alpha) * vel[i] + alpha * force[i] / nf * nv;
+            if (nsteps > FIRE_NMIN) {
+                double x = dt * FIRE_FINC;
+                dt = (x != x || x < FIRE_DTMAX) ? x : FIRE_DTMAX;  // Math.min
+                alpha *= FIRE_FA;
+            }
+            nsteps++;
+        } else {
+            for (long i = a; i < b; i++) vel[i] = 0;
+            alpha = FIRE_ASTART;
+            dt *= FIRE_FDEC;
+            nsteps = 0;
+        }
+    }
+    double drr = 0;
+    for (long i = a; i < b; i++) {
+        double v = vel[i] + dt * force[i];
+        vel[i] = v;
+        double dr = dt * v;
+        drr += dr * dr;
+    }
+    double norm = sqrt(drr);
+    for (long i = a; i < b; i++) {
+        double dr = dt * vel[i];
+        pos[i] = pos[i] + (norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr);
+    }
+    doubles[RELAX_DT * cap + k] = dt;
+    doubles[RELAX_ALPHA * cap + k] = alpha;
+    ints[RELAX_NSTEPS * cap + k] = nsteps;
+}
+
+extern "C" __global__ void relax_check(int systems, int* ints, int cap, const double* doubles, double fmax, double etol, int budget) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_FLAG * cap + k] != 0) {
+        ints[RELAX_DONE * cap + k] = 1;
+        return;
+    }
+    int taken = ints[RELAX_TAKEN * cap + k];
+    if (ints[RELAX_FRESH * cap + k] != 0) {
+        ints[RELAX_FRESH * cap + k] = 0;
+    } else {
+        ints[RELAX_TAKEN * cap + k] = ++taken;
+    }
+    double e = doubles[RELAX_ENERGY * cap + k];
+    bool converged = doubles[RELAX_FMAX * cap + k] < fmax && (etol == 0 || fabs(e - doubles[RELAX_PREV_ENERGY * cap + k]) < etol);
+    ints[RELAX_DONE * cap + k] = converged || taken >= budget ? 1 : 0;
+}
+
+extern "C" __global__ void relax_gather_systems(int systems, const int* map, const int* srcInts, int srcCap, const double* srcDoubles,
+                                                int* dstInts, int dstCap, double* dstDoubles, int* dstAtomSystem) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    int src = map[k];
+    for (int c = 0; c < RELAX_INT_COLUMNS; c++) dstInts[c * dstCap + k] = srcInts[c * srcCap + src];
+    for (int c = 0; c < RELAX_DOUBLE_COLUMNS; c++) dstDoubles[c * dstCap + k] = srcDoubles[c * srcCap + src];
+    int start = map[systems + k];
+    dstInts[RELAX_START * dstCap + k] = start;
+    int n = srcInts[RELAX_COUNT * srcCap + src];
+    for (int i = start; i < start + n; i++) dstAtomSystem[i] = k;
+}
+
+extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int* map, const double* srcPos, const double* srcVel,
+                                              const double* srcForce, const double* srcAtomEnergy, double* dstPos, double* dstVel,
+                                              double* dstForce, double* dstAtomEnergy) {
+    int a = blockIdx.x * blockDim.x + threadIdx.x;
+    if (a >= atoms) return;
+    long src = map[2L * systems + a];
+    dstAtomEnergy[a] = srcAtomEnergy[src];
+    for (int d = 0; d < 3; d++) {
+        dstPos[3L * a + d] = srcPos[3 * src + d];
+        dstVel[3L * a + d] = srcVel[3 * src + d];
+        dstForce[3L * a + d] = srcForce[3 * src + d];
+    }
+}

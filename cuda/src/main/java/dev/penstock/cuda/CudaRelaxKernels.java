@@ -1,0 +1,68 @@
+package dev.penstock.cuda;
+
+import dev.penstock.atoms.device.RelaxColumns;
+import dev.penstock.atoms.device.RelaxKernels;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+
+/// The in-flight relaxation's batch kernels on a CUDA device (`cuda/src/main/cuda/relax.cu`,
+/// shipped as PTX built without fused multiply-adds): one thread per atom for the forces and the
+/// atom gather, one per system for the reductions, the FIRE step and the check, every loop in
+/// `CpuRelaxKernels`'s order — so the GPU and the CPU give a system the same numbers.
+public final class CudaRelaxKernels implements RelaxKernels {
+    /// The PTX resource.
+    public static final String PTX = "/dev/penstock/cuda/relax.ptx";
+    private static final int THREADS = 128;
+
+    private final KernelModule module;
+
+    /// Loads the kernels onto `device`.
+    public CudaRelaxKernels(CudaDevice device) {
+        this.module = new KernelModule(device, PTX);
+    }
+
+    private static CudaStream cuda(Stream stream) {
+        if (stream instanceof CudaStream s) {
+            return s;
+        }
+        throw new IllegalArgumentException("the CUDA relaxation kernels run on a CUDA stream, got '" + stream.name() + "' of "
+                + stream.device().name());
+    }
+
+    private static int grid(int n) {
+        return Math.max(1, (n + THREADS - 1) / THREADS);
+    }
+
+    @Override
+    public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj) {
+        CudaStream s = cuda(stream);
+        int cap = c.systemCapacity();
+        s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(), lj.eps4(),
+                lj.sigma2(), lj.rc2(), lj.shift(), lj.od2(), c.force(), c.atomEnergy());
+        s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
+                c.doubles());
+    }
+
+    @Override
+    public void fireStep(Stream stream, RelaxColumns c, int systems) {
+        cuda(stream).launchKernel(module.function("relax_fire_step"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
+                c.doubles(), c.pos(), c.vel(), c.force());
+    }
+
+    @Override
+    public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget) {
+        cuda(stream).launchKernel(module.function("relax_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
+                c.doubles(), fmax, energyTolerance, budget);
+    }
+
+    @Override
+    public void gather(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int atoms) {
+        CudaStream s = cuda(stream);
+        s.launchKernel(module.function("relax_gather_systems"), grid(systems), 1, THREADS, 0, systems, map, from.ints(), from.systemCapacity(),
+                from.doubles(), to.ints(), to.systemCapacity(), to.doubles(), to.atomSystem());
+        if (atoms > 0) {
+            s.launchKernel(module.function("relax_gather_atoms"), grid(atoms), 1, THREADS, 0, atoms, systems, map, from.pos(), from.vel(),
+                    from.force(), from.atomEnergy(), to.pos(), to.vel(), to.force(), to.atomEnergy());
+        }
+    }
+}

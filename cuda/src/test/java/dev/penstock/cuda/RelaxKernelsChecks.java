@@ -1,0 +1,76 @@
+package dev.penstock.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.PackedRelax;
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
+import dev.penstock.device.CpuDevice;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/// The in-flight relaxation on a CUDA device against the same on `CpuDevice`: the same steps,
+/// energies to 1e-10 (bit for bit where `bitExact`), an overlapping system taken out there too.
+/// Run on the host emulation of the driver by `RelaxKernelsEmulationTest` and on a GPU by
+/// `RelaxKernelsGpuTest`.
+abstract class RelaxKernelsChecks {
+    private static final LennardJones LJ = new LennardJones(1, 1, 2.5, true);
+    private static final Convergence RULE = Convergence.of(0.01, 2000);
+
+    private static List<AtomicSystem> clusters(int count) {
+        SplittableRandom rnd = new SplittableRandom(31);
+        double[] noise = {0.02, 0.1, 0.2};
+        List<AtomicSystem> out = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            out.add(Clusters.perturbed(k, 13 + rnd.nextInt(100), noise[rnd.nextInt(3)], 500 + k));
+        }
+        System.arraycopy(out.get(5).positions(), 6, out.get(5).positions(), 9, 3); // atoms 2 and 3 overlap
+        return out;
+    }
+
+    /// The device under test.
+    abstract CudaDevice openDevice();
+
+    /// Whether the device must give the CPU's numbers bit for bit (the emulation does; a GPU
+    /// should, as the PTX has no fused multiply-adds, and is held to 1e-10).
+    abstract boolean bitExact();
+
+    private static String state(AtomicSystem s) {
+        return s.energy() + " " + Arrays.toString(s.positions()) + " " + Arrays.toString(s.forces()) + " " + Arrays.toString(s.velocities());
+    }
+
+    @Test
+    void theCudaRelaxationGivesEverySystemTheCpuStepsAndEnergies() {
+        List<AtomicSystem> onCpu = clusters(24);
+        List<PackedRelax.Outcome> cpu;
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), LJ, RULE, 16, 600)) {
+            cpu = r.relax(onCpu);
+        }
+        List<AtomicSystem> onCuda = clusters(24);
+        List<PackedRelax.Outcome> cuda;
+        try (CudaDevice d = openDevice(); PackedRelax r = new PackedRelax(d, new CudaRelaxKernels(d), LJ, RULE, 16, 600)) {
+            cuda = r.relax(onCuda);
+            assertThat(r.figures().batchSteps()).isPositive();
+        }
+        assertThat(cuda.get(5).diagnosis()).contains("system 5").contains("overlap");
+        for (int k = 0; k < onCpu.size(); k++) {
+            PackedRelax.Outcome c = cuda.get(k);
+            PackedRelax.Outcome h = cpu.get(k);
+            assertThat(c.steps()).as("system %d steps", k).isEqualTo(h.steps());
+            assertThat(c.converged()).isEqualTo(h.converged());
+            if (k != 5) {
+                assertThat(Math.abs(c.energy() - h.energy()) / Math.abs(h.energy())).as("system %d energy", k).isLessThanOrEqualTo(1e-10);
+            }
+            if (bitExact()) {
+                assertThat(c).isEqualTo(h);
+                assertThat(state(onCuda.get(k))).as("system %d", k).isEqualTo(state(onCpu.get(k)));
+            }
+        }
+    }
+}
