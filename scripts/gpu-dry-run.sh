@@ -2,7 +2,8 @@
 # Rehearses the GPU checks on a machine without a GPU, through the host emulation of the CUDA
 # driver (cuda/src/test/cpp/hostcuda.cpp, built against the toolkit's cuda.h): builds the GPU
 # bundle, runs its gpu-check.sh exactly as a GPU machine would, then `penstock encode --device
-# cuda --timeline` and compares its states with `--device cpu`. It checks that everything runs
+# cuda --timeline` and compares its states with `--device cpu`, and checks the in-flight FIRE
+# relaxation's agreement with CpuDevice (`inflight_cuda_max_rel_energy_diff`, step counts). It checks that everything runs
 # (bindings, kernels' arithmetic, bundle, CLI); its speed figures are the emulation's, not a GPU's.
 #   scripts/gpu-dry-run.sh            (needs g++ and CUDA_HOME/include/cuda.h; ~2 minutes)
 set -euo pipefail
@@ -15,9 +16,13 @@ mkdir -p "$(dirname "$lib")"
 g++ -std=c++20 -O2 -shared -fPIC -pthread -Icuda/src/test/cpp/stub -I"$cuda_include" -o "$lib" cuda/src/test/cpp/hostcuda.cpp
 bash scripts/make-gpu-bundle.sh
 export PENSTOCK_CUDA_DRIVER="$lib"
-PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh
 out="$root/target/dry-run"
 mkdir -p "$out"
+PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh | tee "$out/gpu-check.log"
+# the in-flight relaxation through the emulated driver against CpuDevice: the same steps, energies to 1e-10
+awk -F': ' '$1 == "inflight_cuda_max_rel_energy_diff" { d = $2 } $1 == "inflight_cuda_steps_differ" { s = $2 }
+  END { ok = (d != "" && d + 0 <= 1e-10 && s == "0"); printf "dry_run_inflight: max rel energy diff %s, systems with other step counts %s: %s\n", d, s, ok ? "ok" : "FAILED"; exit !ok }' \
+  "$out/gpu-check.log"
 ./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \
   --out "$out/states-cuda.npy"
 ./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --device cpu --out "$out/states-cpu.npy"

@@ -1,12 +1,16 @@
 package dev.penstock.benchmarks;
 
+import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.PackedRelax;
 import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.device.CpuDevice;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.MemorySink;
 import dev.penstock.stage.Pipeline;
@@ -19,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /// The `inflight` workload (BENCHMARKS.md): LJ clusters of 13…147 atoms with mixed difficulty
 /// (noise 0.02σ, 0.1σ or 0.2σ) relaxed by FIRE (ASE-exact) to fmax 0.01 under one atom budget,
@@ -35,12 +38,17 @@ import java.util.SplittableRandom;
 ///   atoms still live, this is what static batching costs; reported as
 ///   `ratio_static_skip_vs_inflight`.
 ///
-/// Every way gives every system the same final energy (checked: `max_energy_diff`).
+/// - **packed batch**: the in-flight relaxation as one packed batch on `CpuDevice`
+///   (`PackedRelax`: columns in device memory, batch kernels, on 1 thread and on every core) —
+///   the path a GPU runs (`bench gpu`); its pair sums are all-pairs gathers per atom rather than
+///   the stage's half neighbour lists, so its energies agree to rounding
+///   (`packed_max_rel_energy_diff`), and `ratio_packed_vs_inflight` compares its speed.
+///
+/// Every stage way gives every system the same final energy (checked: `max_energy_diff`).
 /// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000]`.
 public final class InflightBench {
     private static final double FMAX = 0.01;
     private static final int BUDGET = 5000;
-    private static final double[] NOISE = {0.02, 0.1, 0.2};
 
     private final PrintStream out;
     private final int clusters;
@@ -59,13 +67,7 @@ public final class InflightBench {
 
     /// The clusters: sizes uniform in 13…147, noise drawn from {0.02, 0.1, 0.2}σ (seed 2026).
     public List<AtomicSystem> systems() {
-        SplittableRandom rnd = new SplittableRandom(2026);
-        List<AtomicSystem> out = new ArrayList<>();
-        for (int k = 0; k < clusters; k++) {
-            int n = 13 + rnd.nextInt(135);
-            out.add(RelaxBench.cluster(k, n, NOISE[rnd.nextInt(NOISE.length)], 7_000 + k));
-        }
-        return out;
+        return Clusters.inflight(clusters, 2026);
     }
 
     private static LennardJones model() {
@@ -91,6 +93,20 @@ public final class InflightBench {
         t0 = System.nanoTime();
         inflight(systems(), energyThreads, 1, cores);
         double wallThreads = (System.nanoTime() - t0) / 1e9;
+
+        packed(warm, 1); // warm-up of the packed batch kernels
+        packed(warm, cores);
+        Map<Long, Double> energyPacked = new HashMap<>();
+        t0 = System.nanoTime();
+        PackedRelax.Figures packed1 = packed(systems(), 1, energyPacked);
+        double wallPacked = (System.nanoTime() - t0) / 1e9;
+        t0 = System.nanoTime();
+        packed(systems(), cores, new HashMap<>());
+        double wallPackedThreads = (System.nanoTime() - t0) / 1e9;
+        double packedRel = 0;
+        for (Map.Entry<Long, Double> e : energyPacked.entrySet()) {
+            packedRel = Math.max(packedRel, Math.abs(e.getValue() - energyInflight.get(e.getKey())) / Math.abs(energyInflight.get(e.getKey())));
+        }
 
         Map<Long, Double> energySkip = new HashMap<>();
         t0 = System.nanoTime();
@@ -118,10 +134,18 @@ public final class InflightBench {
         Summary.StageReport k = skip.stages().getFirst();
         out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "static (skip finished)", wallSkip, k.steps(),
                 k.sampleSteps()[Systems.ATOMS], 100 * k.meanOccupancy(Systems.ATOMS));
+        out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d   (%d threads: %.2f s)%n", "packed batch, CpuDevice", wallPacked, packed1.batchSteps(),
+                packed1.atomSteps(), cores, wallPackedThreads);
         Map<String, String> f = new LinkedHashMap<>();
         f.put("clusters", Integer.toString(clusters));
         f.put("max_atoms", Long.toString(maxAtoms));
         f.put("wall_inflight_s", String.format(Locale.ROOT, "%.3f", wallInflight));
+        f.put("wall_packed_s", String.format(Locale.ROOT, "%.3f", wallPacked));
+        f.put("wall_packed_" + cores + "t_s", String.format(Locale.ROOT, "%.3f", wallPackedThreads));
+        f.put("atom_steps_per_s_packed", String.format(Locale.ROOT, "%.4g", packed1.atomStepsPerSecond()));
+        f.put("ratio_packed_vs_inflight", String.format(Locale.ROOT, "%.3f", wallInflight / wallPacked));
+        f.put("ratio_packed_" + cores + "t_vs_1t", String.format(Locale.ROOT, "%.3f", wallPacked / wallPackedThreads));
+        f.put("packed_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", packedRel));
         f.put("cores", Integer.toString(cores));
         f.put("wall_inflight_" + cores + "t_s", String.format(Locale.ROOT, "%.3f", wallThreads));
         f.put("atom_steps_per_s_inflight", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallInflight));
@@ -137,6 +161,24 @@ public final class InflightBench {
         f.put("ratio_static_skip_vs_inflight", String.format(Locale.ROOT, "%.3f", wallSkip / wallInflight));
         f.put("ratio_static_vs_inflight", String.format(Locale.ROOT, "%.3f", wallStatic / wallInflight));
         return f;
+    }
+
+    /// The in-flight relaxation as one packed batch on `CpuDevice` (`PackedRelax`, the batch kernels
+    /// split over `threads`), under the same atom budget; each system's final energy into `energy`.
+    private PackedRelax.Figures packed(List<AtomicSystem> systems, int threads, Map<Long, Double> energy) {
+        try (CpuDevice cpu = new CpuDevice();
+             PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(threads), model(), Convergence.of(FMAX, BUDGET),
+                     (int) (maxAtoms / 13 + 1), (int) maxAtoms)) {
+            r.relax(systems);
+            for (AtomicSystem a : systems) {
+                energy.put(a.id(), a.energy());
+            }
+            return r.figures();
+        }
+    }
+
+    private void packed(List<AtomicSystem> systems, int threads) {
+        packed(systems, threads, new HashMap<>());
     }
 
     /// The same in-flight relaxation as a Flink job on a local MiniCluster (one stage, parallelism

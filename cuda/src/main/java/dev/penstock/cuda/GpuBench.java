@@ -32,6 +32,9 @@ import java.util.Map;
 ///   allows (`encode16_copy_bound_vectors_per_s`); median of 5 runs after a warm-up;
 /// - the kernel alone on device-resident rows: vectors/s (PyTorch's figure for the same work
 ///   comes from `benchmarks/peers/encode_torch_gpu.py`, run by `scripts/gpu-check.sh`).
+/// - the in-flight FIRE relaxation of the `inflight` clusters as one packed batch on the GPU,
+///   against the same on every CPU core: systems/s, atom-steps/s, and the agreement
+///   (`inflight_cuda_max_rel_energy_diff`, `inflight_cuda_steps_differ`; see `InflightGpu`).
 ///
 /// Prints `name: value` lines last. Run: `./penstock bench gpu` (or `scripts/gpu-check.sh`).
 public final class GpuBench {
@@ -115,6 +118,7 @@ public final class GpuBench {
                 f.put("ratio_encode16_end_to_end" + key + "_vs_copy_bound", fmt(v / bound));
             }
             f.put("encode16_kernel_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeKernelOnly(device, kernels)));
+            InflightGpu.run(device, out, f, QUICK);
         }
         out.println("(PyTorch's kernel-only figure: /usr/bin/python3 benchmarks/peers/encode_torch_gpu.py)");
         return f;

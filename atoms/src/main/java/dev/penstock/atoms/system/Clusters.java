@@ -48,4 +48,18 @@ public final class Clusters {
         }
         return AtomicSystem.free(id, r);
     }
+
+    /// The in-flight relaxation workload (BENCHMARKS.md `inflight`): `count` perturbed clusters
+    /// (system k has id k) of 13–147 atoms, uniform, each with noise 0.02σ, 0.1σ or 0.2σ, drawn
+    /// from `seed` (the benchmarks use 2026), so that FIRE needs from a few to ~1,000 steps.
+    public static List<AtomicSystem> inflight(int count, long seed) {
+        double[] noise = {0.02, 0.1, 0.2};
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        List<AtomicSystem> out = new ArrayList<>(count);
+        for (int k = 0; k < count; k++) {
+            int n = 13 + rnd.nextInt(135);
+            out.add(perturbed(k, n, noise[rnd.nextInt(noise.length)], 7_000 + k));
+        }
+        return out;
+    }
 }

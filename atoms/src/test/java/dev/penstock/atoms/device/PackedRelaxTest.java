@@ -13,7 +13,6 @@ import dev.penstock.memory.Memory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /// The packed relaxation on `CpuDevice`: the same relaxation as the per-system path (FIRE,
@@ -23,15 +22,8 @@ class PackedRelaxTest {
     private static final LennardJones LJ = new LennardJones(1, 1, 2.5, true);
     private static final Convergence RULE = Convergence.of(0.01, 2000);
 
-    /// `count` clusters of 13–147 atoms, noise 0.02–0.2σ (the `inflight` workload's kind).
     static List<AtomicSystem> clusters(int count, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        double[] noise = {0.02, 0.1, 0.2};
-        List<AtomicSystem> out = new ArrayList<>();
-        for (int k = 0; k < count; k++) {
-            out.add(Clusters.perturbed(k, 13 + rnd.nextInt(135), noise[rnd.nextInt(3)], 7_000 + k));
-        }
-        return out;
+        return Clusters.inflight(count, seed);
     }
 
     private static List<PackedRelax.Outcome> packed(List<AtomicSystem> systems, int threads, int maxAtoms) {
