@@ -94,8 +94,8 @@ public final class InflightBench {
         inflight(systems(), energyThreads, 1, cores);
         double wallThreads = (System.nanoTime() - t0) / 1e9;
 
-        packed(warm, 1); // warm-up of the packed batch kernels
-        packed(warm, cores);
+        packed(systems(), 1); // warm-up of the packed batch kernels (the Vector API code is slow until C2 has compiled it)
+        packed(systems(), cores);
         Map<Long, Double> energyPacked = new HashMap<>();
         t0 = System.nanoTime();
         PackedRelax.Figures packed1 = packed(systems(), 1, energyPacked);

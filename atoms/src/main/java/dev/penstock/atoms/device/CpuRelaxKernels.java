@@ -21,6 +21,10 @@ import dev.penstock.memory.Block;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.IntConsumer;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /// The relaxation kernels on `CpuDevice` (host memory): each kernel is one op on the stream,
 /// its systems split into `threads` runs of consecutive rows, one per thread of a `Crew`
@@ -31,8 +35,11 @@ import java.util.function.IntConsumer;
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    private static final int L = D.length();
 
     private final int threads;
+    private final Scratch[] scratch;
     private Crew crew;
 
     /// Kernels split over `threads` threads (1: on the stream's thread alone).
@@ -41,6 +48,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
         this.threads = threads;
+        this.scratch = new Scratch[threads];
+        for (int p = 0; p < threads; p++) {
+            scratch[p] = new Scratch();
+        }
     }
 
     /// Threads each kernel is split over.
@@ -48,23 +59,23 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return threads;
     }
 
-    /// Runs `rows(from, to)` over `[0, n)` in up to `threads` runs.
+    /// Runs `rows(part, from, to)` over `[0, n)` in up to `threads` runs.
     private void split(int n, RowRun rows) {
         int parts = Math.min(threads, Math.max(1, n / 4));
         if (parts <= 1) {
-            rows.run(0, n);
+            rows.run(0, 0, n);
             return;
         }
         if (crew == null) {
             crew = new Crew("penstock-relax-kernels", threads);
         }
-        IntConsumer job = p -> rows.run((int) ((long) n * p / parts), (int) ((long) n * (p + 1) / parts));
+        IntConsumer job = p -> rows.run(p, (int) ((long) n * p / parts), (int) ((long) n * (p + 1) / parts));
         crew.run(parts, job);
     }
 
     @FunctionalInterface
     private interface RowRun {
-        void run(int from, int to);
+        void run(int part, int from, int to);
     }
 
     @Override
@@ -75,22 +86,25 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax evaluate (" + systems + " systems)", () -> split(systems, (from, to) -> {
+        stream.launch("relax evaluate", () -> split(systems, (part, from, to) -> {
+            Scratch w = scratch[part];
             for (int k = from; k < to; k++) {
                 int start = ints.getAtIndex(I32, START * cap + k);
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
-                boolean overlap = false;
-                for (int i = start; i < start + n; i++) {
-                    overlap |= gather(pos, force, atomEnergy, i, start, n, lj);
-                }
+                w.fit(n);
+                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
+                boolean overlap = pairs(w, n, lj);
+                MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
                 double e = 0;
                 double max = 0;
                 boolean finite = true;
-                for (int i = start; i < start + n; i++) {
-                    e += atomEnergy.getAtIndex(F64, i);
-                    double fx = force.getAtIndex(F64, 3L * i);
-                    double fy = force.getAtIndex(F64, 3L * i + 1);
-                    double fz = force.getAtIndex(F64, 3L * i + 2);
+                for (int i = 0; i < n; i++) {
+                    double half = 0.5 * w.e[i];
+                    atomEnergy.setAtIndex(F64, start + i, half);
+                    e += half;
+                    double fx = w.f[3 * i];
+                    double fy = w.f[3 * i + 1];
+                    double fz = w.f[3 * i + 2];
                     double f2 = fx * fx + fy * fy + fz * fz;
                     finite &= f2 <= Double.MAX_VALUE;
                     max = Math.max(max, f2);
@@ -107,43 +121,165 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }));
     }
 
-    /// Atom i's force and half its pair energies, summed over the other atoms of its system in
-    /// row order; returns whether a pair overlaps.
-    private static boolean gather(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, int i, int start, int n, Lj lj) {
-        double xi = pos.getAtIndex(F64, 3L * i);
-        double yi = pos.getAtIndex(F64, 3L * i + 1);
-        double zi = pos.getAtIndex(F64, 3L * i + 2);
-        double fx = 0;
-        double fy = 0;
-        double fz = 0;
-        double e = 0;
-        boolean overlap = false;
-        for (int j = start; j < start + n; j++) {
-            if (j == i) {
-                continue;
-            }
-            double dx = pos.getAtIndex(F64, 3L * j) - xi;
-            double dy = pos.getAtIndex(F64, 3L * j + 1) - yi;
-            double dz = pos.getAtIndex(F64, 3L * j + 2) - zi;
-            double r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= lj.rc2()) {
-                continue;
-            }
-            overlap |= r2 < lj.od2();
-            double inv2 = 1 / r2;
-            double s2 = lj.sigma2() * inv2;
-            double s6 = s2 * s2 * s2;
-            double g = lj.eps4() * (-12 * s6 * s6 + 6 * s6) * inv2;
-            e += lj.eps4() * (s6 * s6 - s6) - lj.shift();
-            fx += g * dx;
-            fy += g * dy;
-            fz += g * dz;
+    /// Every atom's force and pair-energy sum over the other `n` atoms of one system (positions
+    /// in `w.r`), each pair computed once, yet `relax.cu`'s per-atom gather bit for bit: the
+    /// gather adds atom i's partners in row order 0 … n−1, skipping pairs beyond the cutoff.
+    /// Here atom j's accumulators receive the partners i < j as the outer loop reaches them,
+    /// then, in row j, its partners k > j in order — the same additions in the same order, each
+    /// term the same number (the pair's r² is the same both ways, x_i − x_j is exactly
+    /// −(x_j − x_i), so g·(x_i − x_j) is exactly −g·(x_j − x_i)). A pair beyond the cutoff adds
+    /// −0.0, which leaves every sum as it was (as skipping it does), so no branch is needed.
+    ///
+    /// Row i is `L` pairs at a time (the Vector API: lanewise IEEE operations in the scalar
+    /// order, no fused multiply-adds): the partners' accumulators take their terms at once (one
+    /// lane per partner), atom i's terms are kept and then added up in partner order. Returns
+    /// whether a pair overlaps.
+    private static boolean pairs(Scratch w, int n, Lj lj) {
+        double[] r = w.r;
+        double[] x = w.x;
+        double[] y = w.y;
+        double[] z = w.z;
+        double[] fx = w.fx;
+        double[] fy = w.fy;
+        double[] fz = w.fz;
+        double[] en = w.e;
+        for (int i = 0; i < n; i++) {
+            x[i] = r[3 * i];
+            y[i] = r[3 * i + 1];
+            z[i] = r[3 * i + 2];
         }
-        force.setAtIndex(F64, 3L * i, fx);
-        force.setAtIndex(F64, 3L * i + 1, fy);
-        force.setAtIndex(F64, 3L * i + 2, fz);
-        atomEnergy.setAtIndex(F64, i, 0.5 * e);
+        java.util.Arrays.fill(fx, 0, n, 0);
+        java.util.Arrays.fill(fy, 0, n, 0);
+        java.util.Arrays.fill(fz, 0, n, 0);
+        java.util.Arrays.fill(en, 0, n, 0);
+        double[] tx = w.tx;
+        double[] ty = w.ty;
+        double[] tz = w.tz;
+        double[] tu = w.tu;
+        double rc2 = lj.rc2();
+        double od2 = lj.od2();
+        double eps4 = lj.eps4();
+        double sigma2 = lj.sigma2();
+        double shift = lj.shift();
+        DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        boolean overlap = false;
+        for (int i = 0; i < n; i++) {
+            double xi = x[i];
+            double yi = y[i];
+            double zi = z[i];
+            int j = i + 1;
+            DoubleVector vxi = DoubleVector.broadcast(D, xi);
+            DoubleVector vyi = DoubleVector.broadcast(D, yi);
+            DoubleVector vzi = DoubleVector.broadcast(D, zi);
+            for (; j + L <= n; j += L) {
+                DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
+                DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
+                DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
+                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                overlap |= r2.compare(VectorOperators.LT, od2).and(in).anyTrue();
+                DoubleVector inv2 = DoubleVector.broadcast(D, 1).div(r2);
+                DoubleVector s2 = inv2.mul(sigma2);
+                DoubleVector s6 = s2.mul(s2).mul(s2);
+                DoubleVector g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                DoubleVector u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                DoubleVector gx = none.blend(g.mul(dx), in);
+                DoubleVector gy = none.blend(g.mul(dy), in);
+                DoubleVector gz = none.blend(g.mul(dz), in);
+                u.intoArray(tu, j);
+                gx.intoArray(tx, j);
+                gy.intoArray(ty, j);
+                gz.intoArray(tz, j);
+                DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
+                DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
+                DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
+                DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
+            }
+            for (; j < n; j++) {
+                double dx = x[j] - xi;
+                double dy = y[j] - yi;
+                double dz = z[j] - zi;
+                double r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= rc2) {
+                    tu[j] = -0.0;
+                    tx[j] = -0.0;
+                    ty[j] = -0.0;
+                    tz[j] = -0.0;
+                    continue;
+                }
+                overlap |= r2 < od2;
+                double inv2 = 1 / r2;
+                double s2 = sigma2 * inv2;
+                double s6 = s2 * s2 * s2;
+                double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+                double u = eps4 * (s6 * s6 - s6) - shift;
+                tu[j] = u;
+                tx[j] = g * dx;
+                ty[j] = g * dy;
+                tz[j] = g * dz;
+                en[j] += u;
+                fx[j] += g * -dx;
+                fy[j] += g * -dy;
+                fz[j] += g * -dz;
+            }
+            double sx = fx[i];
+            double sy = fy[i];
+            double sz = fz[i];
+            double se = en[i];
+            for (j = i + 1; j < n; j++) {
+                sx += tx[j];
+                sy += ty[j];
+                sz += tz[j];
+                se += tu[j];
+            }
+            fx[i] = sx;
+            fy[i] = sy;
+            fz[i] = sz;
+            en[i] = se;
+        }
+        double[] f = w.f;
+        for (int i = 0; i < n; i++) {
+            f[3 * i] = fx[i];
+            f[3 * i + 1] = fy[i];
+            f[3 * i + 2] = fz[i];
+        }
         return overlap;
+    }
+
+    /// One thread's working arrays for one system at a time (grown, never shrunk: a step
+    /// allocates nothing once the largest system has been seen).
+    private static final class Scratch {
+        double[] r = new double[0];
+        double[] f = new double[0];
+        double[] e = new double[0];
+        double[] x = new double[0];
+        double[] y = new double[0];
+        double[] z = new double[0];
+        double[] fx = new double[0];
+        double[] fy = new double[0];
+        double[] fz = new double[0];
+        double[] tx = new double[0];
+        double[] ty = new double[0];
+        double[] tz = new double[0];
+        double[] tu = new double[0];
+
+        void fit(int n) {
+            if (e.length < n) {
+                r = new double[3 * n];
+                f = new double[3 * n];
+                e = new double[n];
+                x = new double[n];
+                y = new double[n];
+                z = new double[n];
+                fx = new double[n];
+                fy = new double[n];
+                fz = new double[n];
+                tx = new double[n];
+                ty = new double[n];
+                tz = new double[n];
+                tu = new double[n];
+            }
+        }
     }
 
     @Override
@@ -154,7 +290,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax fire step (" + systems + " systems)", () -> split(systems, (from, to) -> {
+        stream.launch("relax fire step", () -> split(systems, (part, from, to) -> {
             for (int k = from; k < to; k++) {
                 if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
                         || ints.getAtIndex(I32, DONE * cap + k) != 0) {
@@ -229,7 +365,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax check (" + systems + " systems)", () -> {
+        stream.launch("relax check", () -> {
             for (int k = 0; k < systems; k++) {
                 if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
                     ints.setAtIndex(I32, DONE * cap + k, 1);
@@ -252,7 +388,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     @Override
     public void gather(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int atoms) {
         MemorySegment m = map.segment();
-        stream.launch("relax gather (" + systems + " systems, " + atoms + " atoms)", () -> {
+        stream.launch("relax gather", () -> {
             long fromCap = from.systemCapacity();
             long toCap = to.systemCapacity();
             MemorySegment si = from.ints().segment();

@@ -143,12 +143,17 @@ public final class PackedRelax implements AutoCloseable {
         boolean[] admitted = new boolean[inputs.size()];
         int next = 0; // first input not yet admitted
         int left = inputs.size();
+        boolean roomFreed = true;
         while (left > 0) {
-            next = refill(inputs, admitted, next, outcomes);
-            left -= refused;
-            refused = 0;
+            if (roomFreed) { // the batch only gains room when systems leave
+                next = refill(inputs, admitted, next, outcomes);
+                left -= refused;
+                refused = 0;
+                roomFreed = false;
+            }
             if (systems == 0) {
-                continue; // every remaining input was refused at admission
+                roomFreed = true; // the inputs looked at were all refused: look again
+                continue;
             }
             kernels.fireStep(stream, live, systems);
             kernels.evaluate(stream, live, systems, atoms, lj);
@@ -164,6 +169,7 @@ public final class PackedRelax implements AutoCloseable {
             if (leaving > 0) {
                 graduate(inputs, outcomes, leaving);
                 left -= leaving;
+                roomFreed = true;
             }
         }
         figures = new Figures(batchSteps, atomSteps, System.nanoTime() - t0);
@@ -184,15 +190,15 @@ public final class PackedRelax implements AutoCloseable {
                 continue;
             }
             AtomicSystem s = inputs.get(q);
+            if (systems + k >= live.systemCapacity() || atoms + m + s.atoms() > live.atomCapacity()) {
+                skipped++;
+                continue;
+            }
             String bad = nonFinite(s);
             if (bad != null) {
                 admitted[q] = true;
                 outcomes[q] = new Outcome(s.id(), 0, false, Double.NaN, Double.NaN, bad);
                 refused++;
-                continue;
-            }
-            if (systems + k >= live.systemCapacity() || atoms + m + s.atoms() > live.atomCapacity()) {
-                skipped++;
                 continue;
             }
             pack(s, k, m);

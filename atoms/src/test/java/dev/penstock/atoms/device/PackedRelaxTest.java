@@ -94,6 +94,19 @@ class PackedRelaxTest {
     }
 
     @Test
+    void inputsThatAreAllRefusedEndTheRunWithTheirReasons() {
+        List<AtomicSystem> in = clusters(5, 2);
+        for (AtomicSystem s : in) {
+            s.velocities()[4] = Double.POSITIVE_INFINITY;
+        }
+        List<PackedRelax.Outcome> outcomes = packed(in, 1, 600);
+        for (int k = 0; k < 5; k++) {
+            assertThat(outcomes.get(k).diagnosis()).isEqualTo("system " + k + ": non-finite velocity of atom 1 (y = Infinity)");
+            assertThat(outcomes.get(k).steps()).isZero();
+        }
+    }
+
+    @Test
     void aSystemThatRunsOutOfStepsStopsAtItsBudgetUnconverged() {
         List<AtomicSystem> in = clusters(6, 8);
         try (CpuDevice cpu = new CpuDevice();
