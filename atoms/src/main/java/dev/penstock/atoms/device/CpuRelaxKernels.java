@@ -40,6 +40,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     private final int threads;
     private final Scratch[] scratch;
+    private final int[] bounds;
     private Crew crew;
 
     /// Kernels split over `threads` threads (1: on the stream's thread alone).
@@ -48,6 +49,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
         this.threads = threads;
+        this.bounds = new int[threads + 1];
         this.scratch = new Scratch[threads];
         for (int p = 0; p < threads; p++) {
             scratch[p] = new Scratch();
@@ -73,6 +75,37 @@ public final class CpuRelaxKernels implements RelaxKernels {
         crew.run(parts, job);
     }
 
+    /// Runs `rows(part, from, to)` over `[0, n)` in up to `threads` runs of about equal total
+    /// `cost` (a system's pair sums cost its atoms squared: equal counts of systems would leave
+    /// one thread with most of the work).
+    private void split(int n, java.util.function.IntToLongFunction cost, RowRun rows) {
+        int parts = Math.min(threads, Math.max(1, n / 4));
+        if (parts <= 1) {
+            rows.run(0, 0, n);
+            return;
+        }
+        long total = 0;
+        for (int k = 0; k < n; k++) {
+            total += cost.applyAsLong(k);
+        }
+        bounds[0] = 0;
+        long acc = 0;
+        int p = 1;
+        for (int k = 0; k < n && p < parts; k++) {
+            acc += cost.applyAsLong(k);
+            if (acc * parts >= total * p) {
+                bounds[p++] = k + 1;
+            }
+        }
+        while (p <= parts) {
+            bounds[p++] = n;
+        }
+        if (crew == null) {
+            crew = new Crew("penstock-relax-kernels", threads);
+        }
+        crew.run(parts, q -> rows.run(q, bounds[q], bounds[q + 1]));
+    }
+
     @FunctionalInterface
     private interface RowRun {
         void run(int part, int from, int to);
@@ -86,7 +119,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax evaluate", () -> split(systems, (part, from, to) -> {
+        stream.launch("relax evaluate", () -> split(systems, k -> {
+            long n = ints.getAtIndex(I32, COUNT * cap + k);
+            return n * n;
+        }, (part, from, to) -> {
             Scratch w = scratch[part];
             for (int k = from; k < to; k++) {
                 int start = ints.getAtIndex(I32, START * cap + k);
