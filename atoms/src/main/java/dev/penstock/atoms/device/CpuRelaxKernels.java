@@ -37,6 +37,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final int L = D.length();
+    /// The least work a helper thread is woken for, in pair terms and in atoms of a FIRE step:
+    /// a few tens of µs of work each (an estimate, against a wake-up of some µs).
+    private static final long MIN_PAIRS = 20_000;
+    private static final long MIN_ATOMS = 8_000;
 
     private final int threads;
     private final Scratch[] scratch;
@@ -61,32 +65,19 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return threads;
     }
 
-    /// Runs `rows(part, from, to)` over `[0, n)` in up to `threads` runs.
-    private void split(int n, RowRun rows) {
-        int parts = Math.min(threads, Math.max(1, n / 4));
-        if (parts <= 1) {
-            rows.run(0, 0, n);
-            return;
-        }
-        if (crew == null) {
-            crew = new Crew("penstock-relax-kernels", threads);
-        }
-        IntConsumer job = p -> rows.run(p, (int) ((long) n * p / parts), (int) ((long) n * (p + 1) / parts));
-        crew.run(parts, job);
-    }
-
     /// Runs `rows(part, from, to)` over `[0, n)` in up to `threads` runs of about equal total
     /// `cost` (a system's pair sums cost its atoms squared: equal counts of systems would leave
-    /// one thread with most of the work).
-    private void split(int n, java.util.function.IntToLongFunction cost, RowRun rows) {
-        int parts = Math.min(threads, Math.max(1, n / 4));
-        if (parts <= 1) {
-            rows.run(0, 0, n);
-            return;
-        }
+    /// one thread with most of the work), each of at least `minCost`: waking a helper costs
+    /// microseconds, which a smaller run would not pay back.
+    private void split(int n, java.util.function.IntToLongFunction cost, long minCost, RowRun rows) {
         long total = 0;
         for (int k = 0; k < n; k++) {
             total += cost.applyAsLong(k);
+        }
+        int parts = (int) Math.min(Math.min(threads, n), Math.max(1, total / minCost));
+        if (parts <= 1) {
+            rows.run(0, 0, n);
+            return;
         }
         bounds[0] = 0;
         long acc = 0;
@@ -122,7 +113,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         stream.launch("relax evaluate", () -> split(systems, k -> {
             long n = ints.getAtIndex(I32, COUNT * cap + k);
             return n * n;
-        }, (part, from, to) -> {
+        }, MIN_PAIRS, (part, from, to) -> {
             Scratch w = scratch[part];
             for (int k = from; k < to; k++) {
                 int start = ints.getAtIndex(I32, START * cap + k);
@@ -326,7 +317,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax fire step", () -> split(systems, (part, from, to) -> {
+        stream.launch("relax fire step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
                 if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
                         || ints.getAtIndex(I32, DONE * cap + k) != 0) {
