@@ -19,11 +19,13 @@ public final class Stage<S> {
     private final Evaluator<S> evaluator;
     private final List<Method<S>> methods;
     private final int threads;
+    private final BatchEngine.Factory<S> engine;
 
-    private Stage(Evaluator<S> evaluator, List<Method<S>> methods, int threads) {
+    private Stage(Evaluator<S> evaluator, List<Method<S>> methods, int threads, BatchEngine.Factory<S> engine) {
         this.evaluator = evaluator;
         this.methods = List.copyOf(methods);
         this.threads = threads;
+        this.engine = engine;
     }
 
     /// A stage of one method over `evaluator`.
@@ -31,7 +33,7 @@ public final class Stage<S> {
         if (evaluator == null || method == null) {
             throw new IllegalArgumentException("a stage needs an evaluator and a method");
         }
-        return new Stage<>(evaluator, List.of(method), 1);
+        return new Stage<>(evaluator, List.of(method), 1, null);
     }
 
     /// This stage with each step split over `n` threads: the caller and `n − 1` virtual threads,
@@ -45,7 +47,22 @@ public final class Stage<S> {
         if (n < 1) {
             throw new IllegalArgumentException("stage '" + name() + "': option 'threads' must be at least 1, got " + n);
         }
-        return new Stage<>(evaluator, methods, n);
+        return new Stage<>(evaluator, methods, n, engine);
+    }
+
+    /// This stage with its batch kept and stepped by the engine `factory` makes (a device
+    /// engine: samples packed in a device's memory, batch kernels) instead of the per-sample
+    /// batch. The factory fails when the pipeline starts if the stage is not one it can run.
+    public Stage<S> onDevice(BatchEngine.Factory<S> factory) {
+        if (factory == null) {
+            throw new IllegalArgumentException("stage '" + name() + "': the device engine factory is null");
+        }
+        return new Stage<>(evaluator, methods, threads, factory);
+    }
+
+    /// The device engine's factory, or null: the per-sample batch.
+    public BatchEngine.Factory<S> engine() {
+        return engine;
     }
 
     /// Threads a step's motions are split over.
@@ -60,9 +77,13 @@ public final class Stage<S> {
             throw new IllegalArgumentException("cannot fuse '" + name() + "' with '" + next.name()
                     + "': fused stages share one evaluation, so they need the same evaluator (model)");
         }
+        if (engine != null || next.engine != null) {
+            throw new IllegalArgumentException("cannot fuse '" + name() + "' with '" + next.name()
+                    + "': a stage on a device engine runs its own method alone (fuse before choosing the device)");
+        }
         List<Method<S>> all = new ArrayList<>(methods);
         all.addAll(next.methods);
-        return new Stage<>(evaluator, all, Math.max(threads, next.threads));
+        return new Stage<>(evaluator, all, Math.max(threads, next.threads), null);
     }
 
     /// A pipeline of this stage followed by `next` on its own worker.

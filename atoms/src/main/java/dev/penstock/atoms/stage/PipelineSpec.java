@@ -211,9 +211,7 @@ public final class PipelineSpec {
     public static Method<AtomicSystem> method(Call c, long seed) {
         return switch (c.name()) {
             case "fire", "fire2", "fire_mw" -> {
-                c.only(Set.of("fmax", "steps", "energy"));
-                Convergence rule = new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"), (int) Math.min(Integer.MAX_VALUE,
-                        c.count("steps", 10_000L)));
+                Convergence rule = convergence(c);
                 yield switch (c.name()) {
                     case "fire" -> Methods.fire(rule);
                     case "fire2" -> Methods.fire2(rule);
@@ -234,6 +232,13 @@ public final class PipelineSpec {
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
                     + " (known: fire, fire2, fire_mw, langevin, nve)");
         };
+    }
+
+    /// The convergence rule of a relaxation call (`fire`, `fire2`, `fire_mw`): fmax, energy, steps.
+    public static Convergence convergence(Call c) {
+        c.only(Set.of("fmax", "steps", "energy"));
+        return new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"),
+                (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
     }
 
     private static long requireSteps(Call c) {

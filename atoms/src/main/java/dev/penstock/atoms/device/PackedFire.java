@@ -1,0 +1,506 @@
+package dev.penstock.atoms.device;
+
+import static dev.penstock.atoms.device.RelaxColumns.ALPHA;
+import static dev.penstock.atoms.device.RelaxColumns.COUNT;
+import static dev.penstock.atoms.device.RelaxColumns.DONE;
+import static dev.penstock.atoms.device.RelaxColumns.DT;
+import static dev.penstock.atoms.device.RelaxColumns.ENERGY;
+import static dev.penstock.atoms.device.RelaxColumns.FLAG;
+import static dev.penstock.atoms.device.RelaxColumns.FMAX;
+import static dev.penstock.atoms.device.RelaxColumns.FRESH;
+import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
+import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
+import static dev.penstock.atoms.device.RelaxColumns.START;
+import static dev.penstock.atoms.device.RelaxColumns.STARTED;
+import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
+
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Device;
+import dev.penstock.device.Stream;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
+import dev.penstock.memory.DType;
+import dev.penstock.memory.Memory;
+import dev.penstock.stage.BatchEngine;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Sizer;
+import dev.penstock.stage.StageBatch;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+
+/// A stage's batch of free Lennard-Jones systems under FIRE (ASE-exact), packed on a `Device`:
+/// the `BatchEngine` of a device stage (`DeviceStages`), and what `PackedRelax` drives alone.
+///
+/// ```
+///   admit:    pack newcomers (host staging RelaxColumns) ──copy──▶ tail rows of the device batch
+///   step:     fireStep → evaluate → check → done[0…systems) ──copy──▶ host (one sync per step)
+///   leaving:  gather(done rows) → exit columns ──copy──▶ host → unpacked into each AtomicSystem
+///             gather(kept rows) → spare columns (packed, admission order), swapped in
+/// ```
+///
+/// Nothing on the per-step path allocates or touches a per-system object: the host keeps which
+/// system each row holds and reads back the `done` column; systems are unpacked only when they
+/// leave, when a hook or a checkpoint asks for them (`samples`, `save`). A newcomer is evaluated
+/// by the next step's shared evaluation and asked `finished` then (as on entry: no step taken).
+/// A system's trajectory is the one it has alone (`RelaxKernels`).
+///
+/// Threading: one thread at a time.
+public final class PackedFire implements BatchEngine<AtomicSystem> {
+    /// How one system left.
+    ///
+    /// @param system    the system (its state written back)
+    /// @param steps     FIRE steps taken
+    /// @param converged whether the convergence rule was met
+    /// @param diagnosis why it was taken out, or null
+    public record Exit(AtomicSystem system, int steps, boolean converged, String diagnosis) {
+    }
+
+    private final RelaxKernels kernels;
+    private final RelaxKernels.Lj lj;
+    private final LennardJones model;
+    private final Convergence rule;
+    private final String method;
+    private final Sizer<AtomicSystem> sizer;
+    private final Capacity capacity;
+    private final long[] used;
+    private final Stream stream;
+    private final BlockArena deviceArena;
+    private final BlockArena hostArena;
+    private RelaxColumns live;
+    private RelaxColumns spare;
+    private RelaxColumns exits;
+    private RelaxColumns staging;
+    private RelaxColumns readBack;
+    private Block done;
+    private Block keepMap;
+    private Block exitMap;
+    private Block keepMapDevice;
+    private Block exitMapDevice;
+    private final AtomicSystem[] rows;
+    private final AtomicSystem[] keptRows;
+    private final String[] forced; // a hook's diagnosis for a row it quarantines
+    private int systems;
+    private int atoms;
+    private long steps;
+    private long atomSteps;
+    private Consumer<Exit> exitListener = e -> { };
+
+    /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
+    /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
+    /// `rule` says so; room also bounded by `capacity` in `sizer`'s dimensions.
+    public PackedFire(Device device, RelaxKernels kernels, LennardJones model, Convergence rule, String method, Sizer<AtomicSystem> sizer,
+                      Capacity capacity, int maxSystems, int maxAtoms) {
+        this.kernels = kernels;
+        this.model = model;
+        this.lj = RelaxKernels.Lj.of(model);
+        this.rule = rule;
+        this.method = method;
+        this.sizer = sizer;
+        this.capacity = capacity;
+        this.used = new long[capacity.dimensions()];
+        this.stream = device.newStream("relax");
+        this.deviceArena = device.newArena("relax batch");
+        this.hostArena = Memory.newSharedArena("relax staging");
+        try {
+            live = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
+            spare = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
+            exits = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
+            keepMapDevice = deviceArena.allocate(DType.I32, 2L * maxSystems + maxAtoms);
+            exitMapDevice = deviceArena.allocate(DType.I32, 2L * maxSystems + maxAtoms);
+            staging = RelaxColumns.allocate(hostArena, maxSystems, maxAtoms);
+            readBack = RelaxColumns.allocate(hostArena, maxSystems, maxAtoms);
+            done = hostArena.allocate(DType.I32, maxSystems);
+            keepMap = hostArena.allocate(DType.I32, 2L * maxSystems + maxAtoms);
+            exitMap = hostArena.allocate(DType.I32, 2L * maxSystems + maxAtoms);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        rows = new AtomicSystem[maxSystems];
+        keptRows = new AtomicSystem[maxSystems];
+        forced = new String[maxSystems];
+    }
+
+    /// Calls `listener` for every system that leaves, after its state was written back.
+    public PackedFire onExit(Consumer<Exit> listener) {
+        this.exitListener = listener;
+        return this;
+    }
+
+    /// Why this engine could never take `s` (periodic: these kernels sum all pairs, without
+    /// images), or null.
+    public static String refusal(AtomicSystem s) {
+        for (int d = 0; d < 3; d++) {
+            if (s.periodic(d)) {
+                return "system " + s.id() + " is periodic: the device FIRE stage sums all pairs of free systems (no periodic images)";
+            }
+        }
+        return null;
+    }
+
+    /// Whether `s` fits into an empty batch.
+    public boolean fitsEmpty(AtomicSystem s) {
+        return s.atoms() <= live.atomCapacity() && capacity.admits(sizer, s);
+    }
+
+    /// Atoms the batch holds at most.
+    public int atomCapacity() {
+        return live.atomCapacity();
+    }
+
+    @Override
+    public boolean fits(AtomicSystem s) {
+        return systems < live.systemCapacity() && atoms + s.atoms() <= live.atomCapacity() && capacity.fits(sizer, s, used);
+    }
+
+    @Override
+    public List<AtomicSystem> admit(List<AtomicSystem> samples, Consumer<Event<AtomicSystem>> events) {
+        List<AtomicSystem> rest = new ArrayList<>();
+        int k = 0;
+        int m = 0;
+        for (AtomicSystem s : samples) {
+            String refused = refusal(s);
+            if (refused != null) {
+                throw new IllegalArgumentException(refused);
+            }
+            if (!capacity.admits(sizer, s) || s.atoms() > live.atomCapacity()) {
+                throw new IllegalArgumentException("sample " + s.id() + " is larger than stage '" + method + "' can ever hold ("
+                        + capacity.describe(sizer.dimensions()) + "; " + live.atomCapacity() + " atoms on the device)");
+            }
+            if (systems + k >= live.systemCapacity() || atoms + m + s.atoms() > live.atomCapacity() || !capacity.fits(sizer, s, used)) {
+                rest.add(s);
+                continue;
+            }
+            String bad = nonFinite(s);
+            if (bad != null) {
+                events.accept(new Event<>(Event.Kind.QUARANTINED, s, 0, method, 0, bad));
+                exitListener.accept(new Exit(s, 0, false, bad));
+                continue;
+            }
+            pack(s, k, m, systems + k, atoms + m);
+            setFireStart(k);
+            rows[systems + k] = s;
+            for (int d = 0; d < used.length; d++) {
+                used[d] += sizer.size(s, d);
+            }
+            k++;
+            m += s.atoms();
+        }
+        upload(k, m);
+        return rest;
+    }
+
+    /// Packs `s` into staging system row `k` and atom rows from `m`, as device row `row` with its
+    /// atoms from `atomRow`; its state as a newcomer.
+    private void pack(AtomicSystem s, int k, int m, int row, int atomRow) {
+        double[] r = s.positions();
+        double[] v = s.velocities();
+        double[] f = s.forces();
+        for (int i = 0; i < 3 * s.atoms(); i++) {
+            staging.pos().setDouble(3L * m + i, r[i]);
+            staging.vel().setDouble(3L * m + i, v[i]);
+            staging.force().setDouble(3L * m + i, f[i]);
+        }
+        for (int i = 0; i < s.atoms(); i++) {
+            staging.atomSystem().setInt(m + i, row);
+        }
+        for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
+            staging.setInt(col, k, 0);
+        }
+        staging.setInt(START, k, atomRow);
+        staging.setInt(COUNT, k, s.atoms());
+        staging.setDouble(ENERGY, k, s.energy());
+        staging.setDouble(PREV_ENERGY, k, Double.NaN);
+        staging.setDouble(FMAX, k, Double.NaN);
+    }
+
+    private void setFireStart(int k) {
+        staging.setInt(FRESH, k, 1);
+        staging.setDouble(DT, k, Fire.DT);
+        staging.setDouble(ALPHA, k, Fire.ASTART);
+    }
+
+    /// Copies staging rows `[0, k)` (atoms `[0, m)`) onto the tail of the live batch.
+    private void upload(int k, int m) {
+        if (k == 0) {
+            return;
+        }
+        for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
+            stream.copy(staging.ints(col, 0, k), live.ints(col, systems, systems + k));
+        }
+        for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
+            stream.copy(staging.doubles(col, 0, k), live.doubles(col, systems, systems + k));
+        }
+        stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
+        stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
+        stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
+        stream.copy(staging.atomSystem().slice(0, m), live.atomSystem().slice(atoms, atoms + m));
+        stream.synchronize(); // the staging columns are written again by the next admission
+        systems += k;
+        atoms += m;
+    }
+
+    private static String nonFinite(AtomicSystem s) {
+        double[][] arrays = {s.positions(), s.velocities()};
+        for (int a = 0; a < 2; a++) {
+            double[] x = arrays[a];
+            for (int i = 0; i < x.length; i++) {
+                if (!Double.isFinite(x[i])) {
+                    return "system " + s.id() + ": non-finite " + (a == 0 ? "position" : "velocity") + " of atom " + i / 3 + " ("
+                            + "xyz".charAt(i % 3) + " = " + x[i] + ")";
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void step(Consumer<Event<AtomicSystem>> events) {
+        if (systems == 0) {
+            return;
+        }
+        kernels.fireStep(stream, live, systems);
+        kernels.evaluate(stream, live, systems, atoms, lj);
+        kernels.check(stream, live, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps());
+        stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
+        stream.synchronize();
+        steps++;
+        atomSteps += atoms;
+        int leaving = 0;
+        for (int k = 0; k < systems; k++) {
+            leaving += done.getInt(k);
+        }
+        if (leaving > 0) {
+            graduate(events, leaving);
+        }
+    }
+
+    @Override
+    public void quarantine(AtomicSystem sample, String diagnosis, Consumer<Event<AtomicSystem>> events) {
+        int row = -1;
+        for (int k = 0; k < systems; k++) {
+            done.setInt(k, 0);
+            if (rows[k] == sample) {
+                row = k;
+            }
+        }
+        if (row < 0) {
+            throw new IllegalArgumentException("stage '" + method + "' does not hold sample " + sample.id());
+        }
+        done.setInt(row, 1);
+        forced[row] = diagnosis;
+        graduate(events, 1);
+    }
+
+    /// Takes the `leaving` rows whose `done` is set out of the batch: gathered and read back,
+    /// unpacked into their systems, reported; the others gathered, packed, into the spare
+    /// columns, which become the batch.
+    private void graduate(Consumer<Event<AtomicSystem>> events, int leaving) {
+        int exitAtoms = 0;
+        int keptAtoms = 0;
+        int e = 0;
+        int kept = 0;
+        int start = 0; // rows are packed in order: row k's atoms start after those of the rows before it
+        String[] diagnoses = new String[leaving];
+        for (int k = 0; k < systems; k++) {
+            boolean leaves = done.getInt(k) != 0;
+            int n = rows[k].atoms();
+            Block map = leaves ? exitMap : keepMap;
+            int count = leaves ? leaving : systems - leaving;
+            int row = leaves ? e++ : kept++;
+            int at = leaves ? exitAtoms : keptAtoms;
+            map.setInt(row, k);
+            map.setInt(count + row, at);
+            for (int i = 0; i < n; i++) {
+                map.setInt(2L * count + at + i, start + i);
+            }
+            if (leaves) {
+                diagnoses[row] = forced[k];
+                forced[k] = null;
+                exitAtoms += n;
+            } else {
+                keptRows[row] = rows[k];
+                keptAtoms += n;
+            }
+            start += n;
+        }
+        int keptSystems = systems - leaving;
+        stream.copy(exitMap.slice(0, 2L * leaving + exitAtoms), exitMapDevice.slice(0, 2L * leaving + exitAtoms));
+        kernels.gather(stream, live, exits, exitMapDevice, leaving, exitAtoms);
+        if (keptSystems > 0) {
+            stream.copy(keepMap.slice(0, 2L * keptSystems + keptAtoms), keepMapDevice.slice(0, 2L * keptSystems + keptAtoms));
+            kernels.gather(stream, live, spare, keepMapDevice, keptSystems, keptAtoms);
+        }
+        readBack(exits, exitAtoms);
+        AtomicSystem[] leavers = new AtomicSystem[leaving];
+        for (int x = 0; x < leaving; x++) {
+            leavers[x] = rows[exitMap.getInt(x)];
+        }
+        System.arraycopy(keptRows, 0, rows, 0, keptSystems);
+        Arrays.fill(rows, keptSystems, systems, null);
+        RelaxColumns t = live;
+        live = spare;
+        spare = t;
+        systems = keptSystems;
+        atoms = keptAtoms;
+        for (int x = 0; x < leaving; x++) {
+            AtomicSystem s = leavers[x];
+            unpack(s, x, readBack);
+            for (int d = 0; d < used.length; d++) {
+                used[d] -= sizer.size(s, d);
+            }
+            int taken = readBack.getInt(TAKEN, x);
+            double energy = readBack.getDouble(ENERGY, x);
+            double fmax = readBack.getDouble(FMAX, x);
+            String diagnosis = diagnoses[x] != null ? diagnoses[x] : switch (readBack.getInt(FLAG, x)) {
+                case 0 -> null;
+                case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
+                default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
+            };
+            boolean converged = diagnosis == null && rule.converged(fmax, energy, readBack.getDouble(PREV_ENERGY, x));
+            events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, 0, method, taken, null)
+                    : new Event<>(Event.Kind.QUARANTINED, s, 0, method, taken, diagnosis));
+            exitListener.accept(new Exit(s, taken, converged, diagnosis));
+        }
+    }
+
+    /// Copies the per-system columns and the first `atomRows` atom rows of `from` to the host.
+    private void readBack(RelaxColumns from, int atomRows) {
+        stream.copy(from.ints(), readBack.ints());
+        stream.copy(from.doubles(), readBack.doubles());
+        stream.copy(from.pos().slice(0, atomRows), readBack.pos().slice(0, atomRows));
+        stream.copy(from.vel().slice(0, atomRows), readBack.vel().slice(0, atomRows));
+        stream.copy(from.force().slice(0, atomRows), readBack.force().slice(0, atomRows));
+        stream.synchronize();
+    }
+
+    /// Writes row `x` of host columns `c` back into `s`: positions, FIRE velocities, forces, energy.
+    private static void unpack(AtomicSystem s, int x, RelaxColumns c) {
+        int start = c.getInt(START, x);
+        double[] r = s.positions();
+        double[] v = s.velocities();
+        double[] f = s.forces();
+        for (int i = 0; i < 3 * s.atoms(); i++) {
+            r[i] = c.pos().getDouble(3L * start + i);
+            v[i] = c.vel().getDouble(3L * start + i);
+            f[i] = c.force().getDouble(3L * start + i);
+        }
+        s.energy(c.getDouble(ENERGY, x));
+    }
+
+    @Override
+    public List<AtomicSystem> samples() {
+        if (systems > 0) {
+            readBack(live, atoms);
+            for (int k = 0; k < systems; k++) {
+                unpack(rows[k], k, readBack);
+            }
+        }
+        return List.of(Arrays.copyOf(rows, systems));
+    }
+
+    /// As `Methods`' relaxing motion saves it: taken, the energy before the last step, then
+    /// `Fire.save` (dt, α, N, started) — so a checkpoint reads the same either way.
+    @Override
+    public List<StageBatch.Held<AtomicSystem>> save() throws IOException {
+        List<AtomicSystem> now = samples();
+        List<StageBatch.Held<AtomicSystem>> out = new ArrayList<>(now.size());
+        for (int k = 0; k < now.size(); k++) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream o = new DataOutputStream(bytes);
+            o.writeLong(readBack.getInt(TAKEN, k));
+            o.writeDouble(readBack.getDouble(PREV_ENERGY, k));
+            o.writeDouble(readBack.getDouble(DT, k));
+            o.writeDouble(readBack.getDouble(ALPHA, k));
+            o.writeInt(readBack.getInt(NSTEPS, k));
+            o.writeBoolean(readBack.getInt(STARTED, k) != 0);
+            o.flush();
+            out.add(new StageBatch.Held<>(now.get(k), 0, bytes.toByteArray(), new byte[0]));
+        }
+        return out;
+    }
+
+    /// Takes back a system `save` gave. One that had taken no step yet is a newcomer again (its
+    /// evaluation and entry check run with the next step, as they would have).
+    @Override
+    public void restore(StageBatch.Held<AtomicSystem> held) throws IOException {
+        AtomicSystem s = held.sample();
+        if (held.status() != 0) {
+            throw new IllegalStateException("restoring sample " + s.id() + ": sub-stage " + held.status() + " of stage '" + method
+                    + "' does not exist");
+        }
+        if (!fits(s)) {
+            throw new IllegalStateException("restoring sample " + s.id() + " into stage '" + method + "': it does not fit ("
+                    + capacity.describe(sizer.dimensions()) + ")");
+        }
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(held.motion()));
+        long taken = in.readLong();
+        double previous = in.readDouble();
+        double dt = in.readDouble();
+        double alpha = in.readDouble();
+        int nsteps = in.readInt();
+        boolean started = in.readBoolean();
+        pack(s, 0, 0, systems, atoms);
+        staging.setInt(TAKEN, 0, Math.toIntExact(taken));
+        staging.setInt(NSTEPS, 0, nsteps);
+        staging.setInt(STARTED, 0, started ? 1 : 0);
+        staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);
+        staging.setDouble(PREV_ENERGY, 0, previous);
+        staging.setDouble(DT, 0, dt);
+        staging.setDouble(ALPHA, 0, alpha);
+        rows[systems] = s;
+        for (int d = 0; d < used.length; d++) {
+            used[d] += sizer.size(s, d);
+        }
+        upload(1, s.atoms());
+    }
+
+    @Override
+    public int size() {
+        return systems;
+    }
+
+    @Override
+    public long used(int d) {
+        return used[d];
+    }
+
+    @Override
+    public int[] statuses() {
+        return new int[systems];
+    }
+
+    @Override
+    public long evaluations() {
+        return steps;
+    }
+
+    @Override
+    public long steps() {
+        return steps;
+    }
+
+    /// Atoms evaluated, summed over the steps.
+    public long atomSteps() {
+        return atomSteps;
+    }
+
+    /// Frees the batch's device and host memory and the kernels' threads.
+    @Override
+    public void close() {
+        kernels.close();
+        deviceArena.close();
+        hostArena.close();
+    }
+}

@@ -1,0 +1,237 @@
+package dev.penstock.atoms.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.Methods;
+import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.SystemCodec;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
+import dev.penstock.device.CpuDevice;
+import dev.penstock.memory.Memory;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Hook;
+import dev.penstock.stage.MemorySink;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Stage;
+import dev.penstock.stage.StageBatch;
+import dev.penstock.stage.Summary;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/// A pipeline stage whose batch is packed on `CpuDevice` (`DeviceStages.fire`, the `PackedFire`
+/// engine): the stage contract — every mode, chained with a per-sample stage, quarantine, hooks,
+/// checkpoints, up-front refusals — with the numbers of the packed kernels.
+class DeviceStageTest {
+    private static final LennardJones LJ = new LennardJones(1, 1, 2.5, true);
+    private static final Convergence RULE = Convergence.of(0.01, 2000);
+
+    private static Stage<AtomicSystem> deviceFire(CpuDevice cpu, int threads) {
+        return DeviceStages.fire(RULE, LJ, cpu, d -> new CpuRelaxKernels(threads));
+    }
+
+    private static String state(AtomicSystem s) {
+        return s.energy() + " " + Arrays.toString(s.positions()) + " " + Arrays.toString(s.forces());
+    }
+
+    /// Runs `stage` (then `next`, if any) over `systems`; each delivered system's state by id,
+    /// plus the quarantined ones' diagnoses.
+    private static Map<Long, String> run(List<AtomicSystem> systems, Pipeline.Mode mode, Stage<AtomicSystem> stage, Stage<AtomicSystem> next,
+                                         Hook<AtomicSystem> hook) {
+        MemorySink<AtomicSystem> sink = MemorySink.unbounded("r");
+        Map<Long, String> out = new TreeMap<>();
+        Pipeline<AtomicSystem> p = next == null ? Pipeline.of(stage) : Pipeline.of(stage).then(next);
+        p.sizer(Systems.withListRadius(2.8)).batchCapacity(Capacity.of(64, 900, Long.MAX_VALUE)).samples(systems).mode(mode).results(sink);
+        if (hook != null) {
+            p.hook(hook);
+        }
+        Summary<AtomicSystem> summary;
+        try (p) {
+            summary = p.run();
+        }
+        for (AtomicSystem s : sink.samples()) {
+            out.put(s.id(), state(s));
+        }
+        for (Event<AtomicSystem> q : summary.quarantined()) {
+            out.put(q.sample().id(), "quarantined: " + q.diagnosis());
+        }
+        return out;
+    }
+
+    @Test
+    void aDeviceStageGivesEverySystemTheStepsOfThePerSampleFireAndThePackedBatchsNumbersInEveryMode() {
+        Map<Long, Integer> steps = new TreeMap<>();
+        Hook<AtomicSystem> count = new Hook<>() {
+            @Override
+            public void onEvent(int stage, Event<AtomicSystem> e) {
+                if (e.kind() == Event.Kind.EXITED) {
+                    steps.put(e.sample().id(), (int) e.steps());
+                }
+            }
+        };
+        Map<Long, String> reference;
+        try (CpuDevice cpu = new CpuDevice()) {
+            reference = run(Clusters.inflight(40, 4), Pipeline.Mode.SYNC, deviceFire(cpu, 1), null, count);
+        }
+        assertThat(reference).hasSize(40);
+        // the engine alone (PackedRelax) gives the same numbers: the pipeline adds nothing to them
+        List<AtomicSystem> alone = Clusters.inflight(40, 4);
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(1), LJ, RULE, 7, 300)) {
+            List<PackedRelax.Outcome> outcomes = r.relax(alone);
+            for (AtomicSystem s : alone) {
+                assertThat(state(s)).as("system %d", s.id()).isEqualTo(reference.get(s.id()));
+                assertThat(outcomes.get((int) s.id()).steps()).isEqualTo(steps.get(s.id()));
+            }
+        }
+        // the per-sample FIRE takes the same steps to the same energies (to rounding)
+        for (AtomicSystem s : Clusters.inflight(40, 4)) {
+            Fire.Result r = new Fire().relax(s, LJ, RULE);
+            assertThat(steps.get(s.id())).as("system %d", s.id()).isEqualTo(r.steps());
+            double e = Double.parseDouble(reference.get(s.id()).split(" ")[0]);
+            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).isLessThan(1e-10);
+        }
+        for (Pipeline.Mode mode : Pipeline.Mode.values()) {
+            for (int threads : new int[] {1, 3}) {
+                try (CpuDevice cpu = new CpuDevice()) {
+                    assertThat(run(Clusters.inflight(40, 4), mode, deviceFire(cpu, threads), null, null)).as("%s, %d threads", mode, threads)
+                            .isEqualTo(reference);
+                }
+            }
+        }
+        assertThat(Memory.liveArenas()).isZero();
+    }
+
+    @Test
+    void aDeviceStageChainsIntoAPerSampleStageAndQuarantinesWhatItCannotEvaluate() {
+        List<AtomicSystem> clean = Clusters.inflight(16, 9);
+        List<AtomicSystem> dirty = Clusters.inflight(16, 9);
+        System.arraycopy(dirty.get(3).positions(), 0, dirty.get(3).positions(), 3, 3); // two atoms on top of each other
+        dirty.get(11).positions()[2] = Double.NaN;
+        Stage<AtomicSystem> nve = Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)), Methods.nve(0.002, 50));
+        Map<Long, String> a;
+        Map<Long, String> b;
+        try (CpuDevice cpu = new CpuDevice()) {
+            a = run(clean, Pipeline.Mode.ASYNC_RECEIVE, deviceFire(cpu, 2), nve, null);
+        }
+        try (CpuDevice cpu = new CpuDevice()) {
+            b = run(dirty, Pipeline.Mode.ASYNC_RECEIVE, deviceFire(cpu, 2), Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)),
+                    Methods.nve(0.002, 50)), null);
+        }
+        assertThat(b.get(3L)).startsWith("quarantined: system 3").contains("overlap");
+        assertThat(b.get(11L)).isEqualTo("quarantined: system 11: non-finite position of atom 0 (z = NaN)");
+        for (long id = 0; id < 16; id++) {
+            if (id != 3 && id != 11) {
+                assertThat(b.get(id)).as("system %d", id).isEqualTo(a.get(id));
+            }
+        }
+    }
+
+    @Test
+    void aHookSeesCurrentSystemsAndItsVerdictTakesOneOutLeavingTheOthersIdentical() {
+        List<Long> seenAtStep3 = new ArrayList<>();
+        Hook<AtomicSystem> judge = new Hook<>() {
+            @Override
+            public List<Verdict<AtomicSystem>> check(int stage, long step, List<AtomicSystem> samples) {
+                List<Verdict<AtomicSystem>> out = new ArrayList<>();
+                for (AtomicSystem s : samples) {
+                    if (step == 3) {
+                        seenAtStep3.add(s.id());
+                        assertThat(Double.isFinite(s.energy())).as("system %d evaluated", s.id()).isTrue();
+                    }
+                    if (s.id() == 5 && step == 3) {
+                        out.add(new Verdict<>(s, "system 5: judged at step 3"));
+                    }
+                }
+                return out;
+            }
+        };
+        Map<Long, String> plain;
+        Map<Long, String> judged;
+        try (CpuDevice cpu = new CpuDevice()) {
+            plain = run(Clusters.inflight(12, 6), Pipeline.Mode.SYNC, deviceFire(cpu, 1), null, null);
+        }
+        try (CpuDevice cpu = new CpuDevice()) {
+            judged = run(Clusters.inflight(12, 6), Pipeline.Mode.SYNC, deviceFire(cpu, 1), null, judge);
+        }
+        assertThat(seenAtStep3).contains(5L);
+        assertThat(judged.get(5L)).isEqualTo("quarantined: system 5: judged at step 3");
+        for (long id = 0; id < 12; id++) {
+            if (id != 5) {
+                assertThat(judged.get(id)).as("system %d", id).isEqualTo(plain.get(id));
+            }
+        }
+    }
+
+    @Test
+    void aDeviceBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
+        Capacity room = Capacity.of(10, 500, Long.MAX_VALUE);
+        Map<Long, String> straight = new TreeMap<>();
+        Map<Long, String> resumed = new TreeMap<>();
+        try (CpuDevice cpu = new CpuDevice()) {
+            StageBatch<AtomicSystem> b = new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8), room);
+            b.admit(Clusters.inflight(10, 2), e -> { });
+            drain(b, straight, 100_000);
+            b.close();
+        }
+        for (int cut : new int[] {0, 1, 7, 40}) {
+            List<StageBatch.Held<AtomicSystem>> saved;
+            try (CpuDevice cpu = new CpuDevice()) {
+                StageBatch<AtomicSystem> first = new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8), room);
+                first.admit(Clusters.inflight(10, 2), e -> { });
+                resumed.clear();
+                drain(first, resumed, cut);
+                saved = first.save();
+                first.close();
+            }
+            try (CpuDevice cpu = new CpuDevice()) {
+                StageBatch<AtomicSystem> second = new StageBatch<>(deviceFire(cpu, 2), Systems.withListRadius(2.8), room);
+                for (StageBatch.Held<AtomicSystem> h : saved) {
+                    second.restore(new StageBatch.Held<>(roundTrip(h.sample()), h.status(), h.motion(), h.evaluation()));
+                }
+                drain(second, resumed, 100_000);
+                second.close();
+            }
+            assertThat(resumed).as("cut after %d steps", cut).isEqualTo(straight);
+        }
+    }
+
+    /// `s` through the checkpoint codec (as a checkpoint stores it).
+    private static AtomicSystem roundTrip(AtomicSystem s) throws java.io.IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        new SystemCodec().write(s, new java.io.DataOutputStream(b));
+        return new SystemCodec().read(new java.io.DataInputStream(new java.io.ByteArrayInputStream(b.toByteArray())));
+    }
+
+    private static void drain(StageBatch<AtomicSystem> b, Map<Long, String> done, int steps) {
+        for (int k = 0; k < steps && !b.isEmpty(); k++) {
+            b.step(e -> {
+                if (e.left()) {
+                    done.put(e.sample().id(), state(e.sample()) + "/" + e.steps());
+                }
+            });
+        }
+    }
+
+    @Test
+    void aPeriodicSystemIsRefusedBeforeTheRunAndAnUnboundedBatchIsRefusedNamingTheStage() {
+        AtomicSystem periodic = new AtomicSystem(8, new double[] {0, 0, 0, 1.1, 0, 0}, new double[] {1, 1}, new int[] {0, 0},
+                new double[] {6, 6, 6}, new boolean[] {true, true, true});
+        try (CpuDevice cpu = new CpuDevice()) {
+            Pipeline<AtomicSystem> p = Pipeline.of(deviceFire(cpu, 1)).sizer(Systems.withListRadius(2.8))
+                    .batchCapacity(Capacity.of(8, 100, Long.MAX_VALUE)).samples(List.of(periodic)).results(MemorySink.unbounded("r"));
+            assertThatThrownBy(p::check).hasMessageContaining("system 8 is periodic");
+            assertThatThrownBy(() -> new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8),
+                    Capacity.of(8, Long.MAX_VALUE, Long.MAX_VALUE))).hasMessageContaining("needs a bound on atoms");
+        }
+    }
+}
