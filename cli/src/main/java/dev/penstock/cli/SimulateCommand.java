@@ -78,6 +78,10 @@ public final class SimulateCommand implements Callable<Integer> {
             + "divided by the chained stages, at least 1; the results do not depend on it)")
     Integer threads;
 
+    @Option(names = "--device", description = "keep each stage's systems packed on a device and step them with batch kernels: "
+            + "cpu or cuda[:N] (fire stages over lj for now; default: per-system stages on the CPU)")
+    String device;
+
     @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
             + "embedded MiniCluster; results committed exactly once per checkpoint)")
     String runner;
@@ -189,6 +193,9 @@ public final class SimulateCommand implements Callable<Integer> {
         PrintStream po = json ? System.err : System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         if (runner.equalsIgnoreCase("flink")) {
+            if (device != null) {
+                throw new ParameterException(spec.commandLine(), "option '--device' is not available with --runner flink yet (local runner only)");
+            }
             if (json || order != null) {
                 throw new ParameterException(spec.commandLine(), "options '--json' and '--order' are not available with --runner flink yet "
                         + "(local runner only)");
@@ -238,7 +245,20 @@ public final class SimulateCommand implements Callable<Integer> {
         if (evalThreads < 1) {
             throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + evalThreads);
         }
-        try (Pipeline<AtomicSystem> p = PipelineSpec.build(stages, model, seed, evalThreads)) {
+        SimulateDevice dev;
+        Pipeline<AtomicSystem> built;
+        try {
+            dev = device == null ? null : SimulateDevice.open(device, evalThreads);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try {
+            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model);
+        } catch (IllegalArgumentException e) {
+            dev.close();
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history)

@@ -1,0 +1,86 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Clusters;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// `simulate --device cpu`: the stages' systems packed on the CPU device, stepped by batch
+/// kernels — the same systems out, with the same FIRE steps and energies to rounding, as the
+/// per-system stages; the same bytes whatever the thread count; what it cannot run is refused
+/// before anything runs, naming it.
+class SimulateDeviceTest {
+    private static final String LJ = "lj(epsilon=1, sigma=1, cutoff=2.5)";
+    private static final String PIPELINE = "fire(fmax=0.05) | fire(fmax=0.01, steps=3000)";
+
+    @TempDir
+    Path dir;
+
+    private Path clusters() throws Exception {
+        Path in = dir.resolve("clusters.xyz");
+        List<AtomicSystem> systems = Clusters.inflight(30, 77);
+        try (Writer w = Files.newBufferedWriter(in)) {
+            ExtXyz.write(w, systems);
+        }
+        return in;
+    }
+
+    private static Map<Long, AtomicSystem> read(Path xyz) throws Exception {
+        Map<Long, AtomicSystem> out = new TreeMap<>();
+        try (var in = Files.newBufferedReader(xyz)) {
+            for (AtomicSystem s : ExtXyz.read(in, xyz)) {
+                out.put(s.id(), s);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theDeviceStagesWriteTheSystemsThePerSystemStagesWriteToRounding() throws Exception {
+        Path in = clusters();
+        Path cpu = dir.resolve("cpu.xyz");
+        Path dev1 = dir.resolve("dev1.xyz");
+        Path dev2 = dir.resolve("dev2.xyz");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", LJ, "--max-atoms", "800", "--out", cpu.toString());
+        String out = MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", LJ, "--max-atoms", "800", "--out",
+                dev1.toString(), "--device", "cpu", "--threads", "1");
+        assertThat(out).contains("30 of 30 systems finished");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", LJ, "--max-atoms", "800", "--out", dev2.toString(),
+                "--device", "cpu", "--threads", "2", "--mode", "async-receive");
+        assertThat(Files.readString(dev2)).as("the same bytes whatever the threads and mode").isEqualTo(Files.readString(dev1));
+        Map<Long, AtomicSystem> a = read(cpu);
+        Map<Long, AtomicSystem> b = read(dev1);
+        assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(30);
+        for (long id : a.keySet()) {
+            assertThat(b.get(id).info().get("stages")).as("system %d", id).isEqualTo(a.get(id).info().get("stages"));
+            assertThat(Math.abs(b.get(id).energy() - a.get(id).energy()) / Math.abs(a.get(id).energy())).as("system %d", id).isLessThan(1e-10);
+        }
+    }
+
+    @Test
+    void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
+        Path in = clusters();
+        Path xyz = dir.resolve("never.xyz");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01) + nve(dt=1, steps=3)", "--potential", LJ, "--out",
+                xyz.toString(), "--device", "cpu")).contains("stage 'fire + nve' needs the CPU stage");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", "morse(depth=1, a=1, r0=1, cutoff=3)",
+                "--out", xyz.toString(), "--device", "cpu")).contains("runs the Lennard-Jones potential (lj) for now");
+        assertThat(MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "fire(fmax=0.01)", "--potential",
+                "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--max-atoms", "600", "--out", xyz.toString(), "--device", "cpu"))
+                .contains("system 20 is periodic");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ, "--out", xyz.toString(),
+                "--device", "tpu")).contains("option '--device': expected cpu or cuda[:N], got 'tpu'");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ, "--out", xyz.toString(),
+                "--device", "cpu", "--runner", "flink")).contains("'--device' is not available with --runner flink");
+        assertThat(xyz).doesNotExist();
+    }
+}
