@@ -1,7 +1,7 @@
 // Penstock's in-flight relaxation kernels: dev.penstock.atoms.device.CpuRelaxKernels on a GPU,
 // statement for statement, over the packed columns of dev.penstock.atoms.device.RelaxColumns:
 //
-//   per atom    pos[3A] vel[3A] force[3A] atomEnergy[A] atomSystem[A]
+//   per atom    pos[3A] vel[3A] force[3A] mass[A] atomEnergy[A] atomSystem[A]
 //   per system  ints[8 * cap]    (column c of system k at c * cap + k: START COUNT FRESH TAKEN
 //                                 NSTEPS STARTED FLAG DONE)
 //               doubles[5 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA)
@@ -10,6 +10,8 @@
 //                        over the other atoms of its system in row order (no atomics)
 //   relax_reduce         one thread per system: energy, max |F_i|, flags, in atom order
 //   relax_fire_step      one thread per system: FIRE (ASE-exact) in atom order
+//   relax_nve_before     one thread per atom: velocity Verlet's half kick and drift
+//   relax_nve_after      one thread per atom: its last half kick
 //   relax_check          one thread per system: step count, convergence, DONE
 //   relax_gather_systems one thread per system of the destination (compaction, exits)
 //   relax_gather_atoms   one thread per atom of the destination
@@ -159,6 +161,21 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
     ints[RELAX_NSTEPS * cap + k] = nsteps;
 }
 
+// A half kick (and, before the forces, the drift) of atom i, as dev.penstock.atoms.integrate.VelocityVerlet.
+extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSystem, const int* ints, int cap, const double* doubles,
+                                     double* pos, double* vel, const double* force, const double* mass) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || (before && ints[RELAX_DONE * cap + k] != 0)) return;
+    double dt = doubles[RELAX_DT * cap + k];
+    double kick = 0.5 * dt / mass[i];
+    for (int d = 3 * i; d < 3 * i + 3; d++) vel[d] = vel[d] + kick * force[d];
+    if (before) {
+        for (int d = 3 * i; d < 3 * i + 3; d++) pos[d] = pos[d] + dt * vel[d];
+    }
+}
+
 extern "C" __global__ void relax_check(int systems, int* ints, int cap, const double* doubles, double fmax, double etol, int budget) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
@@ -191,12 +208,13 @@ extern "C" __global__ void relax_gather_systems(int systems, const int* map, con
 }
 
 extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int* map, const double* srcPos, const double* srcVel,
-                                              const double* srcForce, const double* srcAtomEnergy, double* dstPos, double* dstVel,
-                                              double* dstForce, double* dstAtomEnergy) {
+                                              const double* srcForce, const double* srcMass, const double* srcAtomEnergy, double* dstPos,
+                                              double* dstVel, double* dstForce, double* dstMass, double* dstAtomEnergy) {
     int a = blockIdx.x * blockDim.x + threadIdx.x;
     if (a >= atoms) return;
     long src = map[2L * systems + a];
     dstAtomEnergy[a] = srcAtomEnergy[src];
+    dstMass[a] = srcMass[src];
     for (int d = 0; d < 3; d++) {
         dstPos[3L * a + d] = srcPos[3 * src + d];
         dstVel[3L * a + d] = srcVel[3 * src + d];

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /// before anything runs, naming it.
 class SimulateDeviceTest {
     private static final String LJ = "lj(epsilon=1, sigma=1, cutoff=2.5)";
-    private static final String PIPELINE = "fire(fmax=0.05) | fire(fmax=0.01, steps=3000)";
+    private static final String PIPELINE = "fire(fmax=0.05) | fire(fmax=0.01, steps=3000) | nve(dt=0.05, steps=200)";
 
     @TempDir
     Path dir;

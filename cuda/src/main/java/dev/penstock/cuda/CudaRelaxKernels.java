@@ -50,6 +50,22 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms) {
+        nve(cuda(stream), c, atoms, 1);
+    }
+
+    @Override
+    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
+        nve(cuda(stream), c, atoms, 0);
+    }
+
+    /// Every atom of `[0, atoms)` (its system's row says whether it moves).
+    private void nve(CudaStream s, RelaxColumns c, int atoms, int before) {
+        s.launchKernel(module.function("relax_nve"), grid(atoms), 1, THREADS, 0, atoms, before, c.atomSystem(), c.ints(),
+                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass());
+    }
+
+    @Override
     public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget) {
         cuda(stream).launchKernel(module.function("relax_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
                 c.doubles(), fmax, energyTolerance, budget);
@@ -62,7 +78,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
                 from.doubles(), to.ints(), to.systemCapacity(), to.doubles(), to.atomSystem());
         if (atoms > 0) {
             s.launchKernel(module.function("relax_gather_atoms"), grid(atoms), 1, THREADS, 0, atoms, systems, map, from.pos(), from.vel(),
-                    from.force(), from.atomEnergy(), to.pos(), to.vel(), to.force(), to.atomEnergy());
+                    from.force(), from.mass(), from.atomEnergy(), to.pos(), to.vel(), to.force(), to.mass(), to.atomEnergy());
         }
     }
 }

@@ -73,4 +73,63 @@ abstract class RelaxKernelsChecks {
             }
         }
     }
+
+    /// `count` clusters relaxed a little, with seeded velocities: NVE input.
+    private static List<AtomicSystem> warm(int count) {
+        List<AtomicSystem> out = clusters(count);
+        out.remove(5); // the overlapping one
+        SplittableRandom rnd = new SplittableRandom(9);
+        for (AtomicSystem s : out) {
+            double[] v = s.velocities();
+            for (int i = 0; i < v.length; i++) {
+                v[i] = 0.3 * rnd.nextGaussian();
+            }
+        }
+        return out;
+    }
+
+    /// Velocity Verlet through a device stage's batch (`DeviceStages.nve`, 150 steps) on `device`:
+    /// each system's final state by id.
+    private static java.util.Map<Long, String> nve(dev.penstock.device.Device device, java.util.function.Function<dev.penstock.device.Device,
+            dev.penstock.atoms.device.RelaxKernels> kernels) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
+                dev.penstock.atoms.device.DeviceStages.nve(0.002, 150, LJ, device, kernels), dev.penstock.atoms.stage.Systems.withListRadius(2.8),
+                dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
+        List<AtomicSystem> pending = warm(18);
+        while (!pending.isEmpty() || b.size() > 0) {
+            pending = b.admit(pending, e -> { });
+            b.step(e -> {
+                if (e.left()) {
+                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()));
+                }
+            });
+        }
+        b.close();
+        return out;
+    }
+
+    @Test
+    void theCudaVelocityVerletGivesEverySystemTheCpuTrajectory() {
+        java.util.Map<Long, String> cpu;
+        try (CpuDevice d = new CpuDevice()) {
+            cpu = nve(d, x -> new CpuRelaxKernels(2));
+        }
+        java.util.Map<Long, String> cuda;
+        try (CudaDevice d = openDevice()) {
+            cuda = nve(d, x -> new CudaRelaxKernels(d));
+        }
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(17);
+        for (long id : cpu.keySet()) {
+            String[] c = cuda.get(id).split(" ", 3);
+            String[] h = cpu.get(id).split(" ", 3);
+            assertThat(c[0]).as("system %d steps", id).isEqualTo(h[0]).isEqualTo("150");
+            double ec = Double.parseDouble(c[1]);
+            double eh = Double.parseDouble(h[1]);
+            assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            if (bitExact()) {
+                assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
+            }
+        }
+    }
 }

@@ -388,6 +388,51 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms) {
+        nve(stream, c, systems, true);
+    }
+
+    @Override
+    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
+        nve(stream, c, systems, false);
+    }
+
+    /// A half kick of every moving system (and, `before`, the drift after it), per atom in
+    /// `VelocityVerlet`'s arithmetic: k = 0.5·dt / m; v += k·F; r += dt·v.
+    private void nve(Stream stream, RelaxColumns c, int systems, boolean before) {
+        MemorySegment pos = c.pos().segment();
+        MemorySegment vel = c.vel().segment();
+        MemorySegment force = c.force().segment();
+        MemorySegment mass = c.mass().segment();
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        stream.launch(before ? "relax nve before" : "relax nve after", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k),
+                MIN_ATOMS, (part, from, to) -> {
+                    for (int k = from; k < to; k++) {
+                        if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
+                                || before && ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                            continue;
+                        }
+                        int start = ints.getAtIndex(I32, START * cap + k);
+                        int n = ints.getAtIndex(I32, COUNT * cap + k);
+                        double dt = doubles.getAtIndex(F64, DT * cap + k);
+                        for (long i = start; i < start + n; i++) {
+                            double kick = 0.5 * dt / mass.getAtIndex(F64, i);
+                            for (long d = 3 * i; d < 3 * i + 3; d++) {
+                                vel.setAtIndex(F64, d, vel.getAtIndex(F64, d) + kick * force.getAtIndex(F64, d));
+                            }
+                        }
+                        if (before) {
+                            for (long d = 3L * start; d < 3L * (start + n); d++) {
+                                pos.setAtIndex(F64, d, pos.getAtIndex(F64, d) + dt * vel.getAtIndex(F64, d));
+                            }
+                        }
+                    }
+                }));
+    }
+
+    @Override
     public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget) {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
@@ -442,6 +487,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             for (int a = 0; a < atoms; a++) {
                 long src = m.getAtIndex(I32, 2L * systems + a);
                 te.setAtIndex(F64, a, fe.getAtIndex(F64, src));
+                to.mass().segment().setAtIndex(F64, a, from.mass().segment().getAtIndex(F64, src));
                 MemorySegment.copy(from.pos().segment(), 24 * src, to.pos().segment(), 24L * a, 24);
                 MemorySegment.copy(from.vel().segment(), 24 * src, to.vel().segment(), 24L * a, 24);
                 MemorySegment.copy(from.force().segment(), 24 * src, to.force().segment(), 24L * a, 24);

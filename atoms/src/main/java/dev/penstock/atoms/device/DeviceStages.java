@@ -10,14 +10,18 @@ import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
 import dev.penstock.stage.BatchEngine;
 import dev.penstock.stage.Evaluator;
+import dev.penstock.stage.Method;
 import dev.penstock.stage.Stage;
 import java.util.List;
 import java.util.function.Function;
 
-/// Pipeline stages whose batch lives on a `Device`: a `fire` stage over a Lennard-Jones model
-/// as a `PackedFire` engine (the systems packed in the device's memory, batch kernels). What
-/// `simulate --device` builds.
+/// Pipeline stages whose batch lives on a `Device`: `fire` and `nve` stages over a
+/// Lennard-Jones model as `PackedStage` engines (the systems packed in the device's memory,
+/// batch kernels). What `simulate --device` builds.
 public final class DeviceStages {
+    /// The most atoms a device stage's batch is allocated for.
+    public static final long MAX_ATOMS = 1L << 26;
+
     private DeviceStages() {
     }
 
@@ -26,6 +30,16 @@ public final class DeviceStages {
     /// capacity, which must bound the atoms (the device columns are allocated to it). Its
     /// evaluator refuses, before the run, periodic systems (the kernels sum all pairs).
     public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
+        return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), model, device, kernels);
+    }
+
+    /// A velocity Verlet (NVE) stage of `steps` steps of `dt` (τ) over `model` on `device`; as `fire`.
+    public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
+        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels);
+    }
+
+    private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
+                                             Function<Device, RelaxKernels> kernels) {
         ModelEvaluator inner = new ModelEvaluator(model);
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
             @Override
@@ -35,7 +49,7 @@ public final class DeviceStages {
 
             @Override
             public String refusal(AtomicSystem s) {
-                String r = PackedFire.refusal(s);
+                String r = PackedStage.refusal(s);
                 return r != null ? r : inner.refusal(s);
             }
         };
@@ -52,25 +66,29 @@ public final class DeviceStages {
                         + "of at most " + MAX_ATOMS + " (the device columns are allocated to it), got " + atoms);
             }
             int systems = (int) Math.min(capacity.limit(systemsDim), atoms);
-            return new PackedFire(device, kernels.apply(device), model, rule, stage.name(), sizer, capacity, systems, (int) atoms);
+            return new PackedStage(device, kernels.apply(device), model, kind, stage.name(), sizer, capacity, systems, (int) atoms);
         };
-        return Stage.of(evaluator, Methods.fire(rule)).onDevice(factory);
+        return Stage.of(evaluator, method).onDevice(factory);
     }
 
-    /// The most atoms a device stage's batch is allocated for.
-    public static final long MAX_ATOMS = 1L << 26;
-
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused) on `device`: a single
-    /// `fire` call over a Lennard-Jones `model`; anything else is refused, naming it.
+    /// `fire` or `nve` call over a Lennard-Jones `model`; anything else is refused, naming it.
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels) {
-        if (calls.size() != 1 || !calls.getFirst().name().equals("fire")) {
-            throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' call (ASE-exact FIRE) for now; "
-                    + "stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList()) + "' needs the CPU stage (no --device)");
+        String name = calls.size() == 1 ? calls.getFirst().name() : "";
+        if (!name.equals("fire") && !name.equals("nve")) {
+            throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' (ASE-exact FIRE) or 'nve' call for "
+                    + "now; stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
+                    + "' needs the CPU stages (no --device)");
         }
         if (!(model instanceof LennardJones lj)) {
             throw new IllegalArgumentException("--device " + device.name() + " runs the Lennard-Jones potential (lj) for now; the potential "
-                    + "given needs the CPU stage (no --device)");
+                    + "given needs the CPU stages (no --device)");
         }
-        return fire(PipelineSpec.convergence(calls.getFirst()), lj, device, kernels);
+        PipelineSpec.Call c = calls.getFirst();
+        if (name.equals("fire")) {
+            return fire(PipelineSpec.convergence(c), lj, device, kernels);
+        }
+        PipelineSpec.Verlet v = PipelineSpec.verlet(c);
+        return nve(v.dt(), v.steps(), lj, device, kernels);
     }
 }

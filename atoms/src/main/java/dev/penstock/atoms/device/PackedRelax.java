@@ -15,9 +15,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /// An in-flight FIRE relaxation (ASE-exact) of free Lennard-Jones systems as one packed batch on
-/// a `Device`, without a pipeline around it: `PackedFire` (the device stage's engine) refilled
+/// a `Device`, without a pipeline around it: `PackedStage` (the device stage's engine) refilled
 /// in input order after room was freed, stepped until every system has left. What `bench
-/// inflight` (CPU) and `bench gpu` (CUDA against CPU) run; the data flow is `PackedFire`'s.
+/// inflight` (CPU) and `bench gpu` (CUDA against CPU) run; the data flow is `PackedStage`'s.
 ///
 /// Threading: one caller at a time.
 public final class PackedRelax implements AutoCloseable {
@@ -45,7 +45,7 @@ public final class PackedRelax implements AutoCloseable {
         }
     }
 
-    private final PackedFire batch;
+    private final PackedStage batch;
     private final Map<AtomicSystem, Outcome> outcomes = new IdentityHashMap<>();
     private Figures figures = new Figures(0, 0, 0);
 
@@ -53,7 +53,7 @@ public final class PackedRelax implements AutoCloseable {
     /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
     /// `rule` says so.
     public PackedRelax(Device device, RelaxKernels kernels, LennardJones model, Convergence rule, int maxSystems, int maxAtoms) {
-        this.batch = new PackedFire(device, kernels, model, rule, "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
+        this.batch = new PackedStage(device, kernels, model, new PackedStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),
                 x.steps() == 0 && x.diagnosis() != null && Double.isNaN(x.system().energy()) ? Double.NaN : x.system().maxForce(),
@@ -67,7 +67,7 @@ public final class PackedRelax implements AutoCloseable {
     /// periodic system (these kernels sum all pairs, without images) or one larger than the batch.
     public List<Outcome> relax(List<AtomicSystem> inputs) {
         for (AtomicSystem s : inputs) {
-            String refused = PackedFire.refusal(s);
+            String refused = PackedStage.refusal(s);
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }

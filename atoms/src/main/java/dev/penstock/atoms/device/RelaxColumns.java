@@ -10,12 +10,13 @@ import dev.penstock.memory.DType;
 /// system order with no holes (compaction keeps them so).
 ///
 /// ```
-///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] atomEnergy[A] atomSystem[A]
+///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] mass[A] atomEnergy[A] atomSystem[A]
 ///   per system (capacity S): start count fresh taken nsteps started flag done       (int32)
 ///                            energy prevEnergy fmax dt alpha                        (float64)
 /// ```
 ///
-/// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`); `taken` counts the
+/// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
+/// `dt` as its time step and `mass`); `taken` counts the
 /// optimiser steps, `fresh` marks a system admitted since the last step (its first evaluation
 /// is the step's shared one, and it takes no step before it); `flag` says why a system cannot
 /// go on (`FLAG_*`), `done` that it leaves after this step.
@@ -23,11 +24,12 @@ import dev.penstock.memory.DType;
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
 /// @param force      forces, eV/Å
+/// @param mass       atomic masses (velocity Verlet's; FIRE in ASE-exact mode ignores them)
 /// @param atomEnergy each atom's half of its pair energies
 /// @param atomSystem the system row each atom belongs to
 /// @param ints       the int32 per-system columns, `[INT_COLUMNS, S]` (see `START` …)
 /// @param doubles    the float64 per-system columns, `[DOUBLE_COLUMNS, S]` (see `ENERGY` …)
-public record RelaxColumns(Block pos, Block vel, Block force, Block atomEnergy, Block atomSystem, Block ints, Block doubles) {
+public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block atomEnergy, Block atomSystem, Block ints, Block doubles) {
     /// int column: first atom row
     public static final int START = 0;
     /// int column: atoms
@@ -72,7 +74,7 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block atomEnergy, 
                     + " systems, " + atoms + " atoms");
         }
         return new RelaxColumns(arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3),
-                arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
+                arena.allocate(DType.F64, atoms), arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
                 arena.allocate(DType.F64, DOUBLE_COLUMNS, systems));
     }
 

@@ -37,9 +37,18 @@ public interface RelaxKernels {
     /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves.
     void fireStep(Stream stream, RelaxColumns c, int systems);
 
+    /// The first half of a velocity Verlet step (as `VelocityVerlet`: v += ½dt·F/m, then
+    /// r += dt·v, per atom) of every system of `[0, systems)` that is neither fresh, flagged nor
+    /// done, with its `DT` as the time step.
+    void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms);
+
+    /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` moved
+    /// (neither fresh nor flagged).
+    void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms);
+
     /// After an evaluation: counts the step (or clears `FRESH`), and sets `DONE` where the
     /// system converged (max |F_i| < `fmax` and, if `energyTolerance` > 0, |ΔE| below it), spent
-    /// its `budget`, or was flagged.
+    /// its `budget`, or was flagged. (For velocity Verlet `fmax` is −∞: only the budget ends a system.)
     void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget);
 
     /// Copies systems into `to`, packed: `to`'s system k is `from`'s system `map[k]`, starting at

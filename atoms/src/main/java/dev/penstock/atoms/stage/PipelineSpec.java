@@ -226,8 +226,8 @@ public final class PipelineSpec {
                 yield Methods.langevin(dt, kT, gamma, seed, requireSteps(c));
             }
             case "nve" -> {
-                c.only(Set.of("dt", "steps"));
-                yield Methods.nve(Units.fsToTau(c.atLeastZero("dt", null, true, " fs")), requireSteps(c));
+                Verlet v = verlet(c);
+                yield Methods.nve(v.dt(), v.steps());
             }
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
                     + " (known: fire, fire2, fire_mw, langevin, nve)");
@@ -239,6 +239,19 @@ public final class PipelineSpec {
         c.only(Set.of("fmax", "steps", "energy"));
         return new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"),
                 (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
+    }
+
+    /// The parameters of an `nve` call.
+    ///
+    /// @param dt    the time step, τ
+    /// @param steps the step budget
+    public record Verlet(double dt, long steps) {
+    }
+
+    /// The time step (from fs) and step budget of an `nve` call: dt, steps (required).
+    public static Verlet verlet(Call c) {
+        c.only(Set.of("dt", "steps"));
+        return new Verlet(Units.fsToTau(c.atLeastZero("dt", null, true, " fs")), requireSteps(c));
     }
 
     private static long requireSteps(Call c) {

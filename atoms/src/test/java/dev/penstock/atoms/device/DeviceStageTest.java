@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/// A pipeline stage whose batch is packed on `CpuDevice` (`DeviceStages.fire`, the `PackedFire`
+/// A pipeline stage whose batch is packed on `CpuDevice` (`DeviceStages`, the `PackedStage`
 /// engine): the stage contract — every mode, chained with a per-sample stage, quarantine, hooks,
 /// checkpoints, up-front refusals — with the numbers of the packed kernels.
 class DeviceStageTest {
@@ -109,6 +109,83 @@ class DeviceStageTest {
             }
         }
         assertThat(Memory.liveArenas()).isZero();
+    }
+
+    /// `count` clusters with seeded velocities (kT ≈ 0.1ε, masses 1).
+    private static List<AtomicSystem> warm(int count, long seed) {
+        List<AtomicSystem> out = Clusters.inflight(count, seed);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        for (AtomicSystem s : out) {
+            double[] v = s.velocities();
+            for (int i = 0; i < v.length; i++) {
+                v[i] = 0.3 * rnd.nextGaussian();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aDeviceNveStageIntegratesAsThePerSampleNveToRoundingAndChainsAfterADeviceFire() {
+        Stage<AtomicSystem> perSample = Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)), Methods.nve(0.002, 300));
+        Map<Long, String> reference = run(warm(20, 3), Pipeline.Mode.SYNC, perSample, null, null);
+        Map<Long, String> onDevice;
+        try (CpuDevice cpu = new CpuDevice()) {
+            onDevice = run(warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 300, LJ, cpu, d -> new CpuRelaxKernels(2)), null, null);
+        }
+        assertThat(onDevice.keySet()).isEqualTo(reference.keySet()).hasSize(20);
+        for (long id : reference.keySet()) {
+            double a = Double.parseDouble(reference.get(id).split(" ")[0]);
+            double b = Double.parseDouble(onDevice.get(id).split(" ")[0]);
+            assertThat(Math.abs(a - b) / Math.abs(a)).as("system %d after 300 NVE steps", id).isLessThan(1e-9);
+        }
+        // fire | nve, both on the device, in every mode: the same numbers
+        Map<Long, String> chained = null;
+        for (Pipeline.Mode mode : Pipeline.Mode.values()) {
+            try (CpuDevice cpu = new CpuDevice()) {
+                Map<Long, String> got = run(warm(20, 3), mode, deviceFire(cpu, 1), DeviceStages.nve(0.002, 100, LJ, cpu,
+                        d -> new CpuRelaxKernels(1)), null);
+                assertThat(got).hasSize(20);
+                if (chained == null) {
+                    chained = got;
+                }
+                assertThat(got).as("mode %s", mode).isEqualTo(chained);
+            }
+        }
+    }
+
+    @Test
+    void aDeviceNveBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
+        Capacity room = Capacity.of(10, 1200, Long.MAX_VALUE);
+        Map<Long, String> straight = new TreeMap<>();
+        try (CpuDevice cpu = new CpuDevice()) {
+            StageBatch<AtomicSystem> b = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(1)),
+                    Systems.withListRadius(2.8), room);
+            b.admit(warm(8, 5), e -> { });
+            drain(b, straight, 100_000);
+            b.close();
+        }
+        for (int cut : new int[] {0, 1, 33}) {
+            Map<Long, String> resumed = new TreeMap<>();
+            List<StageBatch.Held<AtomicSystem>> saved;
+            try (CpuDevice cpu = new CpuDevice()) {
+                StageBatch<AtomicSystem> first = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(1)),
+                        Systems.withListRadius(2.8), room);
+                first.admit(warm(8, 5), e -> { });
+                drain(first, resumed, cut);
+                saved = first.save();
+                first.close();
+            }
+            try (CpuDevice cpu = new CpuDevice()) {
+                StageBatch<AtomicSystem> second = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(2)),
+                        Systems.withListRadius(2.8), room);
+                for (StageBatch.Held<AtomicSystem> h : saved) {
+                    second.restore(new StageBatch.Held<>(roundTrip(h.sample()), h.status(), h.motion(), h.evaluation()));
+                }
+                drain(second, resumed, 100_000);
+                second.close();
+            }
+            assertThat(resumed).as("cut after %d steps", cut).isEqualTo(straight).hasSize(8);
+        }
     }
 
     @Test

@@ -39,12 +39,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-/// A stage's batch of free Lennard-Jones systems under FIRE (ASE-exact), packed on a `Device`:
-/// the `BatchEngine` of a device stage (`DeviceStages`), and what `PackedRelax` drives alone.
+/// A stage's batch of free Lennard-Jones systems packed on a `Device`, under FIRE (ASE-exact)
+/// or velocity Verlet (NVE): the `BatchEngine` of a device stage (`DeviceStages`), and what
+/// `PackedRelax` drives alone.
 ///
 /// ```
 ///   admit:    pack newcomers (host staging RelaxColumns) ──copy──▶ tail rows of the device batch
-///   step:     fireStep → evaluate → check → done[0…systems) ──copy──▶ host (one sync per step)
+///   step:     fireStep → evaluate → check               (FIRE)
+///             nveBefore → evaluate → nveAfter → check  (NVE)
+///             then done[0…systems) ──copy──▶ host (one sync per step)
 ///   leaving:  gather(done rows) → exit columns ──copy──▶ host → unpacked into each AtomicSystem
 ///             gather(kept rows) → spare columns (packed, admission order), swapped in
 /// ```
@@ -56,7 +59,7 @@ import java.util.function.Consumer;
 /// A system's trajectory is the one it has alone (`RelaxKernels`).
 ///
 /// Threading: one thread at a time.
-public final class PackedFire implements BatchEngine<AtomicSystem> {
+public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// How one system left.
     ///
     /// @param system    the system (its state written back)
@@ -66,10 +69,34 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
     public record Exit(AtomicSystem system, int steps, boolean converged, String diagnosis) {
     }
 
+    /// What a packed stage does to its systems.
+    public sealed interface Kind permits Relaxation, Verlet {
+    }
+
+    /// FIRE (ASE-exact) until `rule` says converged or its step budget is spent.
+    ///
+    /// @param rule the convergence rule and budget
+    public record Relaxation(Convergence rule) implements Kind {
+    }
+
+    /// Velocity Verlet for `steps` steps of `dt` (τ).
+    ///
+    /// @param dt    the time step
+    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
+    public record Verlet(double dt, long steps) implements Kind {
+        /// Validates the parameters.
+        public Verlet {
+            if (!(dt > 0) || Double.isInfinite(dt) || steps < 0 || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("nve on a device: 'dt' must be positive and finite and 'steps' in [0, "
+                        + Integer.MAX_VALUE + "], got " + dt + ", " + steps);
+            }
+        }
+    }
+
     private final RelaxKernels kernels;
     private final RelaxKernels.Lj lj;
     private final LennardJones model;
-    private final Convergence rule;
+    private final Kind kind;
     private final String method;
     private final Sizer<AtomicSystem> sizer;
     private final Capacity capacity;
@@ -97,14 +124,14 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
     private Consumer<Exit> exitListener = e -> { };
 
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
-    /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
-    /// `rule` says so; room also bounded by `capacity` in `sizer`'s dimensions.
-    public PackedFire(Device device, RelaxKernels kernels, LennardJones model, Convergence rule, String method, Sizer<AtomicSystem> sizer,
-                      Capacity capacity, int maxSystems, int maxAtoms) {
+    /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
+    /// `model` as `kind` says; room also bounded by `capacity` in `sizer`'s dimensions.
+    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, Kind kind, String method, Sizer<AtomicSystem> sizer,
+                       Capacity capacity, int maxSystems, int maxAtoms) {
         this.kernels = kernels;
         this.model = model;
         this.lj = RelaxKernels.Lj.of(model);
-        this.rule = rule;
+        this.kind = kind;
         this.method = method;
         this.sizer = sizer;
         this.capacity = capacity;
@@ -133,7 +160,7 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
     }
 
     /// Calls `listener` for every system that leaves, after its state was written back.
-    public PackedFire onExit(Consumer<Exit> listener) {
+    public PackedStage onExit(Consumer<Exit> listener) {
         this.exitListener = listener;
         return this;
     }
@@ -143,7 +170,7 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
     public static String refusal(AtomicSystem s) {
         for (int d = 0; d < 3; d++) {
             if (s.periodic(d)) {
-                return "system " + s.id() + " is periodic: the device FIRE stage sums all pairs of free systems (no periodic images)";
+                return "system " + s.id() + " is periodic: a device stage sums all pairs of free systems (no periodic images)";
             }
         }
         return null;
@@ -189,7 +216,7 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
                 continue;
             }
             pack(s, k, m, systems + k, atoms + m);
-            setFireStart(k);
+            setStart(k);
             rows[systems + k] = s;
             for (int d = 0; d < used.length; d++) {
                 used[d] += sizer.size(s, d);
@@ -207,6 +234,10 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         double[] r = s.positions();
         double[] v = s.velocities();
         double[] f = s.forces();
+        double[] mass = s.masses();
+        for (int i = 0; i < s.atoms(); i++) {
+            staging.mass().setDouble(m + i, mass[i]);
+        }
         for (int i = 0; i < 3 * s.atoms(); i++) {
             staging.pos().setDouble(3L * m + i, r[i]);
             staging.vel().setDouble(3L * m + i, v[i]);
@@ -225,10 +256,16 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         staging.setDouble(FMAX, k, Double.NaN);
     }
 
-    private void setFireStart(int k) {
+    /// A newcomer's state: FIRE's starting dt and α, or the Verlet time step.
+    private void setStart(int k) {
         staging.setInt(FRESH, k, 1);
-        staging.setDouble(DT, k, Fire.DT);
-        staging.setDouble(ALPHA, k, Fire.ASTART);
+        switch (kind) {
+            case Relaxation r -> {
+                staging.setDouble(DT, k, Fire.DT);
+                staging.setDouble(ALPHA, k, Fire.ASTART);
+            }
+            case Verlet v -> staging.setDouble(DT, k, v.dt());
+        }
     }
 
     /// Copies staging rows `[0, k)` (atoms `[0, m)`) onto the tail of the live batch.
@@ -245,6 +282,7 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
         stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
         stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
+        stream.copy(staging.mass().slice(0, m), live.mass().slice(atoms, atoms + m));
         stream.copy(staging.atomSystem().slice(0, m), live.atomSystem().slice(atoms, atoms + m));
         stream.synchronize(); // the staging columns are written again by the next admission
         systems += k;
@@ -270,9 +308,19 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         if (systems == 0) {
             return;
         }
-        kernels.fireStep(stream, live, systems);
-        kernels.evaluate(stream, live, systems, atoms, lj);
-        kernels.check(stream, live, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps());
+        switch (kind) {
+            case Relaxation r -> {
+                kernels.fireStep(stream, live, systems);
+                kernels.evaluate(stream, live, systems, atoms, lj);
+                kernels.check(stream, live, systems, r.rule().fmax(), r.rule().energyTolerance(), r.rule().maxSteps());
+            }
+            case Verlet v -> {
+                kernels.nveBefore(stream, live, systems, atoms);
+                kernels.evaluate(stream, live, systems, atoms, lj);
+                kernels.nveAfter(stream, live, systems, atoms);
+                kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps());
+            }
+        }
         stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
         stream.synchronize();
         steps++;
@@ -368,7 +416,8 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
                 case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
-            boolean converged = diagnosis == null && rule.converged(fmax, energy, readBack.getDouble(PREV_ENERGY, x));
+            boolean converged = diagnosis == null && kind instanceof Relaxation r && r.rule().converged(fmax, energy,
+                    readBack.getDouble(PREV_ENERGY, x));
             events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, 0, method, taken, null)
                     : new Event<>(Event.Kind.QUARANTINED, s, 0, method, taken, diagnosis));
             exitListener.accept(new Exit(s, taken, converged, diagnosis));
@@ -410,8 +459,9 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         return List.of(Arrays.copyOf(rows, systems));
     }
 
-    /// As `Methods`' relaxing motion saves it: taken, the energy before the last step, then
-    /// `Fire.save` (dt, α, N, started) — so a checkpoint reads the same either way.
+    /// As `Methods`' motions save it — relaxing: taken, the energy before the last step, then
+    /// `Fire.save` (dt, α, N, started); integrating: taken (velocity Verlet keeps nothing else) —
+    /// so a checkpoint reads the same either way.
     @Override
     public List<StageBatch.Held<AtomicSystem>> save() throws IOException {
         List<AtomicSystem> now = samples();
@@ -420,11 +470,13 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(bytes);
             o.writeLong(readBack.getInt(TAKEN, k));
-            o.writeDouble(readBack.getDouble(PREV_ENERGY, k));
-            o.writeDouble(readBack.getDouble(DT, k));
-            o.writeDouble(readBack.getDouble(ALPHA, k));
-            o.writeInt(readBack.getInt(NSTEPS, k));
-            o.writeBoolean(readBack.getInt(STARTED, k) != 0);
+            if (kind instanceof Relaxation) {
+                o.writeDouble(readBack.getDouble(PREV_ENERGY, k));
+                o.writeDouble(readBack.getDouble(DT, k));
+                o.writeDouble(readBack.getDouble(ALPHA, k));
+                o.writeInt(readBack.getInt(NSTEPS, k));
+                o.writeBoolean(readBack.getInt(STARTED, k) != 0);
+            }
             o.flush();
             out.add(new StageBatch.Held<>(now.get(k), 0, bytes.toByteArray(), new byte[0]));
         }
@@ -446,19 +498,19 @@ public final class PackedFire implements BatchEngine<AtomicSystem> {
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(held.motion()));
         long taken = in.readLong();
-        double previous = in.readDouble();
-        double dt = in.readDouble();
-        double alpha = in.readDouble();
-        int nsteps = in.readInt();
-        boolean started = in.readBoolean();
         pack(s, 0, 0, systems, atoms);
+        setStart(0);
         staging.setInt(TAKEN, 0, Math.toIntExact(taken));
-        staging.setInt(NSTEPS, 0, nsteps);
-        staging.setInt(STARTED, 0, started ? 1 : 0);
+        boolean started = taken > 0;
+        if (kind instanceof Relaxation) {
+            staging.setDouble(PREV_ENERGY, 0, in.readDouble());
+            staging.setDouble(DT, 0, in.readDouble());
+            staging.setDouble(ALPHA, 0, in.readDouble());
+            staging.setInt(NSTEPS, 0, in.readInt());
+            started = in.readBoolean();
+            staging.setInt(STARTED, 0, started ? 1 : 0);
+        }
         staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);
-        staging.setDouble(PREV_ENERGY, 0, previous);
-        staging.setDouble(DT, 0, dt);
-        staging.setDouble(ALPHA, 0, alpha);
         rows[systems] = s;
         for (int d = 0; d < used.length; d++) {
             used[d] += sizer.size(s, d);
