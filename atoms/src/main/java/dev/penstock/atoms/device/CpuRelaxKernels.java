@@ -278,6 +278,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static final class Scratch {
         double[] r = new double[0];
         double[] f = new double[0];
+        double[] v = new double[0];
         double[] e = new double[0];
         double[] x = new double[0];
         double[] y = new double[0];
@@ -294,6 +295,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             if (e.length < n) {
                 r = new double[3 * n];
                 f = new double[3 * n];
+                v = new double[3 * n];
                 e = new double[n];
                 x = new double[n];
                 y = new double[n];
@@ -323,36 +325,40 @@ public final class CpuRelaxKernels implements RelaxKernels {
                         || ints.getAtIndex(I32, DONE * cap + k) != 0) {
                     continue;
                 }
-                long a = 3L * ints.getAtIndex(I32, START * cap + k);
-                long b = a + 3L * ints.getAtIndex(I32, COUNT * cap + k);
+                long first = 3L * ints.getAtIndex(I32, START * cap + k);
+                int n3 = 3 * ints.getAtIndex(I32, COUNT * cap + k);
+                Scratch w = scratch[part];
+                w.fit(n3 / 3);
+                double[] fa = w.f;
+                double[] va = w.v;
+                double[] ra = w.r;
+                MemorySegment.copy(force, F64, 8 * first, fa, 0, n3);
+                MemorySegment.copy(vel, F64, 8 * first, va, 0, n3);
+                MemorySegment.copy(pos, F64, 8 * first, ra, 0, n3);
                 doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
                 double dt = doubles.getAtIndex(F64, DT * cap + k);
                 double alpha = doubles.getAtIndex(F64, ALPHA * cap + k);
                 int nsteps = ints.getAtIndex(I32, NSTEPS * cap + k);
                 if (ints.getAtIndex(I32, STARTED * cap + k) == 0) {
-                    for (long i = a; i < b; i++) {
-                        vel.setAtIndex(F64, i, 0);
-                    }
+                    java.util.Arrays.fill(va, 0, n3, 0);
                     ints.setAtIndex(I32, STARTED * cap + k, 1);
                 } else {
                     double vf = 0;
-                    for (long i = a; i < b; i++) {
-                        vf += force.getAtIndex(F64, i) * vel.getAtIndex(F64, i);
+                    for (int i = 0; i < n3; i++) {
+                        vf += fa[i] * va[i];
                     }
                     if (vf > 0) {
                         double ff = 0;
                         double vv = 0;
-                        for (long i = a; i < b; i++) {
-                            double f = force.getAtIndex(F64, i);
-                            double v = vel.getAtIndex(F64, i);
-                            ff += f * f;
-                            vv += v * v;
+                        for (int i = 0; i < n3; i++) {
+                            ff += fa[i] * fa[i];
+                            vv += va[i] * va[i];
                         }
                         double nf = Math.sqrt(ff);
                         double nv = Math.sqrt(vv);
-                        for (long i = a; i < b; i++) {
+                        for (int i = 0; i < n3; i++) {
                             // NumPy's order of operations in ASE (as Fire): (1 − a)·v + ((a·f) / |f|) · |v|
-                            vel.setAtIndex(F64, i, (1.0 - alpha) * vel.getAtIndex(F64, i) + alpha * force.getAtIndex(F64, i) / nf * nv);
+                            va[i] = (1.0 - alpha) * va[i] + alpha * fa[i] / nf * nv;
                         }
                         if (nsteps > Fire.NMIN) {
                             dt = Math.min(dt * Fire.FINC, Fire.DTMAX);
@@ -360,26 +366,26 @@ public final class CpuRelaxKernels implements RelaxKernels {
                         }
                         nsteps++;
                     } else {
-                        for (long i = a; i < b; i++) {
-                            vel.setAtIndex(F64, i, 0);
-                        }
+                        java.util.Arrays.fill(va, 0, n3, 0);
                         alpha = Fire.ASTART;
                         dt *= Fire.FDEC;
                         nsteps = 0;
                     }
                 }
                 double drr = 0;
-                for (long i = a; i < b; i++) {
-                    double v = vel.getAtIndex(F64, i) + dt * force.getAtIndex(F64, i);
-                    vel.setAtIndex(F64, i, v);
+                for (int i = 0; i < n3; i++) {
+                    double v = va[i] + dt * fa[i];
+                    va[i] = v;
                     double dr = dt * v;
                     drr += dr * dr;
                 }
                 double norm = Math.sqrt(drr);
-                for (long i = a; i < b; i++) {
-                    double dr = dt * vel.getAtIndex(F64, i);
-                    pos.setAtIndex(F64, i, pos.getAtIndex(F64, i) + (norm > Fire.MAXSTEP ? Fire.MAXSTEP * dr / norm : dr));
+                for (int i = 0; i < n3; i++) {
+                    double dr = dt * va[i];
+                    ra[i] = ra[i] + (norm > Fire.MAXSTEP ? Fire.MAXSTEP * dr / norm : dr);
                 }
+                MemorySegment.copy(va, 0, vel, F64, 8 * first, n3);
+                MemorySegment.copy(ra, 0, pos, F64, 8 * first, n3);
                 doubles.setAtIndex(F64, DT * cap + k, dt);
                 doubles.setAtIndex(F64, ALPHA * cap + k, alpha);
                 ints.setAtIndex(I32, NSTEPS * cap + k, nsteps);
@@ -481,16 +487,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 for (int i = start; i < start + n; i++) {
                     to.atomSystem().segment().setAtIndex(I32, i, k);
                 }
-            }
-            MemorySegment fe = from.atomEnergy().segment();
-            MemorySegment te = to.atomEnergy().segment();
-            for (int a = 0; a < atoms; a++) {
-                long src = m.getAtIndex(I32, 2L * systems + a);
-                te.setAtIndex(F64, a, fe.getAtIndex(F64, src));
-                to.mass().segment().setAtIndex(F64, a, from.mass().segment().getAtIndex(F64, src));
-                MemorySegment.copy(from.pos().segment(), 24 * src, to.pos().segment(), 24L * a, 24);
-                MemorySegment.copy(from.vel().segment(), 24 * src, to.vel().segment(), 24L * a, 24);
-                MemorySegment.copy(from.force().segment(), 24 * src, to.force().segment(), 24L * a, 24);
+                // a system's atoms are one run of rows on both sides (the map's per-atom part,
+                // which the GPU's one-thread-per-atom gather reads, says the same row by row)
+                long a = si.getAtIndex(I32, START * fromCap + src);
+                MemorySegment.copy(from.pos().segment(), 24 * a, to.pos().segment(), 24L * start, 24L * n);
+                MemorySegment.copy(from.vel().segment(), 24 * a, to.vel().segment(), 24L * start, 24L * n);
+                MemorySegment.copy(from.force().segment(), 24 * a, to.force().segment(), 24L * start, 24L * n);
+                MemorySegment.copy(from.mass().segment(), 8 * a, to.mass().segment(), 8L * start, 8L * n);
+                MemorySegment.copy(from.atomEnergy().segment(), 8 * a, to.atomEnergy().segment(), 8L * start, 8L * n);
             }
         });
     }

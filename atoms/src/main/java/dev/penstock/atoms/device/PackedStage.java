@@ -34,6 +34,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,6 +62,7 @@ import java.util.function.Consumer;
 ///
 /// Threading: one thread at a time.
 public final class PackedStage implements BatchEngine<AtomicSystem> {
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     /// How one system left.
     ///
     /// @param system    the system (its state written back)
@@ -234,15 +237,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         double[] r = s.positions();
         double[] v = s.velocities();
         double[] f = s.forces();
-        double[] mass = s.masses();
-        for (int i = 0; i < s.atoms(); i++) {
-            staging.mass().setDouble(m + i, mass[i]);
-        }
-        for (int i = 0; i < 3 * s.atoms(); i++) {
-            staging.pos().setDouble(3L * m + i, r[i]);
-            staging.vel().setDouble(3L * m + i, v[i]);
-            staging.force().setDouble(3L * m + i, f[i]);
-        }
+        int n = s.atoms();
+        MemorySegment.copy(s.masses(), 0, staging.mass().segment(), F64, 8L * m, n);
+        MemorySegment.copy(r, 0, staging.pos().segment(), F64, 24L * m, 3 * n);
+        MemorySegment.copy(v, 0, staging.vel().segment(), F64, 24L * m, 3 * n);
+        MemorySegment.copy(f, 0, staging.force().segment(), F64, 24L * m, 3 * n);
         for (int i = 0; i < s.atoms(); i++) {
             staging.atomSystem().setInt(m + i, row);
         }
@@ -440,11 +439,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         double[] r = s.positions();
         double[] v = s.velocities();
         double[] f = s.forces();
-        for (int i = 0; i < 3 * s.atoms(); i++) {
-            r[i] = c.pos().getDouble(3L * start + i);
-            v[i] = c.vel().getDouble(3L * start + i);
-            f[i] = c.force().getDouble(3L * start + i);
-        }
+        int n = s.atoms();
+        MemorySegment.copy(c.pos().segment(), F64, 24L * start, r, 0, 3 * n);
+        MemorySegment.copy(c.vel().segment(), F64, 24L * start, v, 0, 3 * n);
+        MemorySegment.copy(c.force().segment(), F64, 24L * start, f, 0, 3 * n);
         s.energy(c.getDouble(ENERGY, x));
     }
 
