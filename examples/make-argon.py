@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-# Writes examples/argon-clusters.xyz: the systems of the README's `simulate` example.
+# Writes examples/argon-clusters.xyz: the systems of the README's `simulate` example, and
+# examples/argon-free-clusters.xyz: its 20 free clusters alone (the `simulate --device` example).
 # 20 free argon clusters (icosahedra and octahedra, 13-147 atoms) and 4 periodic fcc boxes
 # of 108 atoms, every atom displaced by up to 0.15 Å (fixed seed). Run: /usr/bin/python3 examples/make-argon.py (Debian python3-ase)
 import numpy as np
@@ -26,3 +27,7 @@ for i, a in enumerate(systems):
     a.info['id'] = i
 write('examples/argon-clusters.xyz', systems, format='extxyz')
 print(len(systems), 'systems,', sum(len(a) for a in systems), 'atoms')
+# the 20 free clusters alone: what `simulate --device` runs (free systems only, for now)
+free = [a for a in systems if not a.pbc.any()]
+write('examples/argon-free-clusters.xyz', free, format='extxyz')
+print(len(free), 'free clusters,', sum(len(a) for a in free), 'atoms')
