@@ -290,6 +290,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] ty = new double[0];
         double[] tz = new double[0];
         double[] tu = new double[0];
+        final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
 
         void fit(int n) {
             if (e.length < n) {
@@ -336,59 +337,16 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 MemorySegment.copy(vel, F64, 8 * first, va, 0, n3);
                 MemorySegment.copy(pos, F64, 8 * first, ra, 0, n3);
                 doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
-                double dt = doubles.getAtIndex(F64, DT * cap + k);
-                double alpha = doubles.getAtIndex(F64, ALPHA * cap + k);
-                int nsteps = ints.getAtIndex(I32, NSTEPS * cap + k);
-                if (ints.getAtIndex(I32, STARTED * cap + k) == 0) {
-                    java.util.Arrays.fill(va, 0, n3, 0);
-                    ints.setAtIndex(I32, STARTED * cap + k, 1);
-                } else {
-                    double vf = 0;
-                    for (int i = 0; i < n3; i++) {
-                        vf += fa[i] * va[i];
-                    }
-                    if (vf > 0) {
-                        double ff = 0;
-                        double vv = 0;
-                        for (int i = 0; i < n3; i++) {
-                            ff += fa[i] * fa[i];
-                            vv += va[i] * va[i];
-                        }
-                        double nf = Math.sqrt(ff);
-                        double nv = Math.sqrt(vv);
-                        for (int i = 0; i < n3; i++) {
-                            // NumPy's order of operations in ASE (as Fire): (1 − a)·v + ((a·f) / |f|) · |v|
-                            va[i] = (1.0 - alpha) * va[i] + alpha * fa[i] / nf * nv;
-                        }
-                        if (nsteps > Fire.NMIN) {
-                            dt = Math.min(dt * Fire.FINC, Fire.DTMAX);
-                            alpha *= Fire.FA;
-                        }
-                        nsteps++;
-                    } else {
-                        java.util.Arrays.fill(va, 0, n3, 0);
-                        alpha = Fire.ASTART;
-                        dt *= Fire.FDEC;
-                        nsteps = 0;
-                    }
-                }
-                double drr = 0;
-                for (int i = 0; i < n3; i++) {
-                    double v = va[i] + dt * fa[i];
-                    va[i] = v;
-                    double dr = dt * v;
-                    drr += dr * dr;
-                }
-                double norm = Math.sqrt(drr);
-                for (int i = 0; i < n3; i++) {
-                    double dr = dt * va[i];
-                    ra[i] = ra[i] + (norm > Fire.MAXSTEP ? Fire.MAXSTEP * dr / norm : dr);
-                }
+                Fire fire = w.fire;
+                fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
+                fire.step(fa, va, ra, null, n3);
+                doubles.setAtIndex(F64, DT * cap + k, fire.dt());
+                doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
+                ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
+                ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
                 MemorySegment.copy(va, 0, vel, F64, 8 * first, n3);
                 MemorySegment.copy(ra, 0, pos, F64, 8 * first, n3);
-                doubles.setAtIndex(F64, DT * cap + k, dt);
-                doubles.setAtIndex(F64, ALPHA * cap + k, alpha);
-                ints.setAtIndex(I32, NSTEPS * cap + k, nsteps);
             }
         }));
     }

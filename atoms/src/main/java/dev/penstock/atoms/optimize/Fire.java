@@ -87,12 +87,16 @@ public final class Fire implements Optimizer {
     /// One FIRE step from the forces already in `s`.
     @Override
     public void step(AtomicSystem s) {
-        double[] f = s.forces();
-        double[] v = s.velocities();
-        double[] r = s.positions();
-        int n3 = 3 * s.atoms();
+        step(s.forces(), s.velocities(), s.positions(), s.masses(), 3 * s.atoms());
+    }
+
+    /// One FIRE step of a system whose first `n3` elements of `f`, `v`, `r` are its forces,
+    /// FIRE velocities and positions (`masses` per atom, read in mass-weighted mode only): the
+    /// loop every FIRE in Penstock runs, a stage's motion or a packed batch's kernel
+    /// (`CpuRelaxKernels`, with the state of each system set by `state` and read back).
+    public void step(double[] f, double[] v, double[] r, double[] masses, int n3) {
         if (!started) {
-            java.util.Arrays.fill(v, 0);
+            java.util.Arrays.fill(v, 0, n3, 0);
             started = true;
         } else {
             double vf = 0;
@@ -118,16 +122,15 @@ public final class Fire implements Optimizer {
                 }
                 steps++;
             } else {
-                java.util.Arrays.fill(v, 0);
+                java.util.Arrays.fill(v, 0, n3, 0);
                 a = ASTART;
                 dt *= FDEC;
                 steps = 0;
             }
         }
         double drr = 0;
-        double[] m = s.masses();
         for (int i = 0; i < n3; i++) {
-            v[i] += massWeighted ? dt * f[i] / m[i / 3] : dt * f[i];
+            v[i] += massWeighted ? dt * f[i] / masses[i / 3] : dt * f[i];
             double dr = dt * v[i];
             drr += dr * dr;
         }
@@ -136,5 +139,34 @@ public final class Fire implements Optimizer {
             double dr = dt * v[i];
             r[i] += norm > MAXSTEP ? MAXSTEP * dr / norm : dr;
         }
+    }
+
+    /// Sets the optimiser's state: its time step, mixing α, steps since the power turned
+    /// negative (N), and whether it has taken its first step.
+    public void state(double dt, double alpha, int n, boolean started) {
+        this.dt = dt;
+        this.a = alpha;
+        this.steps = n;
+        this.started = started;
+    }
+
+    /// The time step now.
+    public double dt() {
+        return dt;
+    }
+
+    /// The mixing α now.
+    public double alpha() {
+        return a;
+    }
+
+    /// Steps since the power last turned negative (FIRE's N).
+    public int n() {
+        return steps;
+    }
+
+    /// Whether the first step has been taken.
+    public boolean started() {
+        return started;
     }
 }
