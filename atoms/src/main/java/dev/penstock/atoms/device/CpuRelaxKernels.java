@@ -32,6 +32,10 @@ import jdk.incubator.vector.VectorSpecies;
 /// kernel, so the split changes no result. The loops are `relax.cu`'s, statement for statement.
 ///
 /// Threading: the ops of one instance must run on one stream (they share the crew).
+///
+/// Why one file over 400 lines: one device's kernel set — every kernel shares the crew, the
+/// per-thread scratch and the split rule, and each must stay `relax.cu`'s kernel statement for
+/// statement; the pair loop's comment explains the one place where the order of work differs.
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;

@@ -61,6 +61,12 @@ import java.util.function.Consumer;
 /// A system's trajectory is the one it has alone (`RelaxKernels`).
 ///
 /// Threading: one thread at a time.
+///
+/// Why one file of this length: the host's account of the batch — which system each row holds,
+/// the rows and atoms in use, the room used in every dimension — is changed by admission,
+/// graduation, a hook's quarantine and a restore, and must agree with the device columns after
+/// each; keeping every operation that moves rows in one class keeps that invariant in one place
+/// (as `AtomicBatch` does for its layout).
 public final class PackedStage implements BatchEngine<AtomicSystem> {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     /// How one system left.
