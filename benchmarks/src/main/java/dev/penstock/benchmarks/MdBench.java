@@ -3,11 +3,9 @@ package dev.penstock.benchmarks;
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.io.LammpsData;
 import dev.penstock.atoms.io.LammpsLjBench;
-import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +25,7 @@ import java.util.Map;
 ///
 /// Run: `./penstock bench md [--atoms 4000|32000]`.
 public final class MdBench {
-    private static final String LMP = "/usr/bin/lmp";
+    private static final String LMP = LammpsRuns.LMP;
 
     private final int cells;
     private final Path dir;
@@ -69,7 +67,7 @@ public final class MdBench {
             // and, like LAMMPS's timed runs, computes the energy only where it is reported and is timed
             // over the 100-step loop (set-up outside, as in LAMMPS's "Loop time").
             List<Double> lammpsEnergy = new ArrayList<>();
-            runLammps(t, "in.lj", false, lammpsEnergy);
+            LammpsRuns.run(dir, t, "in.lj", false, lammpsEnergy);
             for (int k = 0; k < REPEATS; k++) {
                 simulate(LammpsData.read(dir.resolve("start.data"), 1), null, t);
             }
@@ -83,14 +81,14 @@ public final class MdBench {
             double[] optRuns = new double[REPEATS];
             double[] runs = new double[REPEATS];
             for (int k = 0; k < REPEATS; k++) {
-                plainRuns[k] = runLammps(t, "in.lj.timed", false, null);
-                optRuns[k] = runLammps(t, "in.lj.timed", true, null);
+                plainRuns[k] = LammpsRuns.run(dir, t, "in.lj.timed", false, null);
+                optRuns[k] = LammpsRuns.run(dir, t, "in.lj.timed", true, null);
                 runs[k] = simulate(LammpsData.read(dir.resolve("start.data"), 2), null, t);
             }
-            double plainS = median(plainRuns);
-            double optS = median(optRuns);
+            double plainS = LammpsRuns.median(plainRuns);
+            double optS = LammpsRuns.median(optRuns);
             double lammpsLoopS = Math.min(plainS, optS);
-            double seconds = median(runs);
+            double seconds = LammpsRuns.median(runs);
             double maxRel = 0;
             for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
                 maxRel = Math.max(maxRel, Math.abs(energy[step] - lammpsEnergy.get(step)) / Math.abs(lammpsEnergy.get(step)));
@@ -99,7 +97,7 @@ public final class MdBench {
             double theirs = n * 100 / lammpsLoopS;
             out.printf(Locale.ROOT, "%d atoms, 100 steps, %d thread(s) / process(es), median of %d: Penstock %.3f s (%.3g atom-steps/s; "
                     + "runs %s), LAMMPS thermo 100 %.3f s (runs %s), with -sf opt %.3f s (runs %s): best %.3g atom-steps/s%n", n, t,
-                    REPEATS, seconds, mine, seconds(runs), plainS, seconds(plainRuns), optS, seconds(optRuns), theirs);
+                    REPEATS, seconds, mine, LammpsRuns.seconds(runs), plainS, LammpsRuns.seconds(plainRuns), optS, LammpsRuns.seconds(optRuns), theirs);
             String k = t == 1 ? "" : "_" + t + "t";
             m.put("atoms", Integer.toString(n));
             m.put("atom_steps_per_s" + k, String.format(Locale.ROOT, "%.4g", mine));
@@ -113,45 +111,6 @@ public final class MdBench {
     }
 
     private static final int REPEATS = 5;
-
-    private static String seconds(double[] xs) {
-        StringBuilder sb = new StringBuilder();
-        for (double x : xs) {
-            sb.append(sb.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3f", x));
-        }
-        return sb.toString();
-    }
-
-    private static double median(double[] xs) {
-        double[] c = xs.clone();
-        java.util.Arrays.sort(c);
-        return c[c.length / 2];
-    }
-
-    /// Runs LAMMPS's `input` on `procs` processes (`opt`: with `-sf opt`); fills its total energy
-    /// per step when `energy` is given; returns its loop time.
-    private double runLammps(int procs, String input, boolean opt, List<Double> energy) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        if (procs > 1) {
-            cmd.addAll(List.of("/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "-np", Integer.toString(procs)));
-        }
-        cmd.addAll(List.of(LMP, "-in", input, "-log", "log.lammps", "-screen", "none"));
-        if (opt) {
-            cmd.addAll(List.of("-sf", "opt"));
-        }
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("LAMMPS failed (" + String.join(" ", cmd) + "): " + output);
-        }
-        LammpsLog log = LammpsLog.read(dir.resolve("log.lammps"));
-        if (energy != null) {
-            for (double e : log.column("TotEng")) {
-                energy.add(e);
-            }
-        }
-        return log.loopSeconds();
-    }
 
     /// 100 NVE steps; records the total energy per atom at steps 0…100 when `energy` is given.
     /// Returns the loop's seconds, timed as LAMMPS times its "Loop time": the set-up (the first

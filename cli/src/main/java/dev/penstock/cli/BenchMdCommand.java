@@ -7,10 +7,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/// `penstock bench md`: the LJ liquid of LAMMPS's bench/in.lj against LAMMPS itself.
+/// `penstock bench md`: the LJ liquid of LAMMPS's bench/in.lj, or a real material (`--potential
+/// eam|tersoff`), against LAMMPS itself.
 @Command(name = "md", mixinStandardHelpOptions = true,
-        description = "LJ liquid (bench/in.lj), 100 NVE steps from LAMMPS's own start, energy and speed against LAMMPS.")
+        description = "100 NVE steps from LAMMPS's own start, energy and speed against LAMMPS: the LJ liquid (bench/in.lj), "
+                + "or with --potential eam (bench/in.eam: Cu_u3.eam, 32,000 atoms) or tersoff (Si.tersoff, 32,768 atoms).")
 public final class BenchMdCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Mixin
     JsonFigures output;
 
@@ -21,11 +26,23 @@ public final class BenchMdCommand implements Callable<Integer> {
             description = "thread counts; LAMMPS runs with mpirun -np T (default: ${DEFAULT-VALUE})")
     int[] threads;
 
+    @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam or tersoff "
+            + "(fixed sizes, one thread against one LAMMPS process) (default: ${DEFAULT-VALUE})")
+    String potential;
+
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
+        if (!java.util.Set.of("lj", "eam", "tersoff").contains(potential)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam or tersoff, got '"
+                    + potential + "'");
+        }
+        if (!potential.equals("lj")) {
+            output.print(new dev.penstock.benchmarks.MaterialsMdBench(potential, dir, output.progress()).run());
+            return 0;
+        }
         output.print(new MdBench(atoms, dir, output.progress()).threads(threads).run());
         return 0;
     }
