@@ -41,6 +41,7 @@
 #define RELAX_DOUBLE_COLUMNS 5
 #define RELAX_FLAG_OVERLAP 1
 #define RELAX_FLAG_NON_FINITE 2
+#define RELAX_FLAG_RUNAWAY 3
 
 // FIRE's ASE defaults, as dev.penstock.atoms.optimize.Fire
 #define FIRE_MAXSTEP 0.2
@@ -84,7 +85,8 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     force[3 * i + 1] = fy;
     force[3 * i + 2] = fz;
     atomEnergy[i] = 0.5 * e;
-    if (overlap) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;  // every writer writes the same value
+    // every writer writes the same value; a flag the step before set stands (the step ran before this kernel)
+    if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
 }
 
 extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const double* force, const double* atomEnergy, double* doubles) {
@@ -107,7 +109,8 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
     if (ints[RELAX_FLAG * cap + k] == 0 && !finite) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
 }
 
-extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force) {
+extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
+                                           double maxStep2) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
@@ -152,27 +155,47 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
         drr += dr * dr;
     }
     double norm = sqrt(drr);
-    for (long i = a; i < b; i++) {
-        double dr = dt * vel[i];
-        pos[i] = pos[i] + (norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr);
+    bool runaway = false;
+    for (long i = a; i < b; i += 3) {  // atom by atom: |r_new - r_old|^2 against maxStep2
+        double d2 = 0;
+        for (long d = i; d < i + 3; d++) {
+            double dr = dt * vel[d];
+            double old = pos[d];
+            double now = old + (norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr);
+            pos[d] = now;
+            double moved = now - old;
+            d2 += moved * moved;
+        }
+        runaway = runaway || d2 > maxStep2;
     }
+    if (runaway) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;
     doubles[RELAX_DT * cap + k] = dt;
     doubles[RELAX_ALPHA * cap + k] = alpha;
     ints[RELAX_NSTEPS * cap + k] = nsteps;
 }
 
 // A half kick (and, before the forces, the drift) of atom i, as dev.penstock.atoms.integrate.VelocityVerlet.
-extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSystem, const int* ints, int cap, const double* doubles,
-                                     double* pos, double* vel, const double* force, const double* mass) {
+extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSystem, int* ints, int cap, const double* doubles,
+                                     double* pos, double* vel, const double* force, const double* mass, double maxStep2) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
-    if (ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || (before && ints[RELAX_DONE * cap + k] != 0)) return;
+    // no system is flagged when a step begins (flagged ones left at the end of the last), and the
+    // flag this kernel sets must not stop the system's other atoms: only the second half asks
+    if (ints[RELAX_FRESH * cap + k] != 0 || (before ? ints[RELAX_DONE * cap + k] != 0 : ints[RELAX_FLAG * cap + k] != 0)) return;
     double dt = doubles[RELAX_DT * cap + k];
     double kick = 0.5 * dt / mass[i];
     for (int d = 3 * i; d < 3 * i + 3; d++) vel[d] = vel[d] + kick * force[d];
     if (before) {
-        for (int d = 3 * i; d < 3 * i + 3; d++) pos[d] = pos[d] + dt * vel[d];
+        double d2 = 0;
+        for (int d = 3 * i; d < 3 * i + 3; d++) {
+            double old = pos[d];
+            double now = old + dt * vel[d];
+            pos[d] = now;
+            double moved = now - old;
+            d2 += moved * moved;
+        }
+        if (d2 > maxStep2) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;  // every writer writes the same value
     }
 }
 

@@ -253,7 +253,7 @@ public final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model);
+            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model, maxStepA);
         } catch (IllegalArgumentException e) {
             dev.close();
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -261,8 +261,12 @@ public final class SimulateCommand implements Callable<Integer> {
         try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
-                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history)
-                    .hook(new NanHook(1, maxStepA)); // a system gone non-finite or flung apart: quarantined, not "finished"
+                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
+            if (dev == null) {
+                // a system gone non-finite or flung apart: quarantined, not "finished" (device
+                // stages check both in their kernels, so nothing is read back every step)
+                p.hook(new NanHook(1, maxStepA));
+            }
             if (snaps != null) {
                 p.hook(snaps);
             }

@@ -48,12 +48,13 @@ final class SimulateDevice implements AutoCloseable {
         throw new IllegalArgumentException("option '--device': expected cpu or cuda[:N], got '" + option + "'");
     }
 
-    /// The pipeline of `stages` with every stage's batch on this device; a stage the device
-    /// stages cannot run yet is refused, naming it.
-    Pipeline<AtomicSystem> build(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model) {
+    /// The pipeline of `stages` with every stage's batch on this device, quarantining a system
+    /// with an atom that moves more than `maxStep` Å in a step (checked by the step kernels); a
+    /// stage the device stages cannot run yet is refused, naming it.
+    Pipeline<AtomicSystem> build(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model, double maxStep) {
         Pipeline<AtomicSystem> p = null;
         for (List<PipelineSpec.Call> fused : stages) {
-            Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, kernels);
+            Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, kernels, maxStep);
             p = p == null ? Pipeline.of(stage) : p.then(stage);
         }
         return p;

@@ -44,25 +44,25 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2) {
         cuda(stream).launchKernel(module.function("relax_fire_step"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
-                c.doubles(), c.pos(), c.vel(), c.force());
+                c.doubles(), c.pos(), c.vel(), c.force(), maxStep2);
     }
 
     @Override
-    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(cuda(stream), c, atoms, 1);
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2) {
+        nve(cuda(stream), c, atoms, 1, maxStep2);
     }
 
     @Override
     public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(cuda(stream), c, atoms, 0);
+        nve(cuda(stream), c, atoms, 0, Double.POSITIVE_INFINITY);
     }
 
     /// Every atom of `[0, atoms)` (its system's row says whether it moves).
-    private void nve(CudaStream s, RelaxColumns c, int atoms, int before) {
+    private void nve(CudaStream s, RelaxColumns c, int atoms, int before, double maxStep2) {
         s.launchKernel(module.function("relax_nve"), grid(atoms), 1, THREADS, 0, atoms, before, c.atomSystem(), c.ints(),
-                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass());
+                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass(), maxStep2);
     }
 
     @Override

@@ -143,6 +143,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 finite &= Math.abs(e) <= Double.MAX_VALUE;
                 doubles.setAtIndex(F64, ENERGY * cap + k, e);
                 doubles.setAtIndex(F64, FMAX * cap + k, Math.sqrt(max));
+                if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
+                    continue; // flagged by the step before this evaluation: that reason stands
+                }
                 if (overlap) {
                     ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_OVERLAP);
                 } else if (!finite) {
@@ -283,6 +286,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] r = new double[0];
         double[] f = new double[0];
         double[] v = new double[0];
+        double[] r0 = new double[0];
         double[] e = new double[0];
         double[] x = new double[0];
         double[] y = new double[0];
@@ -301,6 +305,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 r = new double[3 * n];
                 f = new double[3 * n];
                 v = new double[3 * n];
+                r0 = new double[3 * n];
                 e = new double[n];
                 x = new double[n];
                 y = new double[n];
@@ -317,7 +322,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -344,7 +349,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 Fire fire = w.fire;
                 fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
                         ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
+                System.arraycopy(ra, 0, w.r0, 0, n3);
                 fire.step(fa, va, ra, null, n3);
+                if (runaway(w.r0, ra, n3, maxStep2)) {
+                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+                }
                 doubles.setAtIndex(F64, DT * cap + k, fire.dt());
                 doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
                 ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
@@ -355,19 +364,33 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }));
     }
 
+    /// Whether an atom moved more than √`maxStep2` from `before` to `after` (`n3` coordinates):
+    /// |r_new − r_old|² per atom, as `relax.cu` computes it.
+    private static boolean runaway(double[] before, double[] after, int n3, double maxStep2) {
+        for (int i = 0; i < n3; i += 3) {
+            double dx = after[i] - before[i];
+            double dy = after[i + 1] - before[i + 1];
+            double dz = after[i + 2] - before[i + 2];
+            if (dx * dx + dy * dy + dz * dz > maxStep2) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
-    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(stream, c, systems, true);
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2) {
+        nve(stream, c, systems, true, maxStep2);
     }
 
     @Override
     public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(stream, c, systems, false);
+        nve(stream, c, systems, false, Double.POSITIVE_INFINITY);
     }
 
     /// A half kick of every moving system (and, `before`, the drift after it), per atom in
     /// `VelocityVerlet`'s arithmetic: k = 0.5·dt / m; v += k·F; r += dt·v.
-    private void nve(Stream stream, RelaxColumns c, int systems, boolean before) {
+    private void nve(Stream stream, RelaxColumns c, int systems, boolean before, double maxStep2) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -378,9 +401,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
         stream.launch(before ? "relax nve before" : "relax nve after", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k),
                 MIN_ATOMS, (part, from, to) -> {
                     for (int k = from; k < to; k++) {
-                        if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
-                                || before && ints.getAtIndex(I32, DONE * cap + k) != 0) {
-                            continue;
+                        if (ints.getAtIndex(I32, FRESH * cap + k) != 0
+                                || (before ? ints.getAtIndex(I32, DONE * cap + k) : ints.getAtIndex(I32, FLAG * cap + k)) != 0) {
+                            continue; // as relax.cu: only the second half asks the flag (the first half sets it)
                         }
                         int start = ints.getAtIndex(I32, START * cap + k);
                         int n = ints.getAtIndex(I32, COUNT * cap + k);
@@ -392,8 +415,20 @@ public final class CpuRelaxKernels implements RelaxKernels {
                             }
                         }
                         if (before) {
-                            for (long d = 3L * start; d < 3L * (start + n); d++) {
-                                pos.setAtIndex(F64, d, pos.getAtIndex(F64, d) + dt * vel.getAtIndex(F64, d));
+                            boolean runaway = false;
+                            for (long i = start; i < start + n; i++) {
+                                double d2 = 0;
+                                for (long d = 3 * i; d < 3 * i + 3; d++) {
+                                    double old = pos.getAtIndex(F64, d);
+                                    double now = old + dt * vel.getAtIndex(F64, d);
+                                    pos.setAtIndex(F64, d, now);
+                                    double moved = now - old;
+                                    d2 += moved * moved;
+                                }
+                                runaway |= d2 > maxStep2;
+                            }
+                            if (runaway) {
+                                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                             }
                         }
                     }

@@ -30,16 +30,23 @@ public final class DeviceStages {
     /// capacity, which must bound the atoms (the device columns are allocated to it). Its
     /// evaluator refuses, before the run, periodic systems (the kernels sum all pairs).
     public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), model, device, kernels);
+        return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// A velocity Verlet (NVE) stage of `steps` steps of `dt` (τ) over `model` on `device`; as `fire`.
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels);
+        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, Double.POSITIVE_INFINITY);
+    }
+
+    /// As `nve`, quarantining a system with an atom that moves more than `maxStep` Å in one step
+    /// (checked by the step kernel: a time step far too large, atoms flung apart).
+    public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels,
+                                          double maxStep) {
+        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, maxStep);
     }
 
     private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
-                                             Function<Device, RelaxKernels> kernels) {
+                                             Function<Device, RelaxKernels> kernels, double maxStep) {
         ModelEvaluator inner = new ModelEvaluator(model);
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
             @Override
@@ -66,14 +73,17 @@ public final class DeviceStages {
                         + "of at most " + MAX_ATOMS + " (the device columns are allocated to it), got " + atoms);
             }
             int systems = (int) Math.min(capacity.limit(systemsDim), atoms);
-            return new PackedStage(device, kernels.apply(device), model, kind, stage.name(), sizer, capacity, systems, (int) atoms);
+            return new PackedStage(device, kernels.apply(device), model, kind, stage.name(), sizer, capacity, systems, (int) atoms)
+                    .maxStep(maxStep);
         };
         return Stage.of(evaluator, method).onDevice(factory);
     }
 
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused) on `device`: a single
-    /// `fire` or `nve` call over a Lennard-Jones `model`; anything else is refused, naming it.
-    public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels) {
+    /// `fire` or `nve` call over a Lennard-Jones `model`; anything else is refused, naming it. A
+    /// system with an atom that moves more than `maxStep` Å in one step is quarantined (+∞: never).
+    public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
+                                            double maxStep) {
         String name = calls.size() == 1 ? calls.getFirst().name() : "";
         if (!name.equals("fire") && !name.equals("nve")) {
             throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' (ASE-exact FIRE) or 'nve' call for "
@@ -86,9 +96,10 @@ public final class DeviceStages {
         }
         PipelineSpec.Call c = calls.getFirst();
         if (name.equals("fire")) {
-            return fire(PipelineSpec.convergence(c), lj, device, kernels);
+            Convergence rule = PipelineSpec.convergence(c);
+            return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), lj, device, kernels, maxStep);
         }
         PipelineSpec.Verlet v = PipelineSpec.verlet(c);
-        return nve(v.dt(), v.steps(), lj, device, kernels);
+        return stage(new PackedStage.Verlet(v.dt(), v.steps()), Methods.nve(v.dt(), v.steps()), lj, device, kernels, maxStep);
     }
 }

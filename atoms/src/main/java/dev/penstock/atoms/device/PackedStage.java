@@ -131,6 +131,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private long steps;
     private long atomSteps;
     private Consumer<Exit> exitListener = e -> { };
+    private double maxStep = Double.POSITIVE_INFINITY;
 
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
@@ -166,6 +167,17 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         rows = new AtomicSystem[maxSystems];
         keptRows = new AtomicSystem[maxSystems];
         forced = new String[maxSystems];
+    }
+
+    /// Quarantines a system with an atom that moves more than `maxStepA` Å in one step (as
+    /// `NanHook` does on the per-system stages, here checked by the step kernels, so nothing is
+    /// read back for it); +∞: no limit.
+    public PackedStage maxStep(double maxStepA) {
+        if (!(maxStepA > 0)) {
+            throw new IllegalArgumentException("option 'maxStep' must be > 0 Å, got " + maxStepA);
+        }
+        this.maxStep = maxStepA;
+        return this;
     }
 
     /// Calls `listener` for every system that leaves, after its state was written back.
@@ -315,12 +327,12 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         switch (kind) {
             case Relaxation r -> {
-                kernels.fireStep(stream, live, systems);
+                kernels.fireStep(stream, live, systems, maxStep * maxStep);
                 kernels.evaluate(stream, live, systems, atoms, lj);
                 kernels.check(stream, live, systems, r.rule().fmax(), r.rule().energyTolerance(), r.rule().maxSteps());
             }
             case Verlet v -> {
-                kernels.nveBefore(stream, live, systems, atoms);
+                kernels.nveBefore(stream, live, systems, atoms, maxStep * maxStep);
                 kernels.evaluate(stream, live, systems, atoms, lj);
                 kernels.nveAfter(stream, live, systems, atoms);
                 kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps());
@@ -419,6 +431,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             String diagnosis = diagnoses[x] != null ? diagnoses[x] : switch (readBack.getInt(FLAG, x)) {
                 case 0 -> null;
                 case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
+                case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
+                        + " of stage '" + method + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
             boolean converged = diagnosis == null && kind instanceof Relaxation r && r.rule().converged(fmax, energy,

@@ -65,6 +65,8 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block 
     public static final int FLAG_OVERLAP = 1;
     /// flag: a non-finite energy or force
     public static final int FLAG_NON_FINITE = 2;
+    /// flag: an atom moved more than the stage's largest step in one step
+    public static final int FLAG_RUNAWAY = 3;
 
     /// Columns for `systems` systems and `atoms` atoms, allocated in `arena` (zeroed if the
     /// arena zeroes).

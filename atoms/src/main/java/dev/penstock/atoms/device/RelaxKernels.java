@@ -34,13 +34,16 @@ public interface RelaxKernels {
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj);
 
     /// One FIRE step (ASE-exact) of every system of `[0, systems)` that is neither fresh, flagged
-    /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves.
-    void fireStep(Stream stream, RelaxColumns c, int systems);
+    /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
+    /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged
+    /// `FLAG_RUNAWAY`.
+    void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2);
 
     /// The first half of a velocity Verlet step (as `VelocityVerlet`: v += ½dt·F/m, then
     /// r += dt·v, per atom) of every system of `[0, systems)` that is neither fresh, flagged nor
-    /// done, with its `DT` as the time step.
-    void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms);
+    /// done, with its `DT` as the time step; an atom that drifts more than √`maxStep2` flags its
+    /// system `FLAG_RUNAWAY`.
+    void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2);
 
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` moved
     /// (neither fresh nor flagged).

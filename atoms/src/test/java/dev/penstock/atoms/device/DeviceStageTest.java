@@ -154,6 +154,27 @@ class DeviceStageTest {
     }
 
     @Test
+    void aSystemFlungApartByItsTimeStepIsQuarantinedByTheStepKernelAndTheOthersAreUntouched() {
+        Map<Long, String> clean;
+        Map<Long, String> flung;
+        try (CpuDevice cpu = new CpuDevice()) {
+            clean = run(warm(10, 8), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> new CpuRelaxKernels(1), 0.5), null, null);
+        }
+        List<AtomicSystem> in = warm(10, 8);
+        in.get(6).velocities()[3] = 400; // atom 1: 0.8 Å in the first step of 0.002 τ
+        try (CpuDevice cpu = new CpuDevice()) {
+            flung = run(in, Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> new CpuRelaxKernels(1), 0.5), null, null);
+        }
+        assertThat(flung.get(6L)).isEqualTo("quarantined: system 6: an atom moved more than 0.5 Å in step 1 of stage 'nve' "
+                + "(is the time step too large?)");
+        for (long id = 0; id < 10; id++) {
+            if (id != 6) {
+                assertThat(flung.get(id)).as("system %d", id).isEqualTo(clean.get(id));
+            }
+        }
+    }
+
+    @Test
     void aDeviceNveBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
         Capacity room = Capacity.of(10, 1200, Long.MAX_VALUE);
         Map<Long, String> straight = new TreeMap<>();
