@@ -176,37 +176,8 @@ class DeviceStageTest {
 
     @Test
     void aDeviceNveBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
-        Capacity room = Capacity.of(10, 1200, Long.MAX_VALUE);
-        Map<Long, String> straight = new TreeMap<>();
-        try (CpuDevice cpu = new CpuDevice()) {
-            StageBatch<AtomicSystem> b = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(1)),
-                    Systems.withListRadius(2.8), room);
-            b.admit(warm(8, 5), e -> { });
-            drain(b, straight, 100_000);
-            b.close();
-        }
-        for (int cut : new int[] {0, 1, 33}) {
-            Map<Long, String> resumed = new TreeMap<>();
-            List<StageBatch.Held<AtomicSystem>> saved;
-            try (CpuDevice cpu = new CpuDevice()) {
-                StageBatch<AtomicSystem> first = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(1)),
-                        Systems.withListRadius(2.8), room);
-                first.admit(warm(8, 5), e -> { });
-                drain(first, resumed, cut);
-                saved = first.save();
-                first.close();
-            }
-            try (CpuDevice cpu = new CpuDevice()) {
-                StageBatch<AtomicSystem> second = new StageBatch<>(DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(2)),
-                        Systems.withListRadius(2.8), room);
-                for (StageBatch.Held<AtomicSystem> h : saved) {
-                    second.restore(new StageBatch.Held<>(roundTrip(h.sample()), h.status(), h.motion(), h.evaluation()));
-                }
-                drain(second, resumed, 100_000);
-                second.close();
-            }
-            assertThat(resumed).as("cut after %d steps", cut).isEqualTo(straight).hasSize(8);
-        }
+        restoresBitForBit(threads -> cpu -> DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(threads)),
+                Capacity.of(10, 1200, Long.MAX_VALUE), () -> warm(8, 5), 8, 0, 1, 33);
     }
 
     @Test
@@ -272,27 +243,39 @@ class DeviceStageTest {
 
     @Test
     void aDeviceBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
-        Capacity room = Capacity.of(10, 500, Long.MAX_VALUE);
+        restoresBitForBit(threads -> cpu -> deviceFire(cpu, threads), Capacity.of(10, 500, Long.MAX_VALUE), () -> Clusters.inflight(10, 2),
+                -1, 0, 1, 7, 40);
+    }
+
+    /// A stage (made on a CPU device with 1 thread, restored into one with 2) stepped to each
+    /// `cut`, saved, its systems through the checkpoint codec, restored and stepped to the end:
+    /// every system ends bit for bit as without the cut (`systems` of them, or any number if −1).
+    private static void restoresBitForBit(java.util.function.IntFunction<java.util.function.Function<CpuDevice, Stage<AtomicSystem>>> stage,
+                                          Capacity room, java.util.function.Supplier<List<AtomicSystem>> input, int systems, int... cuts)
+            throws Exception {
         Map<Long, String> straight = new TreeMap<>();
-        Map<Long, String> resumed = new TreeMap<>();
         try (CpuDevice cpu = new CpuDevice()) {
-            StageBatch<AtomicSystem> b = new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8), room);
-            b.admit(Clusters.inflight(10, 2), e -> { });
+            StageBatch<AtomicSystem> b = new StageBatch<>(stage.apply(1).apply(cpu), Systems.withListRadius(2.8), room);
+            b.admit(input.get(), e -> { });
             drain(b, straight, 100_000);
             b.close();
         }
-        for (int cut : new int[] {0, 1, 7, 40}) {
+        assertThat(straight).isNotEmpty();
+        if (systems >= 0) {
+            assertThat(straight).hasSize(systems);
+        }
+        for (int cut : cuts) {
+            Map<Long, String> resumed = new TreeMap<>();
             List<StageBatch.Held<AtomicSystem>> saved;
             try (CpuDevice cpu = new CpuDevice()) {
-                StageBatch<AtomicSystem> first = new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8), room);
-                first.admit(Clusters.inflight(10, 2), e -> { });
-                resumed.clear();
+                StageBatch<AtomicSystem> first = new StageBatch<>(stage.apply(1).apply(cpu), Systems.withListRadius(2.8), room);
+                first.admit(input.get(), e -> { });
                 drain(first, resumed, cut);
                 saved = first.save();
                 first.close();
             }
             try (CpuDevice cpu = new CpuDevice()) {
-                StageBatch<AtomicSystem> second = new StageBatch<>(deviceFire(cpu, 2), Systems.withListRadius(2.8), room);
+                StageBatch<AtomicSystem> second = new StageBatch<>(stage.apply(2).apply(cpu), Systems.withListRadius(2.8), room);
                 for (StageBatch.Held<AtomicSystem> h : saved) {
                     second.restore(new StageBatch.Held<>(roundTrip(h.sample()), h.status(), h.motion(), h.evaluation()));
                 }
