@@ -3,7 +3,8 @@
 # driver (cuda/src/test/cpp/hostcuda.cpp, built against the toolkit's cuda.h): builds the GPU
 # bundle, runs its gpu-check.sh exactly as a GPU machine would, then `penstock encode --device
 # cuda --timeline` and compares its states with `--device cpu`, and checks the in-flight FIRE
-# relaxation's agreement with CpuDevice (`inflight_cuda_max_rel_energy_diff`, step counts). It checks that everything runs
+# relaxation's agreement with CpuDevice (`inflight_cuda_max_rel_energy_diff`, step counts), and
+# `simulate --device cuda` against `--device cpu` (the same bytes). It checks that everything runs
 # (bindings, kernels' arithmetic, bundle, CLI); its speed figures are the emulation's, not a GPU's.
 #   scripts/gpu-dry-run.sh            (needs g++ and CUDA_HOME/include/cuda.h; ~2 minutes)
 set -euo pipefail
@@ -17,6 +18,7 @@ g++ -std=c++20 -O2 -shared -fPIC -pthread -Icuda/src/test/cpp/stub -I"$cuda_incl
 bash scripts/make-gpu-bundle.sh
 export PENSTOCK_CUDA_DRIVER="$lib"
 out="$root/target/dry-run"
+rm -rf "$out" # this script's own outputs from an earlier run (encode --example never replaces a file)
 mkdir -p "$out"
 PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh | tee "$out/gpu-check.log"
 # the in-flight relaxation through the emulated driver against CpuDevice: the same steps, energies to 1e-10
@@ -34,4 +36,15 @@ diff = float(np.max(np.abs(a - b)))
 print(f"dry_run_states: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
 sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
 PY
+# a stage pipeline on the device: simulate --device cuda writes what --device cpu writes, byte for byte
+./penstock simulate examples/argon-free-clusters.xyz --pipeline "fire(fmax=0.005) | nve(dt=5, steps=200)" \
+  --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" --max-atoms 600 --device cuda --out "$out/systems-cuda.xyz"
+./penstock simulate examples/argon-free-clusters.xyz --pipeline "fire(fmax=0.005) | nve(dt=5, steps=200)" \
+  --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" --max-atoms 600 --device cpu --out "$out/systems-cpu.xyz"
+if cmp -s "$out/systems-cuda.xyz" "$out/systems-cpu.xyz"; then
+  echo "dry_run_simulate: --device cuda wrote the bytes --device cpu wrote"
+else
+  echo "dry_run_simulate: --device cuda and --device cpu outputs differ" >&2
+  exit 1
+fi
 echo "dry_run: passed (host emulation: figures above are not a GPU's)"
