@@ -4,7 +4,6 @@ import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.Methods;
-import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
@@ -47,7 +46,6 @@ public final class DeviceStages {
 
     private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
-        ModelEvaluator inner = new ModelEvaluator(model);
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
             @Override
             public void evaluate(List<AtomicSystem> samples, Failures<AtomicSystem> failures) {
@@ -57,7 +55,7 @@ public final class DeviceStages {
             @Override
             public String refusal(AtomicSystem s) {
                 String r = PackedStage.refusal(s);
-                return r != null ? r : inner.refusal(s);
+                return r != null ? r : model.refusal(s);
             }
         };
         BatchEngine.Factory<AtomicSystem> factory = (stage, sizer, capacity) -> {

@@ -56,8 +56,7 @@ public final class PackedRelax implements AutoCloseable {
         this.batch = new PackedStage(device, kernels, model, new PackedStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),
-                x.steps() == 0 && x.diagnosis() != null && Double.isNaN(x.system().energy()) ? Double.NaN : x.system().maxForce(),
-                x.diagnosis())));
+                Double.isNaN(x.system().energy()) ? Double.NaN : x.system().maxForce(), x.diagnosis()))); // NaN: never evaluated
     }
 
     /// Relaxes every system of `inputs`, refilling the batch in input order after room was freed

@@ -17,6 +17,7 @@ import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
 import dev.penstock.device.Stream;
@@ -126,6 +127,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private final AtomicSystem[] rows;
     private final AtomicSystem[] keptRows;
     private final String[] forced; // a hook's diagnosis for a row it quarantines
+    private final String[] exitDiagnoses; // graduate's scratch: the leaving rows' forced diagnoses
+    private final AtomicSystem[] leavers; // graduate's scratch: the leaving rows' systems
     private int systems;
     private int atoms;
     private long steps;
@@ -167,6 +170,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         rows = new AtomicSystem[maxSystems];
         keptRows = new AtomicSystem[maxSystems];
         forced = new String[maxSystems];
+        exitDiagnoses = new String[maxSystems];
+        leavers = new AtomicSystem[maxSystems];
     }
 
     /// Quarantines a system with an atom that moves more than `maxStepA` Å in one step (as
@@ -230,7 +235,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 rest.add(s);
                 continue;
             }
-            String bad = nonFinite(s);
+            String bad = ModelEvaluator.nonFinite(s);
             if (bad != null) {
                 events.accept(new Event<>(Event.Kind.QUARANTINED, s, 0, method, 0, bad));
                 exitListener.accept(new Exit(s, 0, false, bad));
@@ -306,20 +311,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         atoms += m;
     }
 
-    private static String nonFinite(AtomicSystem s) {
-        double[][] arrays = {s.positions(), s.velocities()};
-        for (int a = 0; a < 2; a++) {
-            double[] x = arrays[a];
-            for (int i = 0; i < x.length; i++) {
-                if (!Double.isFinite(x[i])) {
-                    return "system " + s.id() + ": non-finite " + (a == 0 ? "position" : "velocity") + " of atom " + i / 3 + " ("
-                            + "xyz".charAt(i % 3) + " = " + x[i] + ")";
-                }
-            }
-        }
-        return null;
-    }
-
     @Override
     public void step(Consumer<Event<AtomicSystem>> events) {
         if (systems == 0) {
@@ -377,7 +368,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         int e = 0;
         int kept = 0;
         int start = 0; // rows are packed in order: row k's atoms start after those of the rows before it
-        String[] diagnoses = new String[leaving];
         for (int k = 0; k < systems; k++) {
             boolean leaves = done.getInt(k) != 0;
             int n = rows[k].atoms();
@@ -391,7 +381,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 map.setInt(2L * count + at + i, start + i);
             }
             if (leaves) {
-                diagnoses[row] = forced[k];
+                exitDiagnoses[row] = forced[k];
                 forced[k] = null;
                 exitAtoms += n;
             } else {
@@ -408,7 +398,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             kernels.gather(stream, live, spare, keepMapDevice, keptSystems, keptAtoms);
         }
         readBack(exits, exitAtoms);
-        AtomicSystem[] leavers = new AtomicSystem[leaving];
         for (int x = 0; x < leaving; x++) {
             leavers[x] = rows[exitMap.getInt(x)];
         }
@@ -421,6 +410,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         atoms = keptAtoms;
         for (int x = 0; x < leaving; x++) {
             AtomicSystem s = leavers[x];
+            leavers[x] = null;
             unpack(s, x, readBack);
             for (int d = 0; d < used.length; d++) {
                 used[d] -= sizer.size(s, d);
@@ -428,7 +418,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             int taken = readBack.getInt(TAKEN, x);
             double energy = readBack.getDouble(ENERGY, x);
             double fmax = readBack.getDouble(FMAX, x);
-            String diagnosis = diagnoses[x] != null ? diagnoses[x] : switch (readBack.getInt(FLAG, x)) {
+            String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (readBack.getInt(FLAG, x)) {
                 case 0 -> null;
                 case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)

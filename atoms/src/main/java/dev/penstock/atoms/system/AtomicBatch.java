@@ -28,10 +28,6 @@ import java.util.function.ToIntFunction;
 /// a subset in a new order. No operation ever mixes two systems' data (property-tested).
 /// Threading: one thread at a time. Memory: owned by the batch, freed by `close()`.
 ///
-/// (Over 400 lines on purpose: the layout and every operation that moves rows stay in one
-/// class, so that no other code ever sees offsets that a `trim`, `defrag` or `select` changed;
-/// most of the length is one-line accessors.)
-///
 /// Why one file of this length: one packed layout — the per-system, per-atom and per-edge
 /// columns, their capacities, and the trim/defrag that moves all three together — whose offsets
 /// every method must agree on; splitting it would spread one invariant over several classes.
