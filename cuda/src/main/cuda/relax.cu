@@ -7,7 +7,7 @@
 //               doubles[5 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA)
 //
 //   relax_forces         one thread per atom: its force and half its pair energies, a gather
-//                        over the other atoms of its system in row order (no atomics)
+//                        over the other atoms of its system in a fixed order (no atomics)
 //   relax_reduce         one thread per system: energy, max |F_i|, flags, in atom order
 //   relax_fire_step      one thread per system: FIRE (ASE-exact) in atom order
 //   relax_nve_before     one thread per atom: velocity Verlet's half kick and drift
@@ -54,6 +54,34 @@
 
 #define RELAX_DBL_MAX 1.7976931348623157e308
 
+// One pair's terms for the atom at xi from its partner j: the pair energy into *e, g·(r_j − r_i)
+// into f; false (adding nothing) beyond the cutoff.
+__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, double eps4, double sigma2,
+                                           double rc2, double shift, double od2, bool* overlap, double* e, double* f) {
+    double dx = pos[3 * j] - xi;
+    double dy = pos[3 * j + 1] - yi;
+    double dz = pos[3 * j + 2] - zi;
+    double r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 >= rc2) return false;
+    *overlap = *overlap || r2 < od2;
+    double inv2 = 1 / r2;
+    double s2 = sigma2 * inv2;
+    double s6 = s2 * s2 * s2;
+    double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+    *e = eps4 * (s6 * s6 - s6) - shift;
+    f[0] = g * dx;
+    f[1] = g * dy;
+    f[2] = g * dz;
+    return true;
+}
+
+// The order of an atom's sum (RelaxKernels.STRIPE, CpuRelaxKernels.pairs): its partners before
+// it in row order; then, of its m partners after it, the first RELAX_STRIPE·⌊m/RELAX_STRIPE⌋
+// into RELAX_STRIPE partial sums (partner i + 1 + q into sum q mod RELAX_STRIPE, each from
+// −0.0), folded in in order; then the last m mod RELAX_STRIPE in row order. The CPU's half loop
+// makes the same additions in the same order with its vector lanes.
+#define RELAX_STRIPE 8
+
 extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* pos, double eps4,
                                         double sigma2, double rc2, double shift, double od2, double* force, double* atomEnergy) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -64,22 +92,41 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
     double fx = 0, fy = 0, fz = 0, e = 0;
     bool overlap = false;
-    for (int j = start; j < start + n; j++) {
-        if (j == i) continue;
-        double dx = pos[3 * j] - xi;
-        double dy = pos[3 * j + 1] - yi;
-        double dz = pos[3 * j + 2] - zi;
-        double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= rc2) continue;
-        overlap = overlap || r2 < od2;
-        double inv2 = 1 / r2;
-        double s2 = sigma2 * inv2;
-        double s6 = s2 * s2 * s2;
-        double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
-        e += eps4 * (s6 * s6 - s6) - shift;
-        fx += g * dx;
-        fy += g * dy;
-        fz += g * dz;
+    double t[3], u;
+    for (int j = start; j < i; j++) {
+        if (!relax_pair(pos, j, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+        e += u;
+        fx += t[0];
+        fy += t[1];
+        fz += t[2];
+    }
+    int m = start + n - 1 - i;
+    int striped = i + 1 + m - m % RELAX_STRIPE;
+    if (striped > i + 1) {
+        double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
+        for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
+        for (int c = i + 1; c < striped; c += RELAX_STRIPE) {
+            for (int q = 0; q < RELAX_STRIPE; q++) {
+                if (!relax_pair(pos, c + q, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+                pu[q] += u;
+                px[q] += t[0];
+                py[q] += t[1];
+                pz[q] += t[2];
+            }
+        }
+        for (int q = 0; q < RELAX_STRIPE; q++) {
+            e += pu[q];
+            fx += px[q];
+            fy += py[q];
+            fz += pz[q];
+        }
+    }
+    for (int j = striped; j < start + n; j++) {
+        if (!relax_pair(pos, j, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+        e += u;
+        fx += t[0];
+        fy += t[1];
+        fz += t[2];
     }
     force[3 * i] = fx;
     force[3 * i + 1] = fy;

@@ -39,8 +39,11 @@ import jdk.incubator.vector.VectorSpecies;
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
-    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    /// The widest vectors up to `STRIPE` lanes (a 4-lane machine runs each stripe as two).
+    private static final VectorSpecies<Double> D =
+            DoubleVector.SPECIES_PREFERRED.length() > RelaxKernels.STRIPE ? DoubleVector.SPECIES_512 : DoubleVector.SPECIES_PREFERRED;
     private static final int L = D.length();
+    private static final int W = RelaxKernels.STRIPE;
     /// The least work a helper thread is woken for, in pair terms and in atoms of a FIRE step:
     /// a few tens of µs of work each (an estimate, against a wake-up of some µs).
     private static final long MIN_PAIRS = 20_000;
@@ -156,17 +159,21 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     /// Every atom's force and pair-energy sum over the other `n` atoms of one system (positions
-    /// in `w.r`), each pair computed once, yet `relax.cu`'s per-atom gather bit for bit: the
-    /// gather adds atom i's partners in row order 0 … n−1, skipping pairs beyond the cutoff.
-    /// Here atom j's accumulators receive the partners i < j as the outer loop reaches them,
-    /// then, in row j, its partners k > j in order — the same additions in the same order, each
+    /// in `w.r`), each pair computed once, yet `relax.cu`'s per-atom gather bit for bit. The
+    /// gather's order for atom i (`RelaxKernels.STRIPE` = W): first its partners k < i in row
+    /// order into one running sum; then its m partners k > i, the first W·⌊m/W⌋ of them into W
+    /// partial sums (partner i + 1 + q into sum q mod W, each started at −0.0), added to the
+    /// running sum in order 0 … W−1; then the last m mod W partners in row order. Here atom j's
+    /// running sum receives the partners i < j as the outer loop reaches them, then, in row j,
+    /// its partners k > j in that striped order — the same additions in the same order, each
     /// term the same number (the pair's r² is the same both ways, x_i − x_j is exactly
     /// −(x_j − x_i), so g·(x_i − x_j) is exactly −g·(x_j − x_i)). A pair beyond the cutoff adds
     /// −0.0, which leaves every sum as it was (as skipping it does), so no branch is needed.
     ///
-    /// Row i is `L` pairs at a time (the Vector API: lanewise IEEE operations in the scalar
-    /// order, no fused multiply-adds): the partners' accumulators take their terms at once (one
-    /// lane per partner), atom i's terms are kept and then added up in partner order. Returns
+    /// Row i is W pairs at a time (the Vector API, `W / L` vectors of `L` lanes: lanewise IEEE
+    /// operations in the scalar order, no fused multiply-adds): the partners' running sums take
+    /// their terms at once (one lane per partner) and atom i's W partial sums are lanes too, so
+    /// no step of the row is serial but the last `m mod W` pairs and the W-term fold. Returns
     /// whether a pair overlaps.
     private static boolean pairs(Scratch w, int n, Lj lj) {
         double[] r = w.r;
@@ -186,59 +193,75 @@ public final class CpuRelaxKernels implements RelaxKernels {
         java.util.Arrays.fill(fy, 0, n, 0);
         java.util.Arrays.fill(fz, 0, n, 0);
         java.util.Arrays.fill(en, 0, n, 0);
-        double[] tx = w.tx;
-        double[] ty = w.ty;
-        double[] tz = w.tz;
-        double[] tu = w.tu;
+        double[] px = w.px;
+        double[] py = w.py;
+        double[] pz = w.pz;
+        double[] pu = w.pu;
         double rc2 = lj.rc2();
         double od2 = lj.od2();
         double eps4 = lj.eps4();
         double sigma2 = lj.sigma2();
         double shift = lj.shift();
         DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        VectorMask<Double> overlaps = D.maskAll(false);
         boolean overlap = false;
         for (int i = 0; i < n; i++) {
             double xi = x[i];
             double yi = y[i];
             double zi = z[i];
-            int j = i + 1;
             DoubleVector vxi = DoubleVector.broadcast(D, xi);
             DoubleVector vyi = DoubleVector.broadcast(D, yi);
             DoubleVector vzi = DoubleVector.broadcast(D, zi);
-            for (; j + L <= n; j += L) {
-                DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
-                DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
-                DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
-                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
-                overlap |= r2.compare(VectorOperators.LT, od2).and(in).anyTrue();
-                DoubleVector inv2 = DoubleVector.broadcast(D, 1).div(r2);
-                DoubleVector s2 = inv2.mul(sigma2);
-                DoubleVector s6 = s2.mul(s2).mul(s2);
-                DoubleVector g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                DoubleVector u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
-                DoubleVector gx = none.blend(g.mul(dx), in);
-                DoubleVector gy = none.blend(g.mul(dy), in);
-                DoubleVector gz = none.blend(g.mul(dz), in);
-                u.intoArray(tu, j);
-                gx.intoArray(tx, j);
-                gy.intoArray(ty, j);
-                gz.intoArray(tz, j);
-                DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
-                DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
-                DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
-                DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
+            int m = n - 1 - i;
+            int striped = i + 1 + m - m % W;
+            for (int v = 0; v < W; v += L) {
+                none.intoArray(px, v);
+                none.intoArray(py, v);
+                none.intoArray(pz, v);
+                none.intoArray(pu, v);
             }
-            for (; j < n; j++) {
+            for (int c = i + 1; c < striped; c += W) {
+                for (int v = 0; v < W; v += L) {
+                    int j = c + v;
+                    DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
+                    DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
+                    DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
+                    DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                    VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                    overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+                    DoubleVector inv2 = DoubleVector.broadcast(D, 1).div(r2);
+                    DoubleVector s2 = inv2.mul(sigma2);
+                    DoubleVector s6 = s2.mul(s2).mul(s2);
+                    DoubleVector g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                    DoubleVector u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                    DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
+                    DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
+                    DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
+                    DoubleVector.fromArray(D, pz, v).add(none.blend(g.mul(dz), in)).intoArray(pz, v);
+                    DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
+                    DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
+                    DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
+                    DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
+                }
+            }
+            double sx = fx[i];
+            double sy = fy[i];
+            double sz = fz[i];
+            double se = en[i];
+            if (striped > i + 1) {
+                for (int q = 0; q < W; q++) {
+                    sx += px[q];
+                    sy += py[q];
+                    sz += pz[q];
+                    se += pu[q];
+                }
+            }
+            for (int j = striped; j < n; j++) {
                 double dx = x[j] - xi;
                 double dy = y[j] - yi;
                 double dz = z[j] - zi;
                 double r2 = dx * dx + dy * dy + dz * dz;
                 if (r2 >= rc2) {
-                    tu[j] = -0.0;
-                    tx[j] = -0.0;
-                    ty[j] = -0.0;
-                    tz[j] = -0.0;
                     continue;
                 }
                 overlap |= r2 < od2;
@@ -247,24 +270,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 double s6 = s2 * s2 * s2;
                 double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
                 double u = eps4 * (s6 * s6 - s6) - shift;
-                tu[j] = u;
-                tx[j] = g * dx;
-                ty[j] = g * dy;
-                tz[j] = g * dz;
+                se += u;
+                sx += g * dx;
+                sy += g * dy;
+                sz += g * dz;
                 en[j] += u;
                 fx[j] += g * -dx;
                 fy[j] += g * -dy;
                 fz[j] += g * -dz;
-            }
-            double sx = fx[i];
-            double sy = fy[i];
-            double sz = fz[i];
-            double se = en[i];
-            for (j = i + 1; j < n; j++) {
-                sx += tx[j];
-                sy += ty[j];
-                sz += tz[j];
-                se += tu[j];
             }
             fx[i] = sx;
             fy[i] = sy;
@@ -277,7 +290,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             f[3 * i + 1] = fy[i];
             f[3 * i + 2] = fz[i];
         }
-        return overlap;
+        return overlap || overlaps.anyTrue();
     }
 
     /// One thread's working arrays for one system at a time (grown, never shrunk: a step
@@ -294,10 +307,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] fx = new double[0];
         double[] fy = new double[0];
         double[] fz = new double[0];
-        double[] tx = new double[0];
-        double[] ty = new double[0];
-        double[] tz = new double[0];
-        double[] tu = new double[0];
+        final double[] px = new double[W]; // atom i's W partial sums (one lane each)
+        final double[] py = new double[W];
+        final double[] pz = new double[W];
+        final double[] pu = new double[W];
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
 
         void fit(int n) {
@@ -313,10 +326,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 fx = new double[n];
                 fy = new double[n];
                 fz = new double[n];
-                tx = new double[n];
-                ty = new double[n];
-                tz = new double[n];
-                tu = new double[n];
             }
         }
     }

@@ -14,6 +14,11 @@ import dev.penstock.memory.Block;
 /// the two implementations agree bit for bit where the device rounds as IEEE 754 without fused
 /// multiply-adds (the host emulation does; the PTX is built with `-fmad=false`).
 public interface RelaxKernels {
+    /// The number of partial sums an atom's partners after it are striped over in the force
+    /// gather (`CpuRelaxKernels.pairs` gives the order; `relax.cu`'s `RELAX_STRIPE` is the same):
+    /// fixed, so that the result does not depend on a machine's vector width.
+    int STRIPE = 8;
+
     /// A Lennard-Jones potential as the kernels take it.
     ///
     /// @param eps4   4ε
