@@ -32,7 +32,9 @@
 #define RELAX_STARTED 5
 #define RELAX_FLAG 6
 #define RELAX_DONE 7
-#define RELAX_INT_COLUMNS 8
+#define RELAX_ID_LO 8
+#define RELAX_ID_HI 9
+#define RELAX_INT_COLUMNS 10
 #define RELAX_ENERGY 0
 #define RELAX_PREV_ENERGY 1
 #define RELAX_FMAX 2

@@ -253,7 +253,7 @@ public final class SimulateCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model, maxStepA);
+            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model, maxStepA, seed);
         } catch (IllegalArgumentException e) {
             dev.close();
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -49,12 +49,13 @@ final class SimulateDevice implements AutoCloseable {
     }
 
     /// The pipeline of `stages` with every stage's batch on this device, quarantining a system
-    /// with an atom that moves more than `maxStep` Å in a step (checked by the step kernels); a
-    /// stage the device stages cannot run yet is refused, naming it.
-    Pipeline<AtomicSystem> build(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model, double maxStep) {
+    /// with an atom that moves more than `maxStep` Å in a step (checked by the step kernels),
+    /// Langevin noise keyed by `seed`; a stage the device stages cannot run yet is refused,
+    /// naming it.
+    Pipeline<AtomicSystem> build(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model, double maxStep, long seed) {
         Pipeline<AtomicSystem> p = null;
         for (List<PipelineSpec.Call> fused : stages) {
-            Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, kernels, maxStep);
+            Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, kernels, maxStep, seed);
             p = p == null ? Pipeline.of(stage) : p.then(stage);
         }
         return p;

@@ -67,6 +67,30 @@ class SimulateDeviceTest {
     }
 
     @Test
+    void aLangevinStageOnTheDeviceDrawsTheNoiseOfThePerSystemStageAndTheSeedKeysIt() throws Exception {
+        Path in = clusters();
+        String pipeline = "fire(fmax=0.05) | langevin(T=300, dt=0.05, steps=150, friction=0.05) | nve(dt=0.05, steps=50)";
+        Path cpu = dir.resolve("cpu.xyz");
+        Path dev = dir.resolve("dev.xyz");
+        Path other = dir.resolve("other.xyz");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", LJ, "--max-atoms", "800", "--seed", "5", "--out",
+                cpu.toString());
+        assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", LJ, "--max-atoms", "800", "--seed", "5",
+                "--out", dev.toString(), "--device", "cpu")).contains("30 of 30 systems finished");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", LJ, "--max-atoms", "800", "--seed", "6", "--out",
+                other.toString(), "--device", "cpu");
+        Map<Long, AtomicSystem> a = read(cpu);
+        Map<Long, AtomicSystem> b = read(dev);
+        Map<Long, AtomicSystem> c = read(other);
+        assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(30);
+        for (long id : a.keySet()) {
+            double e = a.get(id).energy();
+            assertThat(Math.abs(b.get(id).energy() - e) / Math.abs(e)).as("system %d", id).isLessThan(1e-8);
+            assertThat(Math.abs(c.get(id).energy() - e) / Math.abs(e)).as("system %d, another seed", id).isGreaterThan(1e-7);
+        }
+    }
+
+    @Test
     void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
         Path in = clusters();
         Path xyz = dir.resolve("never.xyz");

@@ -8,16 +8,20 @@ import static dev.penstock.atoms.device.RelaxColumns.ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.FLAG;
 import static dev.penstock.atoms.device.RelaxColumns.FMAX;
 import static dev.penstock.atoms.device.RelaxColumns.FRESH;
+import static dev.penstock.atoms.device.RelaxColumns.ID_HI;
+import static dev.penstock.atoms.device.RelaxColumns.ID_LO;
 import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
 import static dev.penstock.atoms.device.RelaxColumns.STARTED;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
+import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
+import dev.penstock.random.Seeds;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.IntConsumer;
@@ -300,6 +304,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] f = new double[0];
         double[] v = new double[0];
         double[] r0 = new double[0];
+        double[] m = new double[0];
         double[] e = new double[0];
         double[] x = new double[0];
         double[] y = new double[0];
@@ -319,6 +324,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 f = new double[3 * n];
                 v = new double[3 * n];
                 r0 = new double[3 * n];
+                m = new double[n];
                 e = new double[n];
                 x = new double[n];
                 y = new double[n];
@@ -442,6 +448,49 @@ public final class CpuRelaxKernels implements RelaxKernels {
                         }
                     }
                 }));
+    }
+
+    @Override
+    public boolean langevin() {
+        return true;
+    }
+
+    @Override
+    public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2) {
+        MemorySegment pos = c.pos().segment();
+        MemorySegment vel = c.vel().segment();
+        MemorySegment force = c.force().segment();
+        MemorySegment mass = c.mass().segment();
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        stream.launch("relax langevin before", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
+            for (int k = from; k < to; k++) {
+                if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
+                        || ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                    continue;
+                }
+                int start = ints.getAtIndex(I32, START * cap + k);
+                int n = ints.getAtIndex(I32, COUNT * cap + k);
+                int n3 = 3 * n;
+                Scratch w = scratch[part];
+                w.fit(n);
+                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+                MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+                MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+                MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+                System.arraycopy(w.r, 0, w.r0, 0, n3);
+                long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
+                long step = ints.getAtIndex(I32, TAKEN * cap + k);
+                Langevin.baoab(w.r, w.v, w.f, w.m, n, doubles.getAtIndex(F64, DT * cap + k), t.kT(), t.c1(), t.c2(),
+                        Seeds.generator(t.seed(), Langevin.DOMAIN, id, step));
+                if (runaway(w.r0, w.r, n3, maxStep2)) {
+                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+                }
+                MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
+                MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+            }
+        }));
     }
 
     @Override

@@ -14,7 +14,7 @@ import dev.penstock.stage.Stage;
 import java.util.List;
 import java.util.function.Function;
 
-/// Pipeline stages whose batch lives on a `Device`: `fire` and `nve` stages over a
+/// Pipeline stages whose batch lives on a `Device`: `fire`, `nve` and `langevin` stages over a
 /// Lennard-Jones model as `PackedStage` engines (the systems packed in the device's memory,
 /// batch kernels). What `simulate --device` builds.
 public final class DeviceStages {
@@ -42,6 +42,16 @@ public final class DeviceStages {
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels,
                                           double maxStep) {
         return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, maxStep);
+    }
+
+    /// A Langevin BAOAB (NVT) stage of `steps` steps of `dt` (τ) at `kT` (eV) with friction
+    /// `gamma` (1/τ), noise keyed by `seed`, over `model` on `device` — the per-system stage's
+    /// trajectories (`Langevin`); kernels without a Langevin step (`RelaxKernels.langevin()`)
+    /// are refused when the stage's batch is made.
+    public static Stage<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps, LennardJones model, Device device,
+                                               Function<Device, RelaxKernels> kernels, double maxStep) {
+        return stage(new PackedStage.Thermostat(dt, kT, gamma, seed, steps), Methods.langevin(dt, kT, gamma, seed, steps), model, device,
+                kernels, maxStep);
     }
 
     private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
@@ -78,14 +88,15 @@ public final class DeviceStages {
     }
 
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused) on `device`: a single
-    /// `fire` or `nve` call over a Lennard-Jones `model`; anything else is refused, naming it. A
-    /// system with an atom that moves more than `maxStep` Å in one step is quarantined (+∞: never).
+    /// `fire`, `nve` or `langevin` call (noise keyed by `seed`) over a Lennard-Jones `model`;
+    /// anything else is refused, naming it, as is `langevin` on kernels without its step. A system
+    /// with an atom that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
-                                            double maxStep) {
+                                            double maxStep, long seed) {
         String name = calls.size() == 1 ? calls.getFirst().name() : "";
-        if (!name.equals("fire") && !name.equals("nve")) {
-            throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' (ASE-exact FIRE) or 'nve' call for "
-                    + "now; stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
+        if (!name.equals("fire") && !name.equals("nve") && !name.equals("langevin")) {
+            throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' (ASE-exact FIRE), 'nve' or 'langevin' "
+                    + "call for now; stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
                     + "' needs the CPU stages (no --device)");
         }
         if (!(model instanceof LennardJones lj)) {
@@ -93,11 +104,26 @@ public final class DeviceStages {
                     + "given needs the CPU stages (no --device)");
         }
         PipelineSpec.Call c = calls.getFirst();
-        if (name.equals("fire")) {
-            Convergence rule = PipelineSpec.convergence(c);
-            return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), lj, device, kernels, maxStep);
-        }
-        PipelineSpec.Verlet v = PipelineSpec.verlet(c);
-        return stage(new PackedStage.Verlet(v.dt(), v.steps()), Methods.nve(v.dt(), v.steps()), lj, device, kernels, maxStep);
+        return switch (name) {
+            case "fire" -> {
+                Convergence rule = PipelineSpec.convergence(c);
+                yield stage(new PackedStage.Relaxation(rule), Methods.fire(rule), lj, device, kernels, maxStep);
+            }
+            case "nve" -> {
+                PipelineSpec.Verlet v = PipelineSpec.verlet(c);
+                yield stage(new PackedStage.Verlet(v.dt(), v.steps()), Methods.nve(v.dt(), v.steps()), lj, device, kernels, maxStep);
+            }
+            default -> {
+                PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
+                RelaxKernels probe = kernels.apply(device);
+                boolean has = probe.langevin();
+                probe.close();
+                if (!has) {
+                    throw new IllegalArgumentException("--device " + device.name() + " has no 'langevin' step yet (its noise generator runs on "
+                            + "the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
+                }
+                yield langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps(), lj, device, kernels, maxStep);
+            }
+        };
     }
 }

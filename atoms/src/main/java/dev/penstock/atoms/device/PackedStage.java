@@ -42,14 +42,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-/// A stage's batch of free Lennard-Jones systems packed on a `Device`, under FIRE (ASE-exact)
-/// or velocity Verlet (NVE): the `BatchEngine` of a device stage (`DeviceStages`), and what
-/// `PackedRelax` drives alone.
+/// A stage's batch of free Lennard-Jones systems packed on a `Device`, under FIRE (ASE-exact),
+/// velocity Verlet (NVE) or Langevin BAOAB (NVT): the `BatchEngine` of a device stage
+/// (`DeviceStages`), and what `PackedRelax` drives alone.
 ///
 /// ```
 ///   admit:    pack newcomers (host staging RelaxColumns) ──copy──▶ tail rows of the device batch
 ///   step:     fireStep → evaluate → check               (FIRE)
 ///             nveBefore → evaluate → nveAfter → check  (NVE)
+///             langevinBefore → evaluate → nveAfter → check  (NVT)
 ///             then done[0…systems) ──copy──▶ host (one sync per step)
 ///   leaving:  gather(done rows) → exit columns ──copy──▶ host → unpacked into each AtomicSystem
 ///             gather(kept rows) → spare columns (packed, admission order), swapped in
@@ -80,7 +81,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     }
 
     /// What a packed stage does to its systems.
-    public sealed interface Kind permits Relaxation, Verlet {
+    public sealed interface Kind permits Relaxation, Verlet, Thermostat {
     }
 
     /// FIRE (ASE-exact) until `rule` says converged or its step budget is spent.
@@ -103,7 +104,28 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
     }
 
+    /// Langevin BAOAB (NVT) for `steps` steps of `dt` (τ) at `kT` (eV) with friction `gamma`
+    /// (1/τ), its noise keyed by `seed` (`Langevin`'s, so a system's trajectory is the
+    /// per-system stage's).
+    ///
+    /// @param dt    the time step
+    /// @param kT    the temperature
+    /// @param gamma the friction
+    /// @param seed  the noise's seed
+    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
+    public record Thermostat(double dt, double kT, double gamma, long seed, long steps) implements Kind {
+        /// Validates the parameters.
+        public Thermostat {
+            if (!(dt > 0) || Double.isInfinite(dt) || !(kT >= 0) || Double.isInfinite(kT) || !(gamma >= 0) || Double.isInfinite(gamma)
+                    || steps < 0 || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("langevin on a device: 'dt' must be positive and finite, 'kT' and 'gamma' finite and "
+                        + "not negative, 'steps' in [0, " + Integer.MAX_VALUE + "], got " + dt + ", " + kT + ", " + gamma + ", " + steps);
+            }
+        }
+    }
+
     private final RelaxKernels kernels;
+    private final RelaxKernels.Thermostat thermostat; // null unless kind is a Thermostat
     private final RelaxKernels.Lj lj;
     private final LennardJones model;
     private final Kind kind;
@@ -145,6 +167,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         this.model = model;
         this.lj = RelaxKernels.Lj.of(model);
         this.kind = kind;
+        this.thermostat = kind instanceof Thermostat t ? RelaxKernels.Thermostat.of(t.dt(), t.kT(), t.gamma(), t.seed()) : null;
+        if (thermostat != null && !kernels.langevin()) {
+            kernels.close();
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
+        }
         this.method = method;
         this.sizer = sizer;
         this.capacity = capacity;
@@ -273,6 +300,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         staging.setInt(START, k, atomRow);
         staging.setInt(COUNT, k, s.atoms());
+        staging.id(k, s.id());
         staging.setDouble(ENERGY, k, s.energy());
         staging.setDouble(PREV_ENERGY, k, Double.NaN);
         staging.setDouble(FMAX, k, Double.NaN);
@@ -287,6 +315,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 staging.setDouble(ALPHA, k, Fire.ASTART);
             }
             case Verlet v -> staging.setDouble(DT, k, v.dt());
+            case Thermostat t -> staging.setDouble(DT, k, t.dt());
         }
     }
 
@@ -327,6 +356,12 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 kernels.evaluate(stream, live, systems, atoms, lj);
                 kernels.nveAfter(stream, live, systems, atoms);
                 kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps());
+            }
+            case Thermostat t -> {
+                kernels.langevinBefore(stream, live, systems, atoms, thermostat, maxStep * maxStep);
+                kernels.evaluate(stream, live, systems, atoms, lj);
+                kernels.nveAfter(stream, live, systems, atoms);
+                kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) t.steps());
             }
         }
         stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
@@ -468,8 +503,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     }
 
     /// As `Methods`' motions save it — relaxing: taken, the energy before the last step, then
-    /// `Fire.save` (dt, α, N, started); integrating: taken (velocity Verlet keeps nothing else) —
-    /// so a checkpoint reads the same either way.
+    /// `Fire.save` (dt, α, N, started); integrating: taken (velocity Verlet keeps nothing else;
+    /// Langevin its next step's index, the same number) — so a checkpoint reads the same either way.
     @Override
     public List<StageBatch.Held<AtomicSystem>> save() throws IOException {
         List<AtomicSystem> now = samples();
@@ -484,6 +519,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 o.writeDouble(readBack.getDouble(ALPHA, k));
                 o.writeInt(readBack.getInt(NSTEPS, k));
                 o.writeBoolean(readBack.getInt(STARTED, k) != 0);
+            } else if (kind instanceof Thermostat) {
+                o.writeLong(readBack.getInt(TAKEN, k));
             }
             o.flush();
             out.add(new StageBatch.Held<>(now.get(k), 0, bytes.toByteArray(), new byte[0]));
@@ -517,6 +554,12 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             staging.setInt(NSTEPS, 0, in.readInt());
             started = in.readBoolean();
             staging.setInt(STARTED, 0, started ? 1 : 0);
+        } else if (kind instanceof Thermostat) {
+            long next = in.readLong();
+            if (next != taken) {
+                throw new IllegalStateException("restoring sample " + s.id() + " into stage '" + method + "': its Langevin noise is at step "
+                        + next + " after " + taken + " steps (a device stage keys the noise by the steps taken)");
+            }
         }
         staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);
         rows[systems] = s;

@@ -11,7 +11,7 @@ import dev.penstock.memory.DType;
 ///
 /// ```
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] mass[A] atomEnergy[A] atomSystem[A]
-///   per system (capacity S): start count fresh taken nsteps started flag done       (int32)
+///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi (int32)
 ///                            energy prevEnergy fmax dt alpha                        (float64)
 /// ```
 ///
@@ -19,7 +19,8 @@ import dev.penstock.memory.DType;
 /// `dt` as its time step and `mass`); `taken` counts the
 /// optimiser steps, `fresh` marks a system admitted since the last step (its first evaluation
 /// is the step's shared one, and it takes no step before it); `flag` says why a system cannot
-/// go on (`FLAG_*`), `done` that it leaves after this step.
+/// go on (`FLAG_*`), `done` that it leaves after this step; `idLo`/`idHi` are the system's id
+/// (the key of its Langevin noise, with `taken` the step's).
 ///
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
@@ -46,8 +47,12 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block 
     public static final int FLAG = 6;
     /// int column: 1 when the system leaves after this step
     public static final int DONE = 7;
+    /// int column: the low 32 bits of the system's id
+    public static final int ID_LO = 8;
+    /// int column: the high 32 bits of the system's id
+    public static final int ID_HI = 9;
     /// int columns
-    public static final int INT_COLUMNS = 8;
+    public static final int INT_COLUMNS = 10;
     /// double column: energy, eV
     public static final int ENERGY = 0;
     /// double column: the energy before the last step (the convergence rule's energy change)
@@ -115,6 +120,17 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block 
     /// Element (column, system) of the double columns (host memory only).
     public double getDouble(int column, int system) {
         return doubles.getDouble((long) column * systemCapacity() + system);
+    }
+
+    /// System `system`'s id, from its two int columns (host memory only).
+    public long id(int system) {
+        return ((long) getInt(ID_HI, system) << 32) | (getInt(ID_LO, system) & 0xFFFF_FFFFL);
+    }
+
+    /// Sets system `system`'s id (host memory only).
+    public void id(int system, long id) {
+        setInt(ID_LO, system, (int) id);
+        setInt(ID_HI, system, (int) (id >>> 32));
     }
 
     /// Sets element (column, system) of the double columns (host memory only).

@@ -1,5 +1,6 @@
 package dev.penstock.atoms.device;
 
+import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
@@ -34,6 +35,20 @@ public interface RelaxKernels {
         }
     }
 
+    /// Langevin BAOAB's constants as the kernels take them (`Langevin`'s arithmetic).
+    ///
+    /// @param kT   the temperature, eV
+    /// @param c1   O's velocity factor e^(−γ·dt)
+    /// @param c2   O's noise factor √(1 − c1²)
+    /// @param seed the run's seed (the noise of a system's step k is keyed by seed, its id and k)
+    record Thermostat(double kT, double c1, double c2, long seed) {
+        /// The constants of Langevin dynamics at `kT` with friction `gamma` (1/τ) and step `dt` (τ).
+        public static Thermostat of(double dt, double kT, double gamma, long seed) {
+            double c1 = Langevin.damping(gamma, dt);
+            return new Thermostat(kT, c1, Langevin.noise(c1), seed);
+        }
+    }
+
     /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) at
     /// their positions: one all-pairs gather per atom within its system, then one loop per system.
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj);
@@ -50,8 +65,23 @@ public interface RelaxKernels {
     /// system `FLAG_RUNAWAY`.
     void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2);
 
-    /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` moved
-    /// (neither fresh nor flagged).
+    /// B, A, O, A of a Langevin BAOAB step (`Langevin.baoab`, with its `DT` as the time step)
+    /// of every system of `[0, systems)` that is neither fresh, flagged nor done, the O's noise
+    /// drawn from `Seeds.generator(seed, Langevin.DOMAIN, id, taken)` — the per-system stage's
+    /// draws, so a system's trajectory is the same in either; an atom that moves more than
+    /// √`maxStep2` in the step flags its system `FLAG_RUNAWAY`. The last B is `nveAfter`.
+    /// Kernels that cannot draw that noise say so (`langevin()` false) and throw.
+    default void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2) {
+        throw new UnsupportedOperationException("these relaxation kernels have no Langevin step");
+    }
+
+    /// Whether `langevinBefore` runs on these kernels. Default: false.
+    default boolean langevin() {
+        return false;
+    }
+
+    /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
+    /// `langevinBefore` moved (neither fresh nor flagged).
     void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms);
 
     /// After an evaluation: counts the step (or clears `FRESH`), and sets `DONE` where the

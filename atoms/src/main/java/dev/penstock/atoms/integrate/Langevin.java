@@ -33,9 +33,19 @@ public final class Langevin implements Integrator {
         }
         this.dt = dt;
         this.kT = kT;
-        this.c1 = Math.exp(-gamma * dt);
-        this.c2 = Math.sqrt(1 - c1 * c1);
+        this.c1 = damping(gamma, dt);
+        this.c2 = noise(c1);
         this.seed = seed;
+    }
+
+    /// O's velocity factor c1 = e^(−γ·dt).
+    public static double damping(double gamma, double dt) {
+        return Math.exp(-gamma * dt);
+    }
+
+    /// O's noise factor √(1 − c1²) (times √(kT/m) per atom).
+    public static double noise(double c1) {
+        return Math.sqrt(1 - c1 * c1);
     }
 
     /// The next step's index (the key of its noise).
@@ -61,18 +71,24 @@ public final class Langevin implements Integrator {
     /// B, A, O, A of a BAOAB step (forces must be current).
     @Override
     public void beforeForces(AtomicSystem s) {
-        VelocityVerlet.halfKick(s, dt);
-        VelocityVerlet.drift(s, 0.5 * dt);
-        RandomGenerator rng = Seeds.generator(seed, DOMAIN, s.id(), step++);
-        double[] v = s.velocities();
-        double[] m = s.masses();
-        for (int i = 0; i < s.atoms(); i++) {
+        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2,
+                Seeds.generator(seed, DOMAIN, s.id(), step++));
+    }
+
+    /// B, A, O, A of a BAOAB step over atoms `[0, n)` of the arrays (forces current), the O's
+    /// normal draws from `rng` in atom order, x, y, z: what every Langevin step runs, per
+    /// system here and in the device stages' CPU kernels (`CpuRelaxKernels`).
+    public static void baoab(double[] r, double[] v, double[] f, double[] m, int n, double dt, double kT, double c1, double c2,
+                             RandomGenerator rng) {
+        VelocityVerlet.halfKick(v, f, m, n, dt);
+        VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
+        for (int i = 0; i < n; i++) {
             double sd = c2 * Math.sqrt(kT / m[i]);
             v[3 * i] = c1 * v[3 * i] + sd * rng.nextGaussian();
             v[3 * i + 1] = c1 * v[3 * i + 1] + sd * rng.nextGaussian();
             v[3 * i + 2] = c1 * v[3 * i + 2] + sd * rng.nextGaussian();
         }
-        VelocityVerlet.drift(s, 0.5 * dt);
+        VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
     }
 
     /// The final B of a BAOAB step.

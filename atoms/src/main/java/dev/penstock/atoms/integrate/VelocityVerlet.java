@@ -30,10 +30,12 @@ public final class VelocityVerlet implements Integrator {
     }
 
     static void halfKick(AtomicSystem s, double dt) {
-        double[] v = s.velocities();
-        double[] f = s.forces();
-        double[] m = s.masses();
-        for (int i = 0; i < s.atoms(); i++) {
+        halfKick(s.velocities(), s.forces(), s.masses(), s.atoms(), dt);
+    }
+
+    /// v += ½dt·F/m for atoms `[0, n)` of the arrays (k = 0.5·dt / m first, as every kernel).
+    static void halfKick(double[] v, double[] f, double[] m, int n, double dt) {
+        for (int i = 0; i < n; i++) {
             double k = 0.5 * dt / m[i];
             v[3 * i] += k * f[3 * i];
             v[3 * i + 1] += k * f[3 * i + 1];
@@ -42,9 +44,12 @@ public final class VelocityVerlet implements Integrator {
     }
 
     static void drift(AtomicSystem s, double t) {
-        double[] r = s.positions();
-        double[] v = s.velocities();
-        for (int i = 0; i < r.length; i++) {
+        drift(s.positions(), s.velocities(), s.positions().length, t);
+    }
+
+    /// r += t·v for the first `n3` coordinates.
+    static void drift(double[] r, double[] v, int n3, double t) {
+        for (int i = 0; i < n3; i++) {
             r[i] += t * v[i];
         }
     }

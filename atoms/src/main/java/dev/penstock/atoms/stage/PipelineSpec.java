@@ -219,11 +219,8 @@ public final class PipelineSpec {
                 };
             }
             case "langevin" -> {
-                c.only(Set.of("T", "dt", "steps", "friction"));
-                double kT = Units.KB_EV_PER_K * c.atLeastZero("T", null, false, " K");
-                double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
-                double gamma = c.atLeastZero("friction", 0.01, false, " 1/fs") * Units.TAU_FS; // 1/fs → 1/τ
-                yield Methods.langevin(dt, kT, gamma, seed, requireSteps(c));
+                Thermostat t = langevin(c);
+                yield Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps());
             }
             case "nve" -> {
                 Verlet v = verlet(c);
@@ -252,6 +249,25 @@ public final class PipelineSpec {
     public static Verlet verlet(Call c) {
         c.only(Set.of("dt", "steps"));
         return new Verlet(Units.fsToTau(c.atLeastZero("dt", null, true, " fs")), requireSteps(c));
+    }
+
+    /// The parameters of a `langevin` call, in the units of the integrators.
+    ///
+    /// @param dt    the time step, τ
+    /// @param kT    the temperature, eV
+    /// @param gamma the friction, 1/τ
+    /// @param steps the step budget
+    public record Thermostat(double dt, double kT, double gamma, long steps) {
+    }
+
+    /// The parameters of a `langevin` call: T (K), dt (fs), steps (both required), friction
+    /// (1/fs, default 0.01).
+    public static Thermostat langevin(Call c) {
+        c.only(Set.of("T", "dt", "steps", "friction"));
+        double kT = Units.KB_EV_PER_K * c.atLeastZero("T", null, false, " K");
+        double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
+        double gamma = c.atLeastZero("friction", 0.01, false, " 1/fs") * Units.TAU_FS; // 1/fs → 1/τ
+        return new Thermostat(dt, kT, gamma, requireSteps(c));
     }
 
     private static long requireSteps(Call c) {
