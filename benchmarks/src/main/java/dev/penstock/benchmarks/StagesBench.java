@@ -1,11 +1,16 @@
 package dev.penstock.benchmarks;
 
+import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.DeviceStages;
+import dev.penstock.atoms.device.RelaxKernels;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.CpuDevice;
+import dev.penstock.device.Device;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.MemorySink;
 import dev.penstock.stage.Pipeline;
@@ -17,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /// The `stages` workload (issue 15): a three-stage chain `fire | langevin | nve` over LJ
 /// clusters of 13…147 atoms (the `inflight` clusters), each stage on its own worker under one
@@ -33,27 +39,42 @@ import java.util.Map;
 /// - `max_energy_diff`: every system's final energy, chain against the stages alone (0: the
 ///   chain changes no result).
 ///
-/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync]`.
+/// - with `--device cpu`, the same figures (prefixed `device_`) for the chain of device stages
+///   on `CpuDevice` (`DeviceStages`: each stage's batch packed, stepped by batch kernels), then
+///   `ratio_device_chain_vs_chain` (per-system chain time over the device chain's) and
+///   `device_max_rel_energy_diff` (every system's energy, device chain against per-system chain).
+///
+/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync] [--device cpu]`.
 public final class StagesBench {
     private static final double FMAX = 0.01;
+    private static final double LANGEVIN_DT = 0.005; // τ, also nve's
+    private static final double LANGEVIN_KT = 0.1;
+    private static final double LANGEVIN_GAMMA = 1.0;
+    private static final long SEED = 11;
 
     private final PrintStream out;
     private final int clusters;
     private final long maxAtoms;
     private final int mdSteps;
     private final Pipeline.Mode mode;
+    private final boolean onDevice;
+    private final int kernelThreads;
 
-    /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage.
-    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode) {
-        if (clusters < 1 || maxAtoms < 147 || mdSteps < 1) {
-            throw new IllegalArgumentException("bench stages: need at least 1 cluster, --max-atoms ≥ 147 (the largest cluster) and "
-                    + "--steps ≥ 1, got " + clusters + ", " + maxAtoms + ", " + mdSteps);
+    /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage; with
+    /// `onDevice`, the same chain as device stages on `CpuDevice` too (`DeviceStages`, kernels
+    /// split over `kernelThreads` each), measured in the same run.
+    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode, boolean onDevice, int kernelThreads) {
+        if (clusters < 1 || maxAtoms < 147 || mdSteps < 1 || kernelThreads < 1) {
+            throw new IllegalArgumentException("bench stages: need at least 1 cluster, --max-atoms ≥ 147 (the largest cluster), "
+                    + "--steps ≥ 1 and --threads ≥ 1, got " + clusters + ", " + maxAtoms + ", " + mdSteps + ", " + kernelThreads);
         }
         this.out = out;
         this.clusters = clusters;
         this.maxAtoms = maxAtoms;
         this.mdSteps = mdSteps;
         this.mode = mode;
+        this.onDevice = onDevice;
+        this.kernelThreads = kernelThreads;
     }
 
     /// The first `count` clusters of the `inflight` workload.
@@ -61,13 +82,25 @@ public final class StagesBench {
         return new InflightBench(new PrintStream(PrintStream.nullOutputStream()), count, maxAtoms).systems();
     }
 
-    /// Stage `k` of the chain, with its own model instance.
-    private Stage<AtomicSystem> stage(int k) {
-        ModelEvaluator ev = new ModelEvaluator(new LennardJones(1, 1, 2.5, true));
+    /// Stage `k` of the chain, with its own model instance: per system, or (`device` not null)
+    /// packed on `device`.
+    private Stage<AtomicSystem> stage(int k, Device device) {
+        LennardJones lj = new LennardJones(1, 1, 2.5, true);
+        Convergence rule = Convergence.of(FMAX, 5000);
+        if (device != null) {
+            Function<Device, RelaxKernels> kernels = d -> new CpuRelaxKernels(kernelThreads);
+            return switch (k) {
+                case 0 -> DeviceStages.fire(rule, lj, device, kernels);
+                case 1 -> DeviceStages.langevin(LANGEVIN_DT, LANGEVIN_KT, LANGEVIN_GAMMA, SEED, mdSteps, lj, device, kernels,
+                        Double.POSITIVE_INFINITY);
+                default -> DeviceStages.nve(LANGEVIN_DT, mdSteps, lj, device, kernels);
+            };
+        }
+        ModelEvaluator ev = new ModelEvaluator(lj);
         return switch (k) {
-            case 0 -> Stage.of(ev, Methods.fire(Convergence.of(FMAX, 5000)));
-            case 1 -> Stage.of(ev, Methods.langevin(0.005, 0.1, 1.0, 11, mdSteps));
-            default -> Stage.of(ev, Methods.nve(0.005, mdSteps));
+            case 0 -> Stage.of(ev, Methods.fire(rule));
+            case 1 -> Stage.of(ev, Methods.langevin(LANGEVIN_DT, LANGEVIN_KT, LANGEVIN_GAMMA, SEED, mdSteps));
+            default -> Stage.of(ev, Methods.nve(LANGEVIN_DT, mdSteps));
         };
     }
 
@@ -79,35 +112,66 @@ public final class StagesBench {
     private record Timed(double seconds, Summary<AtomicSystem> summary, List<AtomicSystem> out) {
     }
 
-    private Timed chain(List<AtomicSystem> in) {
+    private Timed chain(List<AtomicSystem> in, Device device) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("chain");
         long t0 = System.nanoTime();
         Summary<AtomicSystem> s;
-        try (Pipeline<AtomicSystem> p = configure(stage(0).then(stage(1)).then(stage(2)), in, sink)) {
+        try (Pipeline<AtomicSystem> p = configure(stage(0, device).then(stage(1, device)).then(stage(2, device)), in, sink)) {
             s = p.run();
         }
         return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
     }
 
-    private Timed alone(int k, List<AtomicSystem> in) {
+    private Timed alone(int k, List<AtomicSystem> in, Device device) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("stage " + k);
         long t0 = System.nanoTime();
         Summary<AtomicSystem> s;
-        try (Pipeline<AtomicSystem> p = configure(Pipeline.of(stage(k)), in, sink)) {
+        try (Pipeline<AtomicSystem> p = configure(Pipeline.of(stage(k, device)), in, sink)) {
             s = p.run();
         }
         return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
     }
 
-    /// Runs the chain and each stage alone; returns the figures.
+    /// Runs the chain and each stage alone (per system; then, if asked, on `CpuDevice`);
+    /// returns the figures (the device's prefixed `device_`, with `ratio_device_chain_vs_chain`
+    /// and `device_max_rel_energy_diff` against the per-system chain).
     public Map<String, String> run() {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("clusters", Integer.toString(clusters));
+        f.put("mode", mode.name().toLowerCase(Locale.ROOT));
+        f.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        List<AtomicSystem> perSystem = measure(null, "", f);
+        if (onDevice) {
+            try (CpuDevice cpu = new CpuDevice()) {
+                List<AtomicSystem> packed = measure(cpu, "device_", f);
+                Map<Long, Double> energy = new HashMap<>();
+                for (AtomicSystem a : perSystem) {
+                    energy.put(a.id(), a.energy());
+                }
+                double rel = packed.size() == energy.size() ? 0 : Double.POSITIVE_INFINITY;
+                for (AtomicSystem a : packed) {
+                    Double e = energy.get(a.id());
+                    rel = Math.max(rel, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e) / Math.abs(e));
+                }
+                f.put("device_kernel_threads", Integer.toString(kernelThreads));
+                f.put("device_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", rel));
+                f.put("ratio_device_chain_vs_chain", String.format(Locale.ROOT, "%.3f",
+                        Double.parseDouble(f.get("wall_chain_s")) / Double.parseDouble(f.get("device_wall_chain_s"))));
+            }
+        }
+        return f;
+    }
+
+    /// The chain and its stages alone with their batches per system (`device` null) or on
+    /// `device`, into `f` with `prefix`; returns the chain's output.
+    private List<AtomicSystem> measure(Device device, String prefix, Map<String, String> f) {
         List<AtomicSystem> warm = systems(Math.min(clusters, 64));
-        chain(warm); // JIT warm-up of every stage
-        Timed whole = chain(systems(clusters));
+        chain(warm, device); // JIT warm-up of every stage
+        Timed whole = chain(systems(clusters), device);
         Timed[] parts = new Timed[3];
         List<AtomicSystem> in = systems(clusters);
         for (int k = 0; k < 3; k++) {
-            parts[k] = alone(k, in);
+            parts[k] = alone(k, in, device);
             in = parts[k].out();
         }
         Map<Long, Double> aloneEnergy = new HashMap<>();
@@ -125,25 +189,22 @@ public final class StagesBench {
         double sum = parts[0].seconds() + parts[1].seconds() + parts[2].seconds();
         int cores = Runtime.getRuntime().availableProcessors();
         double bound = Math.max(slowest, sum / Math.min(cores, 3));
-        out.printf(Locale.ROOT, "%d clusters, mode %s, %d cores: chain %.2f s; alone: fire %.2f s, langevin %.2f s, nve %.2f s%n",
-                clusters, mode, cores, whole.seconds(), parts[0].seconds(), parts[1].seconds(), parts[2].seconds());
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("clusters", Integer.toString(clusters));
-        f.put("mode", mode.name().toLowerCase(Locale.ROOT));
-        f.put("cores", Integer.toString(cores));
-        f.put("wall_chain_s", String.format(Locale.ROOT, "%.3f", whole.seconds()));
-        f.put("wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
-        f.put("wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
-        f.put("wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
-        f.put("handoffs", Integer.toString(handoffs.length));
-        f.put("handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.50)));
-        f.put("handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.99)));
-        f.put("idle_handoffs", Integer.toString(idle.length));
-        f.put("idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.50)));
-        f.put("idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.99)));
-        f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
-        f.put("ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
-        f.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
-        return f;
+        out.printf(Locale.ROOT, "%s%d clusters, mode %s, %d cores: chain %.2f s; alone: fire %.2f s, langevin %.2f s, nve %.2f s%n",
+                device == null ? "per system: " : "on " + device.name() + ": ", clusters, mode, cores, whole.seconds(), parts[0].seconds(),
+                parts[1].seconds(), parts[2].seconds());
+        f.put(prefix + "wall_chain_s", String.format(Locale.ROOT, "%.3f", whole.seconds()));
+        f.put(prefix + "wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
+        f.put(prefix + "wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
+        f.put(prefix + "wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
+        f.put(prefix + "handoffs", Integer.toString(handoffs.length));
+        f.put(prefix + "handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.50)));
+        f.put(prefix + "handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.99)));
+        f.put(prefix + "idle_handoffs", Integer.toString(idle.length));
+        f.put(prefix + "idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.50)));
+        f.put(prefix + "idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.99)));
+        f.put(prefix + "max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
+        f.put(prefix + "ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
+        f.put(prefix + "ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
+        return whole.out();
     }
 }

@@ -27,10 +27,22 @@ public final class BenchStagesCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "sync", description = "sync, async-receive or fully-async (default: ${DEFAULT-VALUE})")
     String mode;
 
+    @Option(names = "--device", description = "also run the chain as device stages on this device (cpu), measured in the same run")
+    String device;
+
+    @Option(names = "--threads", description = "threads each device stage's kernels are split over (default: the cores shared out "
+            + "between the three stages)")
+    Integer threads;
+
     @Override
     public Integer call() throws Exception {
         Pipeline.Mode m = SimulateCommand.mode(mode, new picocli.CommandLine(this));
-        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m).run());
+        if (device != null && !device.equalsIgnoreCase("cpu")) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "option '--device': bench stages runs device stages on cpu (the CUDA kernels have no Langevin step yet), got '" + device + "'");
+        }
+        int kernelThreads = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
+        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, device != null, kernelThreads).run());
         return 0;
     }
 }

@@ -17,6 +17,7 @@ import static dev.penstock.atoms.device.RelaxColumns.STARTED;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.integrate.Langevin;
+import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
@@ -403,8 +404,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
         nve(stream, c, systems, false, Double.POSITIVE_INFINITY);
     }
 
-    /// A half kick of every moving system (and, `before`, the drift after it), per atom in
-    /// `VelocityVerlet`'s arithmetic: k = 0.5·dt / m; v += k·F; r += dt·v.
+    /// A half kick of every moving system (and, `before`, the drift after it): `VelocityVerlet`'s
+    /// arithmetic over the system's rows, per atom k = 0.5·dt / m; v += k·F; r += dt·v.
     private void nve(Stream stream, RelaxColumns c, int systems, boolean before, double maxStep2) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
@@ -422,27 +423,21 @@ public final class CpuRelaxKernels implements RelaxKernels {
                         }
                         int start = ints.getAtIndex(I32, START * cap + k);
                         int n = ints.getAtIndex(I32, COUNT * cap + k);
+                        int n3 = 3 * n;
                         double dt = doubles.getAtIndex(F64, DT * cap + k);
-                        for (long i = start; i < start + n; i++) {
-                            double kick = 0.5 * dt / mass.getAtIndex(F64, i);
-                            for (long d = 3 * i; d < 3 * i + 3; d++) {
-                                vel.setAtIndex(F64, d, vel.getAtIndex(F64, d) + kick * force.getAtIndex(F64, d));
-                            }
-                        }
+                        Scratch w = scratch[part];
+                        w.fit(n);
+                        MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+                        MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+                        MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+                        VelocityVerlet.halfKick(w.v, w.f, w.m, n, dt);
+                        MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
                         if (before) {
-                            boolean runaway = false;
-                            for (long i = start; i < start + n; i++) {
-                                double d2 = 0;
-                                for (long d = 3 * i; d < 3 * i + 3; d++) {
-                                    double old = pos.getAtIndex(F64, d);
-                                    double now = old + dt * vel.getAtIndex(F64, d);
-                                    pos.setAtIndex(F64, d, now);
-                                    double moved = now - old;
-                                    d2 += moved * moved;
-                                }
-                                runaway |= d2 > maxStep2;
-                            }
-                            if (runaway) {
+                            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+                            System.arraycopy(w.r, 0, w.r0, 0, n3);
+                            VelocityVerlet.drift(w.r, w.v, n3, dt);
+                            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+                            if (runaway(w.r0, w.r, n3, maxStep2)) {
                                 ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                             }
                         }

@@ -34,7 +34,7 @@ public final class VelocityVerlet implements Integrator {
     }
 
     /// v += ½dt·F/m for atoms `[0, n)` of the arrays (k = 0.5·dt / m first, as every kernel).
-    static void halfKick(double[] v, double[] f, double[] m, int n, double dt) {
+    public static void halfKick(double[] v, double[] f, double[] m, int n, double dt) {
         for (int i = 0; i < n; i++) {
             double k = 0.5 * dt / m[i];
             v[3 * i] += k * f[3 * i];
@@ -48,7 +48,7 @@ public final class VelocityVerlet implements Integrator {
     }
 
     /// r += t·v for the first `n3` coordinates.
-    static void drift(double[] r, double[] v, int n3, double t) {
+    public static void drift(double[] r, double[] v, int n3, double t) {
         for (int i = 0; i < n3; i++) {
             r[i] += t * v[i];
         }
