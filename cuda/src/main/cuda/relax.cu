@@ -34,7 +34,8 @@
 #define RELAX_DONE 7
 #define RELAX_ID_LO 8
 #define RELAX_ID_HI 9
-#define RELAX_INT_COLUMNS 10
+#define RELAX_SUB 10
+#define RELAX_INT_COLUMNS 11
 #define RELAX_ENERGY 0
 #define RELAX_PREV_ENERGY 1
 #define RELAX_FMAX 2
@@ -159,10 +160,10 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
 }
 
 extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
-                                           double maxStep2) {
+                                           double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
     long a = 3L * ints[RELAX_START * cap + k];
     long b = a + 3L * ints[RELAX_COUNT * cap + k];
     doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
@@ -225,10 +226,11 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
 
 // A half kick (and, before the forces, the drift) of atom i, as dev.penstock.atoms.integrate.VelocityVerlet.
 extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSystem, int* ints, int cap, const double* doubles,
-                                     double* pos, double* vel, const double* force, const double* mass, double maxStep2) {
+                                     double* pos, double* vel, const double* force, const double* mass, double maxStep2, int sub) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
+    if (ints[RELAX_SUB * cap + k] != sub) return;
     // no system is flagged when a step begins (flagged ones left at the end of the last), and the
     // flag this kernel sets must not stop the system's other atoms: only the second half asks
     if (ints[RELAX_FRESH * cap + k] != 0 || (before ? ints[RELAX_DONE * cap + k] != 0 : ints[RELAX_FLAG * cap + k] != 0)) return;
@@ -248,9 +250,10 @@ extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSyste
     }
 }
 
-extern "C" __global__ void relax_check(int systems, int* ints, int cap, const double* doubles, double fmax, double etol, int budget) {
+extern "C" __global__ void relax_check(int systems, int* ints, int cap, const double* doubles, double fmax, double etol, int budget,
+                                       int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= systems) return;
+    if (k >= systems || ints[RELAX_SUB * cap + k] != sub) return;
     if (ints[RELAX_FLAG * cap + k] != 0) {
         ints[RELAX_DONE * cap + k] = 1;
         return;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /// before anything runs, naming it.
 class SimulateDeviceTest {
     private static final String LJ = "lj(epsilon=1, sigma=1, cutoff=2.5)";
-    private static final String PIPELINE = "fire(fmax=0.05) | fire(fmax=0.01, steps=3000) | nve(dt=0.05, steps=200)";
+    private static final String PIPELINE = "fire(fmax=0.05) + fire(fmax=0.01, steps=3000) | nve(dt=0.05, steps=200)";
 
     @TempDir
     Path dir;
@@ -94,8 +94,8 @@ class SimulateDeviceTest {
     void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
         Path in = clusters();
         Path xyz = dir.resolve("never.xyz");
-        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01) + nve(dt=1, steps=3)", "--potential", LJ, "--out",
-                xyz.toString(), "--device", "cpu")).contains("stage 'fire + nve' needs the CPU stage");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01) + fire2(fmax=0.01)", "--potential", LJ, "--out",
+                xyz.toString(), "--device", "cpu")).contains("'fire2' in stage 'fire + fire2' needs the CPU stages");
         assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", "morse(depth=1, a=1, r0=1, cutoff=3)",
                 "--out", xyz.toString(), "--device", "cpu")).contains("runs the Lennard-Jones potential (lj) for now");
         assertThat(MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "fire(fmax=0.01)", "--potential",

@@ -44,31 +44,31 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
         cuda(stream).launchKernel(module.function("relax_fire_step"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
-                c.doubles(), c.pos(), c.vel(), c.force(), maxStep2);
+                c.doubles(), c.pos(), c.vel(), c.force(), maxStep2, sub);
     }
 
     @Override
-    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2) {
-        nve(cuda(stream), c, atoms, 1, maxStep2);
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+        nve(cuda(stream), c, atoms, 1, maxStep2, sub);
     }
 
     @Override
-    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(cuda(stream), c, atoms, 0, Double.POSITIVE_INFINITY);
+    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub) {
+        nve(cuda(stream), c, atoms, 0, Double.POSITIVE_INFINITY, sub);
     }
 
     /// Every atom of `[0, atoms)` (its system's row says whether it moves).
-    private void nve(CudaStream s, RelaxColumns c, int atoms, int before, double maxStep2) {
+    private void nve(CudaStream s, RelaxColumns c, int atoms, int before, double maxStep2, int sub) {
         s.launchKernel(module.function("relax_nve"), grid(atoms), 1, THREADS, 0, atoms, before, c.atomSystem(), c.ints(),
-                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass(), maxStep2);
+                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass(), maxStep2, sub);
     }
 
     @Override
-    public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget) {
+    public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget, int sub) {
         cuda(stream).launchKernel(module.function("relax_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
-                c.doubles(), fmax, energyTolerance, budget);
+                c.doubles(), fmax, energyTolerance, budget, sub);
     }
 
     @Override

@@ -110,6 +110,52 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
+    /// `fire + nve` fused in one device stage's batch on `device`: each system's sub-stage exits
+    /// ("fire:N nve:40") and final state by id.
+    private static java.util.Map<Long, String> fused(dev.penstock.device.Device device, java.util.function.Function<dev.penstock.device.Device,
+            dev.penstock.atoms.device.RelaxKernels> kernels) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        var calls = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.05, steps=300) + nve(dt=0.05, steps=40)").getFirst();
+        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
+                dev.penstock.atoms.device.DeviceStages.stage(calls, LJ, device, kernels, Double.POSITIVE_INFINITY, 1),
+                dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
+        List<AtomicSystem> pending = warm(14);
+        while (!pending.isEmpty() || b.size() > 0) {
+            pending = b.admit(pending, e -> { });
+            b.step(e -> {
+                if (e.kind() == dev.penstock.stage.Event.Kind.GRADUATED || e.left()) {
+                    out.merge(e.sample().id(), e.method() + ":" + e.steps() + (e.left() ? " " + state(e.sample()) : ""), (x, y) -> x + " " + y);
+                }
+            });
+        }
+        b.close();
+        return out;
+    }
+
+    @Test
+    void theCudaFusedSubStagesGiveEverySystemTheCpuStepsAndNumbers() {
+        java.util.Map<Long, String> cpu;
+        try (CpuDevice d = new CpuDevice()) {
+            cpu = fused(d, x -> new CpuRelaxKernels(1));
+        }
+        java.util.Map<Long, String> cuda;
+        try (CudaDevice d = openDevice()) {
+            cuda = fused(d, x -> new CudaRelaxKernels(d));
+        }
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(13);
+        for (long id : cpu.keySet()) {
+            String[] c = cuda.get(id).split(" ", 4);
+            String[] h = cpu.get(id).split(" ", 4);
+            assertThat(c[0] + " " + c[1]).as("system %d sub-stage steps", id).isEqualTo(h[0] + " " + h[1]).matches("fire:\\d+ nve:40");
+            double ec = Double.parseDouble(c[2]);
+            double eh = Double.parseDouble(h[2]);
+            assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            if (bitExact()) {
+                assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
+            }
+        }
+    }
+
     @Test
     void theCudaVelocityVerletGivesEverySystemTheCpuTrajectory() {
         java.util.Map<Long, String> cpu;

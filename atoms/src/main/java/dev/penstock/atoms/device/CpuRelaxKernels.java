@@ -14,6 +14,7 @@ import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
 import static dev.penstock.atoms.device.RelaxColumns.STARTED;
+import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.integrate.Langevin;
@@ -338,7 +339,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -347,8 +348,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax fire step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
-                        || ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
+                        || ints.getAtIndex(I32, FLAG * cap + k) != 0 || ints.getAtIndex(I32, DONE * cap + k) != 0) {
                     continue;
                 }
                 long first = 3L * ints.getAtIndex(I32, START * cap + k);
@@ -395,18 +396,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2) {
-        nve(stream, c, systems, true, maxStep2);
+    public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+        nve(stream, c, systems, true, maxStep2, sub);
     }
 
     @Override
-    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms) {
-        nve(stream, c, systems, false, Double.POSITIVE_INFINITY);
+    public void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub) {
+        nve(stream, c, systems, false, Double.POSITIVE_INFINITY, sub);
     }
 
     /// A half kick of every moving system (and, `before`, the drift after it): `VelocityVerlet`'s
     /// arithmetic over the system's rows, per atom k = 0.5·dt / m; v += k·F; r += dt·v.
-    private void nve(Stream stream, RelaxColumns c, int systems, boolean before, double maxStep2) {
+    private void nve(Stream stream, RelaxColumns c, int systems, boolean before, double maxStep2, int sub) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -417,7 +418,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         stream.launch(before ? "relax nve before" : "relax nve after", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k),
                 MIN_ATOMS, (part, from, to) -> {
                     for (int k = from; k < to; k++) {
-                        if (ints.getAtIndex(I32, FRESH * cap + k) != 0
+                        if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
                                 || (before ? ints.getAtIndex(I32, DONE * cap + k) : ints.getAtIndex(I32, FLAG * cap + k)) != 0) {
                             continue; // as relax.cu: only the second half asks the flag (the first half sets it)
                         }
@@ -451,7 +452,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2) {
+    public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -461,8 +462,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax langevin before", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (ints.getAtIndex(I32, FRESH * cap + k) != 0 || ints.getAtIndex(I32, FLAG * cap + k) != 0
-                        || ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
+                        || ints.getAtIndex(I32, FLAG * cap + k) != 0 || ints.getAtIndex(I32, DONE * cap + k) != 0) {
                     continue;
                 }
                 int start = ints.getAtIndex(I32, START * cap + k);
@@ -489,12 +490,15 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget) {
+    public void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget, int sub) {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
         stream.launch("relax check", () -> {
             for (int k = 0; k < systems; k++) {
+                if (ints.getAtIndex(I32, SUB * cap + k) != sub) {
+                    continue;
+                }
                 if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
                     ints.setAtIndex(I32, DONE * cap + k, 1);
                     continue;

@@ -11,6 +11,7 @@ import dev.penstock.stage.BatchEngine;
 import dev.penstock.stage.Evaluator;
 import dev.penstock.stage.Method;
 import dev.penstock.stage.Stage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -56,6 +57,13 @@ public final class DeviceStages {
 
     private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
+        return fused(List.of(kind), List.of(method), model, device, kernels, maxStep);
+    }
+
+    /// One device stage of the sub-stages `kinds` (moving as `methods` do on the per-system
+    /// stages, whose names they take), fused around one shared evaluation.
+    private static Stage<AtomicSystem> fused(List<PackedStage.Kind> kinds, List<Method<AtomicSystem>> methods, LennardJones model,
+                                             Device device, Function<Device, RelaxKernels> kernels, double maxStep) {
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
             @Override
             public void evaluate(List<AtomicSystem> samples, Failures<AtomicSystem> failures) {
@@ -81,49 +89,63 @@ public final class DeviceStages {
                         + "of at most " + MAX_ATOMS + " (the device columns are allocated to it), got " + atoms);
             }
             int systems = (int) Math.min(capacity.limit(systemsDim), atoms);
-            return new PackedStage(device, kernels.apply(device), model, kind, stage.name(), sizer, capacity, systems, (int) atoms)
-                    .maxStep(maxStep);
+            List<String> names = stage.methods().stream().map(Method::name).toList();
+            return new PackedStage(device, kernels.apply(device), model, kinds, names, sizer, capacity, systems, (int) atoms).maxStep(maxStep);
         };
-        return Stage.of(evaluator, method).onDevice(factory);
+        Stage<AtomicSystem> stage = null;
+        for (Method<AtomicSystem> m : methods) {
+            Stage<AtomicSystem> one = Stage.of(evaluator, m);
+            stage = stage == null ? one : stage.fuse(one);
+        }
+        return stage.onDevice(factory);
     }
 
-    /// The stage of one chained `PipelineSpec` stage (`calls`, fused) on `device`: a single
-    /// `fire`, `nve` or `langevin` call (noise keyed by `seed`) over a Lennard-Jones `model`;
-    /// anything else is refused, naming it, as is `langevin` on kernels without its step. A system
-    /// with an atom that moves more than `maxStep` Å in one step is quarantined (+∞: never).
+    /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
+    /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`,
+    /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones `model`; anything else is
+    /// refused, naming it, as is `langevin` on kernels without its step. A system with an atom
+    /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                             double maxStep, long seed) {
-        String name = calls.size() == 1 ? calls.getFirst().name() : "";
-        if (!name.equals("fire") && !name.equals("nve") && !name.equals("langevin")) {
-            throw new IllegalArgumentException("--device " + device.name() + " runs stages of one 'fire' (ASE-exact FIRE), 'nve' or 'langevin' "
-                    + "call for now; stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
-                    + "' needs the CPU stages (no --device)");
+        for (PipelineSpec.Call c : calls) {
+            if (!c.name().equals("fire") && !c.name().equals("nve") && !c.name().equals("langevin")) {
+                throw new IllegalArgumentException("--device " + device.name() + " runs 'fire' (ASE-exact FIRE), 'nve' and 'langevin' "
+                        + "for now; '" + c.name() + "' in stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
+                        + "' needs the CPU stages (no --device)");
+            }
         }
         if (!(model instanceof LennardJones lj)) {
             throw new IllegalArgumentException("--device " + device.name() + " runs the Lennard-Jones potential (lj) for now; the potential "
                     + "given needs the CPU stages (no --device)");
         }
-        PipelineSpec.Call c = calls.getFirst();
-        return switch (name) {
-            case "fire" -> {
-                Convergence rule = PipelineSpec.convergence(c);
-                yield stage(new PackedStage.Relaxation(rule), Methods.fire(rule), lj, device, kernels, maxStep);
-            }
-            case "nve" -> {
-                PipelineSpec.Verlet v = PipelineSpec.verlet(c);
-                yield stage(new PackedStage.Verlet(v.dt(), v.steps()), Methods.nve(v.dt(), v.steps()), lj, device, kernels, maxStep);
-            }
-            default -> {
-                PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
-                RelaxKernels probe = kernels.apply(device);
-                boolean has = probe.langevin();
-                probe.close();
-                if (!has) {
-                    throw new IllegalArgumentException("--device " + device.name() + " has no 'langevin' step yet (its noise generator runs on "
-                            + "the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
+        List<PackedStage.Kind> kinds = new ArrayList<>();
+        List<Method<AtomicSystem>> methods = new ArrayList<>();
+        for (PipelineSpec.Call c : calls) {
+            switch (c.name()) {
+                case "fire" -> {
+                    Convergence rule = PipelineSpec.convergence(c);
+                    kinds.add(new PackedStage.Relaxation(rule));
+                    methods.add(Methods.fire(rule));
                 }
-                yield langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps(), lj, device, kernels, maxStep);
+                case "nve" -> {
+                    PipelineSpec.Verlet v = PipelineSpec.verlet(c);
+                    kinds.add(new PackedStage.Verlet(v.dt(), v.steps()));
+                    methods.add(Methods.nve(v.dt(), v.steps()));
+                }
+                default -> {
+                    PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
+                    RelaxKernels probe = kernels.apply(device);
+                    boolean has = probe.langevin();
+                    probe.close();
+                    if (!has) {
+                        throw new IllegalArgumentException("--device " + device.name() + " has no 'langevin' step yet (its noise generator runs "
+                                + "on the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
+                    }
+                    kinds.add(new PackedStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
+                    methods.add(Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
+                }
             }
-        };
+        }
+        return fused(kinds, methods, lj, device, kernels, maxStep);
     }
 }

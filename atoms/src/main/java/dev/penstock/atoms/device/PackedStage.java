@@ -12,6 +12,7 @@ import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
 import static dev.penstock.atoms.device.RelaxColumns.STARTED;
+import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.optimize.Convergence;
@@ -125,11 +126,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     }
 
     private final RelaxKernels kernels;
-    private final RelaxKernels.Thermostat thermostat; // null unless kind is a Thermostat
+    private final RelaxKernels.Thermostat[] thermostats; // per sub-stage: null unless it is a Thermostat
     private final RelaxKernels.Lj lj;
     private final LennardJones model;
-    private final Kind kind;
-    private final String method;
+    private final List<Kind> kinds; // one per sub-stage
+    private final List<String> names; // the sub-stages' method names
+    private final String method; // the stage's name: the sub-stages' names joined by '+'
+    private final int[] subs; // the sub-stage of each row (the host's copy of the SUB column)
+    private final int[] keptSubs;
     private final Sizer<AtomicSystem> sizer;
     private final Capacity capacity;
     private final long[] used;
@@ -163,16 +167,37 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// `model` as `kind` says; room also bounded by `capacity` in `sizer`'s dimensions.
     public PackedStage(Device device, RelaxKernels kernels, LennardJones model, Kind kind, String method, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
+        this(device, kernels, model, List.of(kind), List.of(method), sizer, capacity, maxSystems, maxAtoms);
+    }
+
+    /// As the other constructor, for a fused stage: sub-stage i moves its systems as `kinds[i]`
+    /// (named `names[i]`, its method's name); a system that finishes sub-stage i enters i + 1 at
+    /// once, asked on entry whether it is finished there too (as `Stage`'s fused sub-stages), and
+    /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
+    /// only (the `SUB` column), around one shared evaluation.
+    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, List<Kind> kinds, List<String> names, Sizer<AtomicSystem> sizer,
+                       Capacity capacity, int maxSystems, int maxAtoms) {
+        if (kinds.isEmpty() || kinds.size() != names.size()) {
+            kernels.close();
+            throw new IllegalArgumentException("a packed stage needs one name per sub-stage and at least one, got " + kinds.size() + " and "
+                    + names.size());
+        }
         this.kernels = kernels;
         this.model = model;
         this.lj = RelaxKernels.Lj.of(model);
-        this.kind = kind;
-        this.thermostat = kind instanceof Thermostat t ? RelaxKernels.Thermostat.of(t.dt(), t.kT(), t.gamma(), t.seed()) : null;
-        if (thermostat != null && !kernels.langevin()) {
-            kernels.close();
-            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
+        this.kinds = List.copyOf(kinds);
+        this.names = List.copyOf(names);
+        this.method = String.join("+", names);
+        this.thermostats = new RelaxKernels.Thermostat[kinds.size()];
+        for (int i = 0; i < kinds.size(); i++) {
+            if (kinds.get(i) instanceof Thermostat t) {
+                if (!kernels.langevin()) {
+                    kernels.close();
+                    throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
+                }
+                thermostats[i] = RelaxKernels.Thermostat.of(t.dt(), t.kT(), t.gamma(), t.seed());
+            }
         }
-        this.method = method;
         this.sizer = sizer;
         this.capacity = capacity;
         this.used = new long[capacity.dimensions()];
@@ -196,6 +221,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         rows = new AtomicSystem[maxSystems];
         keptRows = new AtomicSystem[maxSystems];
+        subs = new int[maxSystems];
+        keptSubs = new int[maxSystems];
         forced = new String[maxSystems];
         exitDiagnoses = new String[maxSystems];
         leavers = new AtomicSystem[maxSystems];
@@ -264,13 +291,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             }
             String bad = ModelEvaluator.nonFinite(s);
             if (bad != null) {
-                events.accept(new Event<>(Event.Kind.QUARANTINED, s, 0, method, 0, bad));
+                events.accept(new Event<>(Event.Kind.QUARANTINED, s, 0, names.getFirst(), 0, bad));
                 exitListener.accept(new Exit(s, 0, false, bad));
                 continue;
             }
             pack(s, k, m, systems + k, atoms + m);
             setStart(k);
             rows[systems + k] = s;
+            subs[systems + k] = 0;
             for (int d = 0; d < used.length; d++) {
                 used[d] += sizer.size(s, d);
             }
@@ -306,17 +334,39 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         staging.setDouble(FMAX, k, Double.NaN);
     }
 
-    /// A newcomer's state: FIRE's starting dt and α, or the Verlet time step.
+    /// A newcomer's state: fresh, in sub-stage 0.
     private void setStart(int k) {
+        enter(staging, k, 0);
         staging.setInt(FRESH, k, 1);
-        switch (kind) {
+    }
+
+    /// Row `k` of host columns `c` entering sub-stage `sub`: no steps taken there, FIRE's
+    /// starting dt and α (its velocities zeroed by its first step) or the integrator's time step.
+    private void enter(RelaxColumns c, int k, int sub) {
+        c.setInt(SUB, k, sub);
+        c.setInt(TAKEN, k, 0);
+        c.setInt(NSTEPS, k, 0);
+        c.setInt(STARTED, k, 0);
+        c.setInt(DONE, k, 0);
+        c.setDouble(PREV_ENERGY, k, Double.NaN);
+        switch (kinds.get(sub)) {
             case Relaxation r -> {
-                staging.setDouble(DT, k, Fire.DT);
-                staging.setDouble(ALPHA, k, Fire.ASTART);
+                c.setDouble(DT, k, Fire.DT);
+                c.setDouble(ALPHA, k, Fire.ASTART);
             }
-            case Verlet v -> staging.setDouble(DT, k, v.dt());
-            case Thermostat t -> staging.setDouble(DT, k, t.dt());
+            case Verlet v -> c.setDouble(DT, k, v.dt());
+            case Thermostat t -> c.setDouble(DT, k, t.dt());
         }
+    }
+
+    /// Whether a system entering sub-stage `sub` with this max |F_i| and energy is finished
+    /// there at once (the per-system motions' `finished` before their first step).
+    private boolean finishedOnEntry(int sub, double fmax, double energy) {
+        return switch (kinds.get(sub)) {
+            case Relaxation r -> r.rule().converged(fmax, energy, Double.NaN) || r.rule().maxSteps() <= 0;
+            case Verlet v -> v.steps() <= 0;
+            case Thermostat t -> t.steps() <= 0;
+        };
     }
 
     /// Copies staging rows `[0, k)` (atoms `[0, m)`) onto the tail of the live batch.
@@ -345,23 +395,35 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         if (systems == 0) {
             return;
         }
-        switch (kind) {
-            case Relaxation r -> {
-                kernels.fireStep(stream, live, systems, maxStep * maxStep);
-                kernels.evaluate(stream, live, systems, atoms, lj);
-                kernels.check(stream, live, systems, r.rule().fmax(), r.rule().energyTolerance(), r.rule().maxSteps());
+        int occupied = 0; // a bit per sub-stage with systems (the first 31; beyond, always run)
+        for (int k = 0; k < systems; k++) {
+            occupied |= subs[k] < 31 ? 1 << subs[k] : 0;
+        }
+        for (int sub = 0; sub < kinds.size(); sub++) {
+            if (sub < 31 && (occupied & (1 << sub)) == 0) {
+                continue;
             }
-            case Verlet v -> {
-                kernels.nveBefore(stream, live, systems, atoms, maxStep * maxStep);
-                kernels.evaluate(stream, live, systems, atoms, lj);
-                kernels.nveAfter(stream, live, systems, atoms);
-                kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps());
+            switch (kinds.get(sub)) {
+                case Relaxation r -> kernels.fireStep(stream, live, systems, maxStep * maxStep, sub);
+                case Verlet v -> kernels.nveBefore(stream, live, systems, atoms, maxStep * maxStep, sub);
+                case Thermostat t -> kernels.langevinBefore(stream, live, systems, atoms, thermostats[sub], maxStep * maxStep, sub);
             }
-            case Thermostat t -> {
-                kernels.langevinBefore(stream, live, systems, atoms, thermostat, maxStep * maxStep);
-                kernels.evaluate(stream, live, systems, atoms, lj);
-                kernels.nveAfter(stream, live, systems, atoms);
-                kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) t.steps());
+        }
+        kernels.evaluate(stream, live, systems, atoms, lj);
+        for (int sub = 0; sub < kinds.size(); sub++) {
+            if (sub < 31 && (occupied & (1 << sub)) == 0) {
+                continue;
+            }
+            switch (kinds.get(sub)) {
+                case Relaxation r -> kernels.check(stream, live, systems, r.rule().fmax(), r.rule().energyTolerance(), r.rule().maxSteps(), sub);
+                case Verlet v -> {
+                    kernels.nveAfter(stream, live, systems, atoms, sub);
+                    kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps(), sub);
+                }
+                case Thermostat t -> {
+                    kernels.nveAfter(stream, live, systems, atoms, sub);
+                    kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) t.steps(), sub);
+                }
             }
         }
         stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
@@ -372,9 +434,62 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         for (int k = 0; k < systems; k++) {
             leaving += done.getInt(k);
         }
+        if (leaving > 0 && kinds.size() > 1) {
+            leaving = cascade(events);
+        }
         if (leaving > 0) {
             graduate(events, leaving);
         }
+    }
+
+    /// Moves every row that finished a sub-stage other than the last into the next (GRADUATED
+    /// events in row order, each asked on entry whether it is finished there too), writing their
+    /// new state to the device; returns the rows that leave (finished the last sub-stage, or
+    /// flagged), whose `done` stays set.
+    private int cascade(Consumer<Event<AtomicSystem>> events) {
+        stream.copy(live.ints(), readBack.ints());
+        stream.copy(live.doubles(), readBack.doubles());
+        stream.synchronize();
+        int last = kinds.size() - 1;
+        int leaving = 0;
+        boolean moved = false;
+        for (int k = 0; k < systems; k++) {
+            if (done.getInt(k) == 0) {
+                continue;
+            }
+            int sub = readBack.getInt(SUB, k);
+            if (readBack.getInt(FLAG, k) == 0) {
+                double fmax = readBack.getDouble(FMAX, k);
+                double energy = readBack.getDouble(ENERGY, k);
+                boolean stays = false;
+                while (sub < last) {
+                    events.accept(new Event<>(Event.Kind.GRADUATED, rows[k], sub, names.get(sub), readBack.getInt(TAKEN, k), null));
+                    enter(readBack, k, ++sub);
+                    moved = true;
+                    if (!finishedOnEntry(sub, fmax, energy)) {
+                        stays = true;
+                        break;
+                    }
+                }
+                subs[k] = sub;
+                if (stays) {
+                    done.setInt(k, 0);
+                    continue;
+                }
+                readBack.setInt(DONE, k, 1); // finished the last sub-stage (perhaps on entry): it leaves
+            }
+            leaving++;
+        }
+        if (moved) {
+            for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
+                stream.copy(readBack.ints(col, 0, systems), live.ints(col, 0, systems));
+            }
+            for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
+                stream.copy(readBack.doubles(col, 0, systems), live.doubles(col, 0, systems));
+            }
+            stream.synchronize(); // readBack is written again by the graduation's read-back
+        }
+        return leaving;
     }
 
     @Override
@@ -421,6 +536,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 exitAtoms += n;
             } else {
                 keptRows[row] = rows[k];
+                keptSubs[row] = subs[k];
                 keptAtoms += n;
             }
             start += n;
@@ -437,6 +553,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             leavers[x] = rows[exitMap.getInt(x)];
         }
         System.arraycopy(keptRows, 0, rows, 0, keptSystems);
+        System.arraycopy(keptSubs, 0, subs, 0, keptSystems);
         Arrays.fill(rows, keptSystems, systems, null);
         RelaxColumns t = live;
         live = spare;
@@ -451,19 +568,20 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 used[d] -= sizer.size(s, d);
             }
             int taken = readBack.getInt(TAKEN, x);
+            int sub = readBack.getInt(SUB, x);
             double energy = readBack.getDouble(ENERGY, x);
             double fmax = readBack.getDouble(FMAX, x);
             String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (readBack.getInt(FLAG, x)) {
                 case 0 -> null;
                 case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
-                        + " of stage '" + method + "' (is the time step too large?)";
+                        + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
-            boolean converged = diagnosis == null && kind instanceof Relaxation r && r.rule().converged(fmax, energy,
+            boolean converged = diagnosis == null && kinds.get(sub) instanceof Relaxation r && r.rule().converged(fmax, energy,
                     readBack.getDouble(PREV_ENERGY, x));
-            events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, 0, method, taken, null)
-                    : new Event<>(Event.Kind.QUARANTINED, s, 0, method, taken, diagnosis));
+            events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null)
+                    : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
             exitListener.accept(new Exit(s, taken, converged, diagnosis));
         }
     }
@@ -513,6 +631,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(bytes);
             o.writeLong(readBack.getInt(TAKEN, k));
+            int sub = readBack.getInt(SUB, k);
+            Kind kind = kinds.get(sub);
             if (kind instanceof Relaxation) {
                 o.writeDouble(readBack.getDouble(PREV_ENERGY, k));
                 o.writeDouble(readBack.getDouble(DT, k));
@@ -523,7 +643,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 o.writeLong(readBack.getInt(TAKEN, k));
             }
             o.flush();
-            out.add(new StageBatch.Held<>(now.get(k), 0, bytes.toByteArray(), new byte[0]));
+            out.add(new StageBatch.Held<>(now.get(k), sub, bytes.toByteArray(), new byte[0]));
         }
         return out;
     }
@@ -533,7 +653,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     @Override
     public void restore(StageBatch.Held<AtomicSystem> held) throws IOException {
         AtomicSystem s = held.sample();
-        if (held.status() != 0) {
+        if (held.status() < 0 || held.status() >= kinds.size()) {
             throw new IllegalStateException("restoring sample " + s.id() + ": sub-stage " + held.status() + " of stage '" + method
                     + "' does not exist");
         }
@@ -543,8 +663,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(held.motion()));
         long taken = in.readLong();
+        int sub = held.status();
+        Kind kind = kinds.get(sub);
         pack(s, 0, 0, systems, atoms);
-        setStart(0);
+        enter(staging, 0, sub);
         staging.setInt(TAKEN, 0, Math.toIntExact(taken));
         boolean started = taken > 0;
         if (kind instanceof Relaxation) {
@@ -561,8 +683,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                         + next + " after " + taken + " steps (a device stage keys the noise by the steps taken)");
             }
         }
+        // (one that had taken no step yet is evaluated and asked on entry again: the same forces, the same answer)
         staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);
         rows[systems] = s;
+        subs[systems] = sub;
         for (int d = 0; d < used.length; d++) {
             used[d] += sizer.size(s, d);
         }
@@ -581,7 +705,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     @Override
     public int[] statuses() {
-        return new int[systems];
+        return Arrays.copyOf(subs, systems);
     }
 
     @Override

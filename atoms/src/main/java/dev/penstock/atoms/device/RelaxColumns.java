@@ -11,7 +11,7 @@ import dev.penstock.memory.DType;
 ///
 /// ```
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] mass[A] atomEnergy[A] atomSystem[A]
-///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi (int32)
+///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub (int32)
 ///                            energy prevEnergy fmax dt alpha                        (float64)
 /// ```
 ///
@@ -20,7 +20,9 @@ import dev.penstock.memory.DType;
 /// optimiser steps, `fresh` marks a system admitted since the last step (its first evaluation
 /// is the step's shared one, and it takes no step before it); `flag` says why a system cannot
 /// go on (`FLAG_*`), `done` that it leaves after this step; `idLo`/`idHi` are the system's id
-/// (the key of its Langevin noise, with `taken` the step's).
+/// (the key of its Langevin noise, with `taken` the step's); `sub` the sub-stage it is in (of a
+/// fused stage: each step moves a system by its sub-stage's kernels), `taken` counting that
+/// sub-stage's steps.
 ///
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
@@ -51,8 +53,10 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block 
     public static final int ID_LO = 8;
     /// int column: the high 32 bits of the system's id
     public static final int ID_HI = 9;
+    /// int column: the sub-stage of a fused stage the system is in (0 … sub-stages − 1)
+    public static final int SUB = 10;
     /// int columns
-    public static final int INT_COLUMNS = 10;
+    public static final int INT_COLUMNS = 11;
     /// double column: energy, eV
     public static final int ENERGY = 0;
     /// double column: the energy before the last step (the convergence rule's energy change)

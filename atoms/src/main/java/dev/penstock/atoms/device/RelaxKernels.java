@@ -56,14 +56,15 @@ public interface RelaxKernels {
     /// One FIRE step (ASE-exact) of every system of `[0, systems)` that is neither fresh, flagged
     /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
     /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged
-    /// `FLAG_RUNAWAY`.
-    void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2);
+    /// `FLAG_RUNAWAY`. Every kernel that moves or checks systems takes only those in sub-stage
+    /// `sub` (`RelaxColumns.SUB`; 0 for a stage of one method).
+    void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub);
 
     /// The first half of a velocity Verlet step (as `VelocityVerlet`: v += ½dt·F/m, then
     /// r += dt·v, per atom) of every system of `[0, systems)` that is neither fresh, flagged nor
     /// done, with its `DT` as the time step; an atom that drifts more than √`maxStep2` flags its
     /// system `FLAG_RUNAWAY`.
-    void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2);
+    void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
 
     /// B, A, O, A of a Langevin BAOAB step (`Langevin.baoab`, with its `DT` as the time step)
     /// of every system of `[0, systems)` that is neither fresh, flagged nor done, the O's noise
@@ -71,7 +72,7 @@ public interface RelaxKernels {
     /// draws, so a system's trajectory is the same in either; an atom that moves more than
     /// √`maxStep2` in the step flags its system `FLAG_RUNAWAY`. The last B is `nveAfter`.
     /// Kernels that cannot draw that noise say so (`langevin()` false) and throw.
-    default void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2) {
+    default void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
         throw new UnsupportedOperationException("these relaxation kernels have no Langevin step");
     }
 
@@ -82,12 +83,12 @@ public interface RelaxKernels {
 
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
     /// `langevinBefore` moved (neither fresh nor flagged).
-    void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms);
+    void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub);
 
     /// After an evaluation: counts the step (or clears `FRESH`), and sets `DONE` where the
     /// system converged (max |F_i| < `fmax` and, if `energyTolerance` > 0, |ΔE| below it), spent
     /// its `budget`, or was flagged. (For velocity Verlet `fmax` is −∞: only the budget ends a system.)
-    void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget);
+    void check(Stream stream, RelaxColumns c, int systems, double fmax, double energyTolerance, int budget, int sub);
 
     /// Copies systems into `to`, packed: `to`'s system k is `from`'s system `map[k]`, starting at
     /// atom row `map[systems + k]`; `to`'s atom row a is `from`'s row `map[2·systems + a]`.

@@ -40,7 +40,7 @@ class DeviceStageTest {
         return DeviceStages.fire(RULE, LJ, cpu, d -> new CpuRelaxKernels(threads));
     }
 
-    private static String state(AtomicSystem s) {
+    static String state(AtomicSystem s) {
         return s.energy() + " " + Arrays.toString(s.positions()) + " " + Arrays.toString(s.forces());
     }
 
@@ -112,7 +112,7 @@ class DeviceStageTest {
     }
 
     /// `count` clusters with seeded velocities (kT ≈ 0.1ε, masses 1).
-    private static List<AtomicSystem> warm(int count, long seed) {
+    static List<AtomicSystem> warm(int count, long seed) {
         List<AtomicSystem> out = Clusters.inflight(count, seed);
         java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
         for (AtomicSystem s : out) {
@@ -235,23 +235,23 @@ class DeviceStageTest {
                 }
 
                 @Override
-                public void fireStep(dev.penstock.device.Stream st, RelaxColumns c, int systems, double maxStep2) {
-                    cpuKernels.fireStep(st, c, systems, maxStep2);
+                public void fireStep(dev.penstock.device.Stream st, RelaxColumns c, int systems, double maxStep2, int sub) {
+                    cpuKernels.fireStep(st, c, systems, maxStep2, sub);
                 }
 
                 @Override
-                public void nveBefore(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, double maxStep2) {
-                    cpuKernels.nveBefore(st, c, systems, atoms, maxStep2);
+                public void nveBefore(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+                    cpuKernels.nveBefore(st, c, systems, atoms, maxStep2, sub);
                 }
 
                 @Override
-                public void nveAfter(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms) {
-                    cpuKernels.nveAfter(st, c, systems, atoms);
+                public void nveAfter(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, int sub) {
+                    cpuKernels.nveAfter(st, c, systems, atoms, sub);
                 }
 
                 @Override
-                public void check(dev.penstock.device.Stream st, RelaxColumns c, int systems, double fmax, double tol, int budget) {
-                    cpuKernels.check(st, c, systems, fmax, tol, budget);
+                public void check(dev.penstock.device.Stream st, RelaxColumns c, int systems, double fmax, double tol, int budget, int sub) {
+                    cpuKernels.check(st, c, systems, fmax, tol, budget, sub);
                 }
 
                 @Override
@@ -363,7 +363,7 @@ class DeviceStageTest {
     /// A stage (made on a CPU device with 1 thread, restored into one with 2) stepped to each
     /// `cut`, saved, its systems through the checkpoint codec, restored and stepped to the end:
     /// every system ends bit for bit as without the cut (`systems` of them, or any number if −1).
-    private static void restoresBitForBit(java.util.function.IntFunction<java.util.function.Function<CpuDevice, Stage<AtomicSystem>>> stage,
+    static void restoresBitForBit(java.util.function.IntFunction<java.util.function.Function<CpuDevice, Stage<AtomicSystem>>> stage,
                                           Capacity room, java.util.function.Supplier<List<AtomicSystem>> input, int systems, int... cuts)
             throws Exception {
         Map<Long, String> straight = new TreeMap<>();
