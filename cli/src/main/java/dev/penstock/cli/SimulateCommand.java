@@ -193,8 +193,9 @@ public final class SimulateCommand implements Callable<Integer> {
         PrintStream po = json ? System.err : System.out;
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         if (runner.equalsIgnoreCase("flink")) {
-            if (device != null) {
-                throw new ParameterException(spec.commandLine(), "option '--device' is not available with --runner flink yet (local runner only)");
+            if (device != null && !device.equalsIgnoreCase("cpu")) {
+                throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
+                        + "(each task its own CpuDevice), got '" + device + "'");
             }
             if (json || order != null) {
                 throw new ParameterException(spec.commandLine(), "options '--json' and '--order' are not available with --runner flink yet "
@@ -214,8 +215,13 @@ public final class SimulateCommand implements Callable<Integer> {
                         : java.util.Optional.of(new FlinkRunner.Restarts(restartAttempts == null ? FlinkRunner.Restarts.EMBEDDED.attempts()
                                 : restartAttempts, restartDelayMs == null ? FlinkRunner.Restarts.EMBEDDED.delay()
                                 : java.time.Duration.ofMillis(restartDelayMs)));
+                int instances = stages.size() * parallelism.stream().mapToInt(Integer::intValue).max().orElse(1);
+                int kernelThreads = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / instances);
+                if (kernelThreads < 1) {
+                    throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + kernelThreads);
+                }
                 return FlinkSimulation.run(po, systems, pipeline, potential, seed, new long[] {maxSystems, maxAtoms, edges}, parallelism,
-                        java.time.Duration.ofMillis(checkpointMs), restarts, out);
+                        java.time.Duration.ofMillis(checkpointMs), restarts, out, device != null, kernelThreads, maxStepA);
             } catch (IllegalArgumentException e) {
                 System.err.println("penstock simulate: " + e.getMessage());
                 return 2;

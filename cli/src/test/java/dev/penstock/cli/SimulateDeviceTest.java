@@ -91,6 +91,27 @@ class SimulateDeviceTest {
     }
 
     @Test
+    void theDeviceStagesOnFlinkWriteTheBytesTheyWriteLocally() throws Exception {
+        Path in = clusters();
+        String pipeline = "fire(fmax=0.05) + langevin(T=300, dt=0.05, steps=100, friction=0.05) | nve(dt=0.05, steps=60)";
+        Path local = dir.resolve("local.xyz");
+        Path flink = dir.resolve("flink.xyz");
+        MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", LJ, "--max-atoms", "800", "--seed", "3", "--out",
+                local.toString(), "--device", "cpu");
+        String out = MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", LJ, "--max-atoms", "800", "--seed", "3",
+                "--out", flink.toString(), "--device", "cpu", "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "100");
+        assertThat(out).contains("30 of 30 systems finished on Flink");
+        Map<Long, AtomicSystem> a = read(local);
+        Map<Long, AtomicSystem> b = read(flink);
+        assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(30);
+        for (long id : a.keySet()) {
+            assertThat(b.get(id).info().get("stages")).as("system %d", id).isEqualTo(a.get(id).info().get("stages"));
+            assertThat(b.get(id).positions()).as("system %d, bit for bit", id).isEqualTo(a.get(id).positions());
+            assertThat(b.get(id).energy()).as("system %d", id).isEqualTo(a.get(id).energy());
+        }
+    }
+
+    @Test
     void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
         Path in = clusters();
         Path xyz = dir.resolve("never.xyz");
@@ -104,7 +125,9 @@ class SimulateDeviceTest {
         assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ, "--out", xyz.toString(),
                 "--device", "tpu")).contains("option '--device': expected cpu or cuda[:N], got 'tpu'");
         assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01)", "--potential", LJ, "--out", xyz.toString(),
-                "--device", "cpu", "--runner", "flink")).contains("'--device' is not available with --runner flink");
+                "--device", "cuda", "--runner", "flink")).contains("--runner flink runs device stages on cpu only for now");
+        assertThat(MainTest.run(2, "simulate", in.toString(), "--pipeline", "fire2(fmax=0.01)", "--potential", LJ, "--out", xyz.toString(),
+                "--device", "cpu", "--runner", "flink")).contains("'fire2' in stage 'fire2' needs the CPU stages");
         assertThat(xyz).doesNotExist();
     }
 }

@@ -14,6 +14,7 @@ import dev.penstock.stage.Stage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /// Pipeline stages whose batch lives on a `Device`: `fire`, `nve` and `langevin` stages over a
 /// Lennard-Jones model as `PackedStage` engines (the systems packed in the device's memory,
@@ -57,13 +58,15 @@ public final class DeviceStages {
 
     private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
-        return fused(List.of(kind), List.of(method), model, device, kernels, maxStep);
+        return fused(List.of(kind), List.of(method), model, device.name(), () -> device, false, kernels, maxStep);
     }
 
     /// One device stage of the sub-stages `kinds` (moving as `methods` do on the per-system
     /// stages, whose names they take), fused around one shared evaluation.
+    /// Each batch's device is `devices.get()` (named `deviceName`), closed with the batch if `owned`.
     private static Stage<AtomicSystem> fused(List<PackedStage.Kind> kinds, List<Method<AtomicSystem>> methods, LennardJones model,
-                                             Device device, Function<Device, RelaxKernels> kernels, double maxStep) {
+                                             String deviceName, Supplier<? extends Device> devices, boolean owned,
+                                             Function<Device, RelaxKernels> kernels, double maxStep) {
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
             @Override
             public void evaluate(List<AtomicSystem> samples, Failures<AtomicSystem> failures) {
@@ -80,17 +83,26 @@ public final class DeviceStages {
             int systemsDim = sizer.dimensions().indexOf("systems");
             int atomsDim = sizer.dimensions().indexOf("atoms");
             if (systemsDim < 0 || atomsDim < 0) {
-                throw new IllegalArgumentException("stage '" + stage.name() + "' on " + device.name() + ": the sizer has no systems and atoms "
+                throw new IllegalArgumentException("stage '" + stage.name() + "' on " + deviceName + ": the sizer has no systems and atoms "
                         + "dimensions (" + sizer.dimensions() + ")");
             }
             long atoms = capacity.limit(atomsDim);
             if (atoms > MAX_ATOMS) {
-                throw new IllegalArgumentException("stage '" + stage.name() + "' on " + device.name() + ": its batch needs a bound on atoms "
+                throw new IllegalArgumentException("stage '" + stage.name() + "' on " + deviceName + ": its batch needs a bound on atoms "
                         + "of at most " + MAX_ATOMS + " (the device columns are allocated to it), got " + atoms);
             }
             int systems = (int) Math.min(capacity.limit(systemsDim), atoms);
             List<String> names = stage.methods().stream().map(Method::name).toList();
-            return new PackedStage(device, kernels.apply(device), model, kinds, names, sizer, capacity, systems, (int) atoms).maxStep(maxStep);
+            Device d = devices.get();
+            try {
+                PackedStage batch = new PackedStage(d, kernels.apply(d), model, kinds, names, sizer, capacity, systems, (int) atoms).maxStep(maxStep);
+                return owned ? batch.owning(d) : batch;
+            } catch (RuntimeException e) {
+                if (owned) {
+                    d.close();
+                }
+                throw e;
+            }
         };
         Stage<AtomicSystem> stage = null;
         for (Method<AtomicSystem> m : methods) {
@@ -107,15 +119,27 @@ public final class DeviceStages {
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                             double maxStep, long seed) {
+        return stage(calls, model, device.name(), () -> device, false, kernels, maxStep, seed);
+    }
+
+    /// As the other `stage`, every batch on a device of its own, made by `devices` (named
+    /// `deviceName`) and closed with the batch: the stages of a Flink job, made on each task.
+    public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,
+                                            Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
+        return stage(calls, model, deviceName, devices, true, kernels, maxStep, seed);
+    }
+
+    private static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,
+                                             boolean owned, Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
         for (PipelineSpec.Call c : calls) {
             if (!c.name().equals("fire") && !c.name().equals("nve") && !c.name().equals("langevin")) {
-                throw new IllegalArgumentException("--device " + device.name() + " runs 'fire' (ASE-exact FIRE), 'nve' and 'langevin' "
+                throw new IllegalArgumentException("--device " + deviceName + " runs 'fire' (ASE-exact FIRE), 'nve' and 'langevin' "
                         + "for now; '" + c.name() + "' in stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
                         + "' needs the CPU stages (no --device)");
             }
         }
         if (!(model instanceof LennardJones lj)) {
-            throw new IllegalArgumentException("--device " + device.name() + " runs the Lennard-Jones potential (lj) for now; the potential "
+            throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones potential (lj) for now; the potential "
                     + "given needs the CPU stages (no --device)");
         }
         List<PackedStage.Kind> kinds = new ArrayList<>();
@@ -134,11 +158,8 @@ public final class DeviceStages {
                 }
                 default -> {
                     PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
-                    RelaxKernels probe = kernels.apply(device);
-                    boolean has = probe.langevin();
-                    probe.close();
-                    if (!has) {
-                        throw new IllegalArgumentException("--device " + device.name() + " has no 'langevin' step yet (its noise generator runs "
+                    if (!langevin(devices, owned, kernels)) {
+                        throw new IllegalArgumentException("--device " + deviceName + " has no 'langevin' step yet (its noise generator runs "
                                 + "on the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
                     }
                     kinds.add(new PackedStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
@@ -146,6 +167,22 @@ public final class DeviceStages {
                 }
             }
         }
-        return fused(kinds, methods, lj, device, kernels, maxStep);
+        return fused(kinds, methods, lj, deviceName, devices, owned, kernels, maxStep);
+    }
+
+    /// Whether the kernels made for a device of `devices` have a Langevin step (asked of one set,
+    /// closed at once, on a device made for the question if they are `owned`).
+    private static boolean langevin(Supplier<? extends Device> devices, boolean owned, Function<Device, RelaxKernels> kernels) {
+        Device d = devices.get();
+        try {
+            RelaxKernels probe = kernels.apply(d);
+            boolean has = probe.langevin();
+            probe.close();
+            return has;
+        } finally {
+            if (owned) {
+                d.close();
+            }
+        }
     }
 }

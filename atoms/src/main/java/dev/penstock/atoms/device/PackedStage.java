@@ -161,6 +161,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private long atomSteps;
     private Consumer<Exit> exitListener = e -> { };
     private double maxStep = Double.POSITIVE_INFINITY;
+    private Device owned;
 
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
@@ -723,11 +724,22 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         return atomSteps;
     }
 
-    /// Frees the batch's device and host memory and the kernels' threads.
+    /// Closes `device` (this batch's, made for it alone: a Flink task's) when the batch closes.
+    /// Returns this.
+    public PackedStage owning(Device device) {
+        this.owned = device;
+        return this;
+    }
+
+    /// Frees the batch's device and host memory and the kernels' threads (and closes the device
+    /// it owns, if any).
     @Override
     public void close() {
         kernels.close();
         deviceArena.close();
         hostArena.close();
+        if (owned != null) {
+            owned.close();
+        }
     }
 }
