@@ -31,19 +31,19 @@ public final class DeviceStages {
     /// capacity, which must bound the atoms (the device columns are allocated to it). Its
     /// evaluator refuses, before the run, periodic systems (the kernels sum all pairs).
     public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new PackedStage.Relaxation(rule), Methods.fire(rule), model, device, kernels, Double.POSITIVE_INFINITY);
+        return stage(new SubStage.Relaxation(rule), Methods.fire(rule), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// A velocity Verlet (NVE) stage of `steps` steps of `dt` (τ) over `model` on `device`; as `fire`.
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, Double.POSITIVE_INFINITY);
+        return stage(new SubStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// As `nve`, quarantining a system with an atom that moves more than `maxStep` Å in one step
     /// (checked by the step kernel: a time step far too large, atoms flung apart).
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels,
                                           double maxStep) {
-        return stage(new PackedStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, maxStep);
+        return stage(new SubStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, maxStep);
     }
 
     /// A Langevin BAOAB (NVT) stage of `steps` steps of `dt` (τ) at `kT` (eV) with friction
@@ -52,11 +52,11 @@ public final class DeviceStages {
     /// are refused when the stage's batch is made.
     public static Stage<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps, LennardJones model, Device device,
                                                Function<Device, RelaxKernels> kernels, double maxStep) {
-        return stage(new PackedStage.Thermostat(dt, kT, gamma, seed, steps), Methods.langevin(dt, kT, gamma, seed, steps), model, device,
+        return stage(new SubStage.Thermostat(dt, kT, gamma, seed, steps), Methods.langevin(dt, kT, gamma, seed, steps), model, device,
                 kernels, maxStep);
     }
 
-    private static Stage<AtomicSystem> stage(PackedStage.Kind kind, Method<AtomicSystem> method, LennardJones model, Device device,
+    private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, LennardJones model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         return fused(List.of(kind), List.of(method), model, device.name(), () -> device, false, kernels, maxStep);
     }
@@ -64,7 +64,7 @@ public final class DeviceStages {
     /// One device stage of the sub-stages `kinds` (moving as `methods` do on the per-system
     /// stages, whose names they take), fused around one shared evaluation.
     /// Each batch's device is `devices.get()` (named `deviceName`), closed with the batch if `owned`.
-    private static Stage<AtomicSystem> fused(List<PackedStage.Kind> kinds, List<Method<AtomicSystem>> methods, LennardJones model,
+    private static Stage<AtomicSystem> fused(List<SubStage> kinds, List<Method<AtomicSystem>> methods, LennardJones model,
                                              String deviceName, Supplier<? extends Device> devices, boolean owned,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
@@ -142,18 +142,18 @@ public final class DeviceStages {
             throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones potential (lj) for now; the potential "
                     + "given needs the CPU stages (no --device)");
         }
-        List<PackedStage.Kind> kinds = new ArrayList<>();
+        List<SubStage> kinds = new ArrayList<>();
         List<Method<AtomicSystem>> methods = new ArrayList<>();
         for (PipelineSpec.Call c : calls) {
             switch (c.name()) {
                 case "fire" -> {
                     Convergence rule = PipelineSpec.convergence(c);
-                    kinds.add(new PackedStage.Relaxation(rule));
+                    kinds.add(new SubStage.Relaxation(rule));
                     methods.add(Methods.fire(rule));
                 }
                 case "nve" -> {
                     PipelineSpec.Verlet v = PipelineSpec.verlet(c);
-                    kinds.add(new PackedStage.Verlet(v.dt(), v.steps()));
+                    kinds.add(new SubStage.Verlet(v.dt(), v.steps()));
                     methods.add(Methods.nve(v.dt(), v.steps()));
                 }
                 default -> {
@@ -162,7 +162,7 @@ public final class DeviceStages {
                         throw new IllegalArgumentException("--device " + deviceName + " has no 'langevin' step yet (its noise generator runs "
                                 + "on the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
                     }
-                    kinds.add(new PackedStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
+                    kinds.add(new SubStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                     methods.add(Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                 }
             }

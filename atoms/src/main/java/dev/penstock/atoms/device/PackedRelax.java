@@ -53,7 +53,7 @@ public final class PackedRelax implements AutoCloseable {
     /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
     /// `rule` says so.
     public PackedRelax(Device device, RelaxKernels kernels, LennardJones model, Convergence rule, int maxSystems, int maxAtoms) {
-        this.batch = new PackedStage(device, kernels, model, new PackedStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
+        this.batch = new PackedStage(device, kernels, model, new SubStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),
                 Double.isNaN(x.system().energy()) ? Double.NaN : x.system().maxForce(), x.diagnosis()))); // NaN: never evaluated

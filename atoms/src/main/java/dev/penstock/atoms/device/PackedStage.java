@@ -1,22 +1,16 @@
 package dev.penstock.atoms.device;
 
-import static dev.penstock.atoms.device.RelaxColumns.ALPHA;
 import static dev.penstock.atoms.device.RelaxColumns.COUNT;
 import static dev.penstock.atoms.device.RelaxColumns.DONE;
-import static dev.penstock.atoms.device.RelaxColumns.DT;
 import static dev.penstock.atoms.device.RelaxColumns.ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.FLAG;
 import static dev.penstock.atoms.device.RelaxColumns.FMAX;
 import static dev.penstock.atoms.device.RelaxColumns.FRESH;
-import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
-import static dev.penstock.atoms.device.RelaxColumns.STARTED;
 import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
-import dev.penstock.atoms.optimize.Convergence;
-import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -81,55 +75,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     public record Exit(AtomicSystem system, int steps, boolean converged, String diagnosis) {
     }
 
-    /// What a packed stage does to its systems.
-    public sealed interface Kind permits Relaxation, Verlet, Thermostat {
-    }
-
-    /// FIRE (ASE-exact) until `rule` says converged or its step budget is spent.
-    ///
-    /// @param rule the convergence rule and budget
-    public record Relaxation(Convergence rule) implements Kind {
-    }
-
-    /// Velocity Verlet for `steps` steps of `dt` (τ).
-    ///
-    /// @param dt    the time step
-    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
-    public record Verlet(double dt, long steps) implements Kind {
-        /// Validates the parameters.
-        public Verlet {
-            if (!(dt > 0) || Double.isInfinite(dt) || steps < 0 || steps > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("nve on a device: 'dt' must be positive and finite and 'steps' in [0, "
-                        + Integer.MAX_VALUE + "], got " + dt + ", " + steps);
-            }
-        }
-    }
-
-    /// Langevin BAOAB (NVT) for `steps` steps of `dt` (τ) at `kT` (eV) with friction `gamma`
-    /// (1/τ), its noise keyed by `seed` (`Langevin`'s, so a system's trajectory is the
-    /// per-system stage's).
-    ///
-    /// @param dt    the time step
-    /// @param kT    the temperature
-    /// @param gamma the friction
-    /// @param seed  the noise's seed
-    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
-    public record Thermostat(double dt, double kT, double gamma, long seed, long steps) implements Kind {
-        /// Validates the parameters.
-        public Thermostat {
-            if (!(dt > 0) || Double.isInfinite(dt) || !(kT >= 0) || Double.isInfinite(kT) || !(gamma >= 0) || Double.isInfinite(gamma)
-                    || steps < 0 || steps > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("langevin on a device: 'dt' must be positive and finite, 'kT' and 'gamma' finite and "
-                        + "not negative, 'steps' in [0, " + Integer.MAX_VALUE + "], got " + dt + ", " + kT + ", " + gamma + ", " + steps);
-            }
-        }
-    }
-
     private final RelaxKernels kernels;
-    private final RelaxKernels.Thermostat[] thermostats; // per sub-stage: null unless it is a Thermostat
     private final RelaxKernels.Lj lj;
     private final LennardJones model;
-    private final List<Kind> kinds; // one per sub-stage
+    private final List<SubStage> kinds; // one per sub-stage
     private final List<String> names; // the sub-stages' method names
     private final String method; // the stage's name: the sub-stages' names joined by '+'
     private final int[] subs; // the sub-stage of each row (the host's copy of the SUB column)
@@ -166,7 +115,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
     /// `model` as `kind` says; room also bounded by `capacity` in `sizer`'s dimensions.
-    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, Kind kind, String method, Sizer<AtomicSystem> sizer,
+    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, SubStage kind, String method, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         this(device, kernels, model, List.of(kind), List.of(method), sizer, capacity, maxSystems, maxAtoms);
     }
@@ -176,7 +125,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// once, asked on entry whether it is finished there too (as `Stage`'s fused sub-stages), and
     /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
     /// only (the `SUB` column), around one shared evaluation.
-    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, List<Kind> kinds, List<String> names, Sizer<AtomicSystem> sizer,
+    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         if (kinds.isEmpty() || kinds.size() != names.size()) {
             kernels.close();
@@ -189,15 +138,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
-        this.thermostats = new RelaxKernels.Thermostat[kinds.size()];
-        for (int i = 0; i < kinds.size(); i++) {
-            if (kinds.get(i) instanceof Thermostat t) {
-                if (!kernels.langevin()) {
-                    kernels.close();
-                    throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
-                }
-                thermostats[i] = RelaxKernels.Thermostat.of(t.dt(), t.kT(), t.gamma(), t.seed());
-            }
+        if (!kernels.langevin() && kinds.stream().anyMatch(k -> k instanceof SubStage.Thermostat)) {
+            kernels.close();
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
         }
         this.sizer = sizer;
         this.capacity = capacity;
@@ -337,37 +280,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     /// A newcomer's state: fresh, in sub-stage 0.
     private void setStart(int k) {
-        enter(staging, k, 0);
+        SubStage.enter(kinds.getFirst(), staging, k, 0);
         staging.setInt(FRESH, k, 1);
-    }
-
-    /// Row `k` of host columns `c` entering sub-stage `sub`: no steps taken there, FIRE's
-    /// starting dt and α (its velocities zeroed by its first step) or the integrator's time step.
-    private void enter(RelaxColumns c, int k, int sub) {
-        c.setInt(SUB, k, sub);
-        c.setInt(TAKEN, k, 0);
-        c.setInt(NSTEPS, k, 0);
-        c.setInt(STARTED, k, 0);
-        c.setInt(DONE, k, 0);
-        c.setDouble(PREV_ENERGY, k, Double.NaN);
-        switch (kinds.get(sub)) {
-            case Relaxation r -> {
-                c.setDouble(DT, k, Fire.DT);
-                c.setDouble(ALPHA, k, Fire.ASTART);
-            }
-            case Verlet v -> c.setDouble(DT, k, v.dt());
-            case Thermostat t -> c.setDouble(DT, k, t.dt());
-        }
-    }
-
-    /// Whether a system entering sub-stage `sub` with this max |F_i| and energy is finished
-    /// there at once (the per-system motions' `finished` before their first step).
-    private boolean finishedOnEntry(int sub, double fmax, double energy) {
-        return switch (kinds.get(sub)) {
-            case Relaxation r -> r.rule().converged(fmax, energy, Double.NaN) || r.rule().maxSteps() <= 0;
-            case Verlet v -> v.steps() <= 0;
-            case Thermostat t -> t.steps() <= 0;
-        };
     }
 
     /// Copies staging rows `[0, k)` (atoms `[0, m)`) onto the tail of the live batch.
@@ -404,28 +318,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             if (sub < 31 && (occupied & (1 << sub)) == 0) {
                 continue;
             }
-            switch (kinds.get(sub)) {
-                case Relaxation r -> kernels.fireStep(stream, live, systems, maxStep * maxStep, sub);
-                case Verlet v -> kernels.nveBefore(stream, live, systems, atoms, maxStep * maxStep, sub);
-                case Thermostat t -> kernels.langevinBefore(stream, live, systems, atoms, thermostats[sub], maxStep * maxStep, sub);
-            }
+            kinds.get(sub).before(kernels, stream, live, systems, atoms, maxStep * maxStep, sub);
         }
         kernels.evaluate(stream, live, systems, atoms, lj);
         for (int sub = 0; sub < kinds.size(); sub++) {
             if (sub < 31 && (occupied & (1 << sub)) == 0) {
                 continue;
             }
-            switch (kinds.get(sub)) {
-                case Relaxation r -> kernels.check(stream, live, systems, r.rule().fmax(), r.rule().energyTolerance(), r.rule().maxSteps(), sub);
-                case Verlet v -> {
-                    kernels.nveAfter(stream, live, systems, atoms, sub);
-                    kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) v.steps(), sub);
-                }
-                case Thermostat t -> {
-                    kernels.nveAfter(stream, live, systems, atoms, sub);
-                    kernels.check(stream, live, systems, Double.NEGATIVE_INFINITY, 0, (int) t.steps(), sub);
-                }
-            }
+            kinds.get(sub).after(kernels, stream, live, systems, atoms, sub);
         }
         stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
         stream.synchronize();
@@ -465,9 +365,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 boolean stays = false;
                 while (sub < last) {
                     events.accept(new Event<>(Event.Kind.GRADUATED, rows[k], sub, names.get(sub), readBack.getInt(TAKEN, k), null));
-                    enter(readBack, k, ++sub);
+                    SubStage.enter(kinds.get(++sub), readBack, k, sub);
                     moved = true;
-                    if (!finishedOnEntry(sub, fmax, energy)) {
+                    if (!kinds.get(sub).finishedOnEntry(fmax, energy)) {
                         stays = true;
                         break;
                     }
@@ -579,7 +479,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
-            boolean converged = diagnosis == null && kinds.get(sub) instanceof Relaxation r && r.rule().converged(fmax, energy,
+            boolean converged = diagnosis == null && kinds.get(sub) instanceof SubStage.Relaxation r && r.rule().converged(fmax, energy,
                     readBack.getDouble(PREV_ENERGY, x));
             events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null)
                     : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
@@ -633,16 +533,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             DataOutputStream o = new DataOutputStream(bytes);
             o.writeLong(readBack.getInt(TAKEN, k));
             int sub = readBack.getInt(SUB, k);
-            Kind kind = kinds.get(sub);
-            if (kind instanceof Relaxation) {
-                o.writeDouble(readBack.getDouble(PREV_ENERGY, k));
-                o.writeDouble(readBack.getDouble(DT, k));
-                o.writeDouble(readBack.getDouble(ALPHA, k));
-                o.writeInt(readBack.getInt(NSTEPS, k));
-                o.writeBoolean(readBack.getInt(STARTED, k) != 0);
-            } else if (kind instanceof Thermostat) {
-                o.writeLong(readBack.getInt(TAKEN, k));
-            }
+            kinds.get(sub).save(o, readBack, k);
             o.flush();
             out.add(new StageBatch.Held<>(now.get(k), sub, bytes.toByteArray(), new byte[0]));
         }
@@ -665,24 +556,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(held.motion()));
         long taken = in.readLong();
         int sub = held.status();
-        Kind kind = kinds.get(sub);
         pack(s, 0, 0, systems, atoms);
-        enter(staging, 0, sub);
+        SubStage.enter(kinds.get(sub), staging, 0, sub);
         staging.setInt(TAKEN, 0, Math.toIntExact(taken));
-        boolean started = taken > 0;
-        if (kind instanceof Relaxation) {
-            staging.setDouble(PREV_ENERGY, 0, in.readDouble());
-            staging.setDouble(DT, 0, in.readDouble());
-            staging.setDouble(ALPHA, 0, in.readDouble());
-            staging.setInt(NSTEPS, 0, in.readInt());
-            started = in.readBoolean();
-            staging.setInt(STARTED, 0, started ? 1 : 0);
-        } else if (kind instanceof Thermostat) {
-            long next = in.readLong();
-            if (next != taken) {
-                throw new IllegalStateException("restoring sample " + s.id() + " into stage '" + method + "': its Langevin noise is at step "
-                        + next + " after " + taken + " steps (a device stage keys the noise by the steps taken)");
-            }
+        boolean started;
+        try {
+            started = kinds.get(sub).restore(in, staging, 0, taken);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("restoring sample " + s.id() + " into stage '" + method + "': " + e.getMessage(), e);
         }
         // (one that had taken no step yet is evaluated and asked on entry again: the same forces, the same answer)
         staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);

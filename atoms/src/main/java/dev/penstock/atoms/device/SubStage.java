@@ -1,0 +1,198 @@
+package dev.penstock.atoms.device;
+
+import static dev.penstock.atoms.device.RelaxColumns.ALPHA;
+import static dev.penstock.atoms.device.RelaxColumns.DONE;
+import static dev.penstock.atoms.device.RelaxColumns.DT;
+import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
+import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
+import static dev.penstock.atoms.device.RelaxColumns.STARTED;
+import static dev.penstock.atoms.device.RelaxColumns.SUB;
+import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
+
+import dev.penstock.atoms.optimize.Convergence;
+import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.device.Stream;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/// What one sub-stage of a packed device stage (`PackedStage`) does to its systems: FIRE
+/// (ASE-exact), velocity Verlet or Langevin BAOAB, each as the kernels it enqueues around a
+/// step's shared evaluation, the state a system starts it with, whether a system is finished on
+/// entry, and its motion state in a checkpoint — in the per-system motions' format (`Methods`),
+/// so a checkpoint reads the same either way.
+public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, SubStage.Thermostat {
+    /// Enqueues the move before the step's evaluation of the systems in sub-stage `sub`.
+    void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
+
+    /// Enqueues the move after the evaluation, and the check that sets `DONE`, of sub-stage `sub`.
+    void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub);
+
+    /// Whether a system entering with this max |F_i| and energy is finished at once (the
+    /// per-system motion's `finished` before its first step).
+    boolean finishedOnEntry(double fmax, double energy);
+
+    /// The time step a system starts this sub-stage with.
+    double startDt();
+
+    /// Writes row `k`'s motion state from host columns `c` (taken is written by the caller).
+    default void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+    }
+
+    /// Reads back what `save` wrote into staging row `k` (which has `taken` steps); returns
+    /// whether the motion had started.
+    default boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+        return taken > 0;
+    }
+
+    /// Row `k` of host columns `c` entering sub-stage `sub` of `stage`: no steps taken there,
+    /// FIRE's starting dt and α (its velocities zeroed by its first step) or the time step.
+    static void enter(SubStage stage, RelaxColumns c, int k, int sub) {
+        c.setInt(SUB, k, sub);
+        c.setInt(TAKEN, k, 0);
+        c.setInt(NSTEPS, k, 0);
+        c.setInt(STARTED, k, 0);
+        c.setInt(DONE, k, 0);
+        c.setDouble(PREV_ENERGY, k, Double.NaN);
+        c.setDouble(DT, k, stage.startDt());
+        c.setDouble(ALPHA, k, Fire.ASTART);
+    }
+
+    /// FIRE (ASE-exact) until `rule` says converged or its step budget is spent.
+    ///
+    /// @param rule the convergence rule and budget
+    record Relaxation(Convergence rule) implements SubStage {
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.fireStep(s, c, systems, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.check(s, c, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps(), sub);
+        }
+
+        @Override
+        public boolean finishedOnEntry(double fmax, double energy) {
+            return rule.converged(fmax, energy, Double.NaN) || rule.maxSteps() <= 0;
+        }
+
+        @Override
+        public double startDt() {
+            return Fire.DT;
+        }
+
+        /// The energy before the last step, then `Fire.save`'s dt, α, N, started.
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeDouble(c.getDouble(PREV_ENERGY, k));
+            out.writeDouble(c.getDouble(DT, k));
+            out.writeDouble(c.getDouble(ALPHA, k));
+            out.writeInt(c.getInt(NSTEPS, k));
+            out.writeBoolean(c.getInt(STARTED, k) != 0);
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            staging.setDouble(PREV_ENERGY, k, in.readDouble());
+            staging.setDouble(DT, k, in.readDouble());
+            staging.setDouble(ALPHA, k, in.readDouble());
+            staging.setInt(NSTEPS, k, in.readInt());
+            boolean started = in.readBoolean();
+            staging.setInt(STARTED, k, started ? 1 : 0);
+            return started;
+        }
+    }
+
+    /// Velocity Verlet for `steps` steps of `dt` (τ) (it keeps no state but the steps taken).
+    ///
+    /// @param dt    the time step
+    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
+    record Verlet(double dt, long steps) implements SubStage {
+        /// Validates the parameters.
+        public Verlet {
+            if (!(dt > 0) || Double.isInfinite(dt) || steps < 0 || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("nve on a device: 'dt' must be positive and finite and 'steps' in [0, "
+                        + Integer.MAX_VALUE + "], got " + dt + ", " + steps);
+            }
+        }
+
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.nveBefore(s, c, systems, atoms, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.nveAfter(s, c, systems, atoms, sub);
+            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps, sub);
+        }
+
+        @Override
+        public boolean finishedOnEntry(double fmax, double energy) {
+            return steps <= 0;
+        }
+
+        @Override
+        public double startDt() {
+            return dt;
+        }
+    }
+
+    /// Langevin BAOAB (NVT) for `steps` steps of `dt` (τ) at `kT` (eV) with friction `gamma`
+    /// (1/τ), its noise keyed by `seed` (`Langevin`'s, so a system's trajectory is the
+    /// per-system stage's).
+    ///
+    /// @param dt    the time step
+    /// @param kT    the temperature
+    /// @param gamma the friction
+    /// @param seed  the noise's seed
+    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
+    record Thermostat(double dt, double kT, double gamma, long seed, long steps) implements SubStage {
+        /// Validates the parameters.
+        public Thermostat {
+            if (!(dt > 0) || Double.isInfinite(dt) || !(kT >= 0) || Double.isInfinite(kT) || !(gamma >= 0) || Double.isInfinite(gamma)
+                    || steps < 0 || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("langevin on a device: 'dt' must be positive and finite, 'kT' and 'gamma' finite and "
+                        + "not negative, 'steps' in [0, " + Integer.MAX_VALUE + "], got " + dt + ", " + kT + ", " + gamma + ", " + steps);
+            }
+        }
+
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.langevinBefore(s, c, systems, atoms, RelaxKernels.Thermostat.of(dt, kT, gamma, seed), maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.nveAfter(s, c, systems, atoms, sub);
+            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps, sub);
+        }
+
+        @Override
+        public boolean finishedOnEntry(double fmax, double energy) {
+            return steps <= 0;
+        }
+
+        @Override
+        public double startDt() {
+            return dt;
+        }
+
+        /// The next step's index (the key of its noise): the steps taken.
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeLong(c.getInt(TAKEN, k));
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            long next = in.readLong();
+            if (next != taken) {
+                throw new IllegalStateException("its Langevin noise is at step " + next + " after " + taken + " steps (a device stage keys the noise by "
+                        + "the steps taken)");
+            }
+            return taken > 0;
+        }
+    }
+}
