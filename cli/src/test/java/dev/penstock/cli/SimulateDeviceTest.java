@@ -112,6 +112,24 @@ class SimulateDeviceTest {
     }
 
     @Test
+    void theReadmesDeviceExampleRunsAsShown() throws Exception {
+        String readme = Files.readString(Path.of("../README.md"));
+        int end = readme.indexOf("--device cpu --out target/clusters.xyz");
+        int start = readme.lastIndexOf("./penstock simulate ", end);
+        assertThat(start).as("the README's --device example").isPositive();
+        String command = readme.substring(start + "./penstock ".length(), end + "--device cpu".length()).replace("\\\n", " ");
+        List<String> args = new java.util.ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(command);
+        while (m.find()) {
+            args.add(m.group(1) != null ? m.group(1) : m.group(2).replace("examples/", "../examples/"));
+        }
+        Path out = dir.resolve("clusters.xyz");
+        args.addAll(List.of("--out", out.toString()));
+        assertThat(MainTest.run(0, args.toArray(String[]::new))).contains("20 of 20 systems finished");
+        assertThat(read(out).values()).hasSize(20).allMatch(sys -> sys.info().get("stages").toString().matches("fire:\\d+,langevin:2000,nve:1000"));
+    }
+
+    @Test
     void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
         Path in = clusters();
         Path xyz = dir.resolve("never.xyz");
