@@ -57,21 +57,55 @@
 
 #define RELAX_DBL_MAX 1.7976931348623157e308
 
-// One pair's terms for the atom at xi from its partner j: the pair energy into *e, g·(r_j − r_i)
-// into f; false (adding nothing) beyond the cutoff.
-__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, double eps4, double sigma2,
-                                           double rc2, double shift, double od2, bool* overlap, double* e, double* f) {
+// PortableMath.exp (atoms.device): IEEE additions, multiplications and an exact scaling only, so
+// the GPU and the JVM compute the same bits (CUDA's exp and Java's Math.exp need not agree).
+__device__ __forceinline__ double relax_exp(double x) {
+    const double c[12] = {1.6059043836821613e-10, 2.08767569878681e-09, 2.505210838544172e-08, 2.755731922398589e-07,
+                          2.7557319223985893e-06, 2.48015873015873e-05, 0.0001984126984126984, 0.001388888888888889,
+                          0.008333333333333333, 0.041666666666666664, 0.16666666666666666, 0.5};
+    if (x < -708.0) return 0.0;
+    if (x > 709.0) return __longlong_as_double(0x7ff0000000000000LL);
+    const double shifter = 6755399441055744.0;
+    double t = x * 1.4426950408889634 + shifter;
+    double k = t - shifter;
+    double r = (x - k * 0.6931467056274414) - k * 4.7493250390316726e-07;
+    double p = c[0];
+    for (int i = 1; i < 12; i++) p = p * r + c[i];
+    p = p * r + 1;
+    p = p * r + 1;
+    long long bits = __double_as_longlong(t) - __double_as_longlong(shifter);
+    return p * __longlong_as_double((bits + 1023) << 52);
+}
+
+#define RELAX_PAIR_LJ 0
+#define RELAX_PAIR_MORSE 1
+
+// One pair's terms for the atom at xi from its partner j, as CpuRelaxKernels.pairs: the pair
+// energy into *e, g·(r_j − r_i) into f; false (adding nothing) beyond the cutoff. Lennard-Jones
+// (pa = 4ε, pb = σ²) or Morse (pa = D, pb = a, pc = r0).
+__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, int kind, double pa, double pb,
+                                           double pc, double rc2, double shift, double od2, bool* overlap, double* e, double* f) {
     double dx = pos[3 * j] - xi;
     double dy = pos[3 * j + 1] - yi;
     double dz = pos[3 * j + 2] - zi;
     double r2 = dx * dx + dy * dy + dz * dz;
     if (r2 >= rc2) return false;
     *overlap = *overlap || r2 < od2;
-    double inv2 = 1 / r2;
-    double s2 = sigma2 * inv2;
-    double s6 = s2 * s2 * s2;
-    double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
-    *e = eps4 * (s6 * s6 - s6) - shift;
+    double g;
+    if (kind == RELAX_PAIR_MORSE) {
+        double r = sqrt(r2);
+        double ex = relax_exp(-pb * (r - pc));
+        double q = 1 - ex;
+        double twoDa = 2 * pa * pb;
+        g = twoDa * q * ex / r;
+        *e = pa * (q * q - 1) - shift;
+    } else {
+        double inv2 = 1 / r2;
+        double s2 = pb * inv2;
+        double s6 = s2 * s2 * s2;
+        g = pa * (-12 * s6 * s6 + 6 * s6) * inv2;
+        *e = pa * (s6 * s6 - s6) - shift;
+    }
     f[0] = g * dx;
     f[1] = g * dy;
     f[2] = g * dz;
@@ -85,8 +119,8 @@ __device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, 
 // makes the same additions in the same order with its vector lanes.
 #define RELAX_STRIPE 8
 
-extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* pos, double eps4,
-                                        double sigma2, double rc2, double shift, double od2, double* force, double* atomEnergy) {
+extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* pos, int kind, double pa,
+                                        double pb, double pc, double rc2, double shift, double od2, double* force, double* atomEnergy) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
@@ -97,7 +131,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     bool overlap = false;
     double t[3], u;
     for (int j = start; j < i; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+        if (!relax_pair(pos, j, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
         e += u;
         fx += t[0];
         fy += t[1];
@@ -110,7 +144,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
         for (int c = i + 1; c < striped; c += RELAX_STRIPE) {
             for (int q = 0; q < RELAX_STRIPE; q++) {
-                if (!relax_pair(pos, c + q, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+                if (!relax_pair(pos, c + q, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
                 pu[q] += u;
                 px[q] += t[0];
                 py[q] += t[1];
@@ -125,7 +159,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         }
     }
     for (int j = striped; j < start + n; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, eps4, sigma2, rc2, shift, od2, &overlap, &u, t)) continue;
+        if (!relax_pair(pos, j, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
         e += u;
         fx += t[0];
         fy += t[1];

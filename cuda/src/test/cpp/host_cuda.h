@@ -1,4 +1,4 @@
-// The few CUDA built-ins encode.cu uses, for the host: include this, then encode.cu, to compile
+// The few CUDA built-ins encode.cu and relax.cu use, for the host: include this, then encode.cu, to compile
 // Penstock's kernels with g++ (emulate.cpp, hostcuda.cpp). Index variables are per thread, so
 // launches on different threads do not disturb each other; a kernel that synchronises its block
 // (__syncthreads) must run one launch at a time (its shared memory is one array), which
@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <mutex>
@@ -30,6 +31,8 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
     return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }
 using std::sqrt; using std::fabs; using std::fmax; using std::exp2;
+inline long long __double_as_longlong(double d) { return std::bit_cast<long long>(d); }
+inline double __longlong_as_double(long long v) { return std::bit_cast<double>(v); }
 
 // Runs `kernel` on a gx x gy grid of bx-thread blocks. Without `syncs`, every thread of every
 // block runs in turn on the calling thread (they share nothing but atomics). With `syncs`, bx

@@ -47,14 +47,23 @@ abstract class RelaxKernelsChecks {
 
     @Test
     void theCudaRelaxationGivesEverySystemTheCpuStepsAndEnergies() {
+        relaxesAsTheCpu(LJ);
+    }
+
+    @Test
+    void theCudaMorseRelaxationGivesEverySystemTheCpuStepsAndEnergies() {
+        relaxesAsTheCpu(new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5)); // its exponential PortableMath's on both
+    }
+
+    private void relaxesAsTheCpu(dev.penstock.atoms.potential.PairPotential model) {
         List<AtomicSystem> onCpu = clusters(24);
         List<PackedRelax.Outcome> cpu;
-        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), LJ, RULE, 16, 600)) {
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), model, RULE, 16, 600)) {
             cpu = r.relax(onCpu);
         }
         List<AtomicSystem> onCuda = clusters(24);
         List<PackedRelax.Outcome> cuda;
-        try (CudaDevice d = openDevice(); PackedRelax r = new PackedRelax(d, new CudaRelaxKernels(d), LJ, RULE, 16, 600)) {
+        try (CudaDevice d = openDevice(); PackedRelax r = new PackedRelax(d, new CudaRelaxKernels(d), model, RULE, 16, 600)) {
             cuda = r.relax(onCuda);
             assertThat(r.figures().batchSteps()).isPositive();
         }

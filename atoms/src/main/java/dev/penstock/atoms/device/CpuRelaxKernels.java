@@ -116,7 +116,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj) {
+    public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         MemorySegment pos = c.pos().segment();
         MemorySegment force = c.force().segment();
         MemorySegment atomEnergy = c.atomEnergy().segment();
@@ -133,7 +133,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
                 w.fit(n);
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                boolean overlap = pairs(w, n, lj);
+                boolean overlap = pairs(w, n, pair);
                 MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
                 double e = 0;
                 double max = 0;
@@ -181,7 +181,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// their terms at once (one lane per partner) and atom i's W partial sums are lanes too, so
     /// no step of the row is serial but the last `m mod W` pairs and the W-term fold. Returns
     /// whether a pair overlaps.
-    private static boolean pairs(Scratch w, int n, Lj lj) {
+    private static boolean pairs(Scratch w, int n, Pair pair) {
         double[] r = w.r;
         double[] x = w.x;
         double[] y = w.y;
@@ -203,12 +203,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] py = w.py;
         double[] pz = w.pz;
         double[] pu = w.pu;
-        double rc2 = lj.rc2();
-        double od2 = lj.od2();
-        double eps4 = lj.eps4();
-        double sigma2 = lj.sigma2();
-        double shift = lj.shift();
+        double rc2 = pair.rc2();
+        double od2 = pair.od2();
+        double shift = pair.shift();
+        boolean morse = pair.kind() == Pair.MORSE;
+        double eps4 = pair.a(); // Lennard-Jones: 4ε, σ²
+        double sigma2 = pair.b();
+        double depth = pair.a(); // Morse: D, a, r0, and 2·D·a as Morse.derivative multiplies them
+        double stiffness = pair.b();
+        double r0 = pair.c();
+        double twoDa = 2 * depth * stiffness;
         DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        DoubleVector one = DoubleVector.broadcast(D, 1);
         VectorMask<Double> overlaps = D.maskAll(false);
         boolean overlap = false;
         for (int i = 0; i < n; i++) {
@@ -235,11 +241,21 @@ public final class CpuRelaxKernels implements RelaxKernels {
                     DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
                     VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
                     overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
-                    DoubleVector inv2 = DoubleVector.broadcast(D, 1).div(r2);
-                    DoubleVector s2 = inv2.mul(sigma2);
-                    DoubleVector s6 = s2.mul(s2).mul(s2);
-                    DoubleVector g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                    DoubleVector u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                    DoubleVector g;
+                    DoubleVector u;
+                    if (morse) { // Morse.derivative(r) / r and Morse.energy(r), the exponential PortableMath's
+                        DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                        DoubleVector e = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                        DoubleVector q = one.sub(e);
+                        g = q.mul(twoDa).mul(e).div(dist);
+                        u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+                    } else {
+                        DoubleVector inv2 = one.div(r2);
+                        DoubleVector s2 = inv2.mul(sigma2);
+                        DoubleVector s6 = s2.mul(s2).mul(s2);
+                        g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                        u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                    }
                     DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
                     DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
                     DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
@@ -271,11 +287,21 @@ public final class CpuRelaxKernels implements RelaxKernels {
                     continue;
                 }
                 overlap |= r2 < od2;
-                double inv2 = 1 / r2;
-                double s2 = sigma2 * inv2;
-                double s6 = s2 * s2 * s2;
-                double g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
-                double u = eps4 * (s6 * s6 - s6) - shift;
+                double g;
+                double u;
+                if (morse) {
+                    double dist = Math.sqrt(r2);
+                    double e = PortableMath.exp(-stiffness * (dist - r0));
+                    double q = 1 - e;
+                    g = twoDa * q * e / dist;
+                    u = depth * (q * q - 1) - shift;
+                } else {
+                    double inv2 = 1 / r2;
+                    double s2 = sigma2 * inv2;
+                    double s6 = s2 * s2 * s2;
+                    g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+                    u = eps4 * (s6 * s6 - s6) - shift;
+                }
                 se += u;
                 sx += g * dx;
                 sy += g * dy;

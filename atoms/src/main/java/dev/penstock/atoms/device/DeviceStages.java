@@ -2,6 +2,8 @@ package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Morse;
+import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.PipelineSpec;
@@ -17,7 +19,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /// Pipeline stages whose batch lives on a `Device`: `fire`, `nve` and `langevin` stages over a
-/// Lennard-Jones model as `PackedStage` engines (the systems packed in the device's memory,
+/// Lennard-Jones or Morse model as `PackedStage` engines (the systems packed in the device's memory,
 /// batch kernels). What `simulate --device` builds.
 public final class DeviceStages {
     /// The most atoms a device stage's batch is allocated for.
@@ -56,7 +58,7 @@ public final class DeviceStages {
                 kernels, maxStep);
     }
 
-    private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, LennardJones model, Device device,
+    private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, PairPotential model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         return fused(List.of(kind), List.of(method), model, device.name(), () -> device, false, kernels, maxStep);
     }
@@ -64,7 +66,7 @@ public final class DeviceStages {
     /// One device stage of the sub-stages `kinds` (moving as `methods` do on the per-system
     /// stages, whose names they take), fused around one shared evaluation.
     /// Each batch's device is `devices.get()` (named `deviceName`), closed with the batch if `owned`.
-    private static Stage<AtomicSystem> fused(List<SubStage> kinds, List<Method<AtomicSystem>> methods, LennardJones model,
+    private static Stage<AtomicSystem> fused(List<SubStage> kinds, List<Method<AtomicSystem>> methods, PairPotential model,
                                              String deviceName, Supplier<? extends Device> devices, boolean owned,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
@@ -114,7 +116,7 @@ public final class DeviceStages {
 
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
     /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`,
-    /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones `model`; anything else is
+    /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones or Morse `model`; anything else is
     /// refused, naming it, as is `langevin` on kernels without its step. A system with an atom
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
@@ -138,10 +140,11 @@ public final class DeviceStages {
                         + "' needs the CPU stages (no --device)");
             }
         }
-        if (!(model instanceof LennardJones lj)) {
-            throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones potential (lj) for now; the potential "
-                    + "given needs the CPU stages (no --device)");
+        if (!(model instanceof LennardJones) && !(model instanceof Morse)) {
+            throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones (lj) and Morse (morse) potentials for now; "
+                    + "the potential given needs the CPU stages (no --device)");
         }
+        PairPotential pair = (PairPotential) model;
         List<SubStage> kinds = new ArrayList<>();
         List<Method<AtomicSystem>> methods = new ArrayList<>();
         for (PipelineSpec.Call c : calls) {
@@ -167,7 +170,7 @@ public final class DeviceStages {
                 }
             }
         }
-        return fused(kinds, methods, lj, deviceName, devices, owned, kernels, maxStep);
+        return fused(kinds, methods, pair, deviceName, devices, owned, kernels, maxStep);
     }
 
     /// Whether the kernels made for a device of `devices` have a Langevin step (asked of one set,

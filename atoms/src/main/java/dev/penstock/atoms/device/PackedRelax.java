@@ -1,7 +1,7 @@
 package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.optimize.Convergence;
-import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
@@ -52,7 +52,7 @@ public final class PackedRelax implements AutoCloseable {
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
     /// `rule` says so.
-    public PackedRelax(Device device, RelaxKernels kernels, LennardJones model, Convergence rule, int maxSystems, int maxAtoms) {
+    public PackedRelax(Device device, RelaxKernels kernels, PairPotential model, Convergence rule, int maxSystems, int maxAtoms) {
         this.batch = new PackedStage(device, kernels, model, new SubStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),

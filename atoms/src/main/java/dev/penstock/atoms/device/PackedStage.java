@@ -11,7 +11,7 @@ import static dev.penstock.atoms.device.RelaxColumns.START;
 import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
-import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
@@ -37,7 +37,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-/// A stage's batch of free Lennard-Jones systems packed on a `Device`, under FIRE (ASE-exact),
+/// A stage's batch of free Lennard-Jones or Morse systems packed on a `Device`, under FIRE (ASE-exact),
 /// velocity Verlet (NVE) or Langevin BAOAB (NVT): the `BatchEngine` of a device stage
 /// (`DeviceStages`), and what `PackedRelax` drives alone.
 ///
@@ -76,8 +76,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     }
 
     private final RelaxKernels kernels;
-    private final RelaxKernels.Lj lj;
-    private final LennardJones model;
+    private final RelaxKernels.Pair pair;
+    private final PairPotential model;
     private final List<SubStage> kinds; // one per sub-stage
     private final List<String> names; // the sub-stages' method names
     private final String method; // the stage's name: the sub-stages' names joined by '+'
@@ -115,7 +115,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
     /// `model` as `kind` says; room also bounded by `capacity` in `sizer`'s dimensions.
-    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, SubStage kind, String method, Sizer<AtomicSystem> sizer,
+    public PackedStage(Device device, RelaxKernels kernels, PairPotential model, SubStage kind, String method, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         this(device, kernels, model, List.of(kind), List.of(method), sizer, capacity, maxSystems, maxAtoms);
     }
@@ -125,7 +125,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// once, asked on entry whether it is finished there too (as `Stage`'s fused sub-stages), and
     /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
     /// only (the `SUB` column), around one shared evaluation.
-    public PackedStage(Device device, RelaxKernels kernels, LennardJones model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
+    public PackedStage(Device device, RelaxKernels kernels, PairPotential model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         if (kinds.isEmpty() || kinds.size() != names.size()) {
             kernels.close();
@@ -134,7 +134,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         this.kernels = kernels;
         this.model = model;
-        this.lj = RelaxKernels.Lj.of(model);
+        this.pair = RelaxKernels.Pair.of(model);
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
@@ -320,7 +320,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             }
             kinds.get(sub).before(kernels, stream, live, systems, atoms, maxStep * maxStep, sub);
         }
-        kernels.evaluate(stream, live, systems, atoms, lj);
+        kernels.evaluate(stream, live, systems, atoms, pair);
         for (int sub = 0; sub < kinds.size(); sub++) {
             if (sub < 31 && (occupied & (1 << sub)) == 0) {
                 continue;

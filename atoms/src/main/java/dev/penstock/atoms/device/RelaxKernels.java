@@ -2,6 +2,8 @@ package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Morse;
+import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
 
@@ -20,19 +22,33 @@ public interface RelaxKernels {
     /// fixed, so that the result does not depend on a machine's vector width.
     int STRIPE = 8;
 
-    /// A Lennard-Jones potential as the kernels take it.
+    /// A pair potential as the kernels take it: Lennard-Jones (`kind` LJ: a = 4ε, b = σ²) or
+    /// Morse (`kind` MORSE: a = D, b = the stiffness, c = r0; its exponential `PortableMath.exp`).
     ///
-    /// @param eps4   4ε
-    /// @param sigma2 σ²
-    /// @param rc2    the cutoff squared (infinite: none)
-    /// @param shift  subtracted from each pair energy inside the cutoff
-    /// @param od2    the overlap distance squared
-    record Lj(double eps4, double sigma2, double rc2, double shift, double od2) {
-        /// The parameters of `model`.
-        public static Lj of(LennardJones model) {
-            return new Lj(4 * model.epsilon(), model.sigma() * model.sigma(), model.cutoff() * model.cutoff(), model.energyShift(),
-                    model.overlap() * model.overlap());
+    /// @param kind  `LJ` or `MORSE`
+    /// @param a     the first parameter
+    /// @param b     the second
+    /// @param c     the third (Morse's r0; 0 for LJ)
+    /// @param rc2   the cutoff squared (infinite: none)
+    /// @param shift subtracted from each pair energy inside the cutoff
+    /// @param od2   the overlap distance squared
+    record Pair(int kind, double a, double b, double c, double rc2, double shift, double od2) {
+        /// Lennard-Jones.
+        public static final int LJ = 0;
+        /// Morse.
+        public static final int MORSE = 1;
+
+        /// The parameters of `model`: a `LennardJones` or a `Morse`; anything else is refused.
+        public static Pair of(PairPotential model) {
+            double rc2 = model.cutoff() * model.cutoff();
+            return switch (model) {
+                case LennardJones lj -> new Pair(LJ, 4 * lj.epsilon(), lj.sigma() * lj.sigma(), 0, rc2, lj.energyShift(),
+                        lj.overlap() * lj.overlap());
+                case Morse m -> new Pair(MORSE, m.depth(), m.stiffness(), m.minimum(), rc2, m.energyShift(), m.overlap() * m.overlap());
+                default -> throw new IllegalArgumentException("the relaxation kernels run Lennard-Jones and Morse, not " + model);
+            };
         }
+
     }
 
     /// Langevin BAOAB's constants as the kernels take them (`Langevin`'s arithmetic).
@@ -51,7 +67,7 @@ public interface RelaxKernels {
 
     /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) at
     /// their positions: one all-pairs gather per atom within its system, then one loop per system.
-    void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Lj lj);
+    void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair);
 
     /// One FIRE step (ASE-exact) of every system of `[0, systems)` that is neither fresh, flagged
     /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system

@@ -33,11 +33,6 @@ public final class LennardJones extends PairPotential {
         return shift;
     }
 
-    /// Pairs closer than this are an overlap: the system is refused (quarantined).
-    public double overlap() {
-        return overlapDistance();
-    }
-
     private double raw(double r) {
         double s6 = Math.pow(sigma / r, 6);
         return 4 * epsilon * (s6 * s6 - s6);

@@ -19,6 +19,26 @@ public final class Morse extends PairPotential {
         this.shift = Double.isFinite(cutoff) ? raw(cutoff) : 0;
     }
 
+    /// The well depth D, eV.
+    public double depth() {
+        return depth;
+    }
+
+    /// The stiffness a, 1/Å.
+    public double stiffness() {
+        return a;
+    }
+
+    /// The minimum r0, Å.
+    public double minimum() {
+        return r0;
+    }
+
+    /// What is subtracted from every pair energy inside the cutoff (u at the cutoff; 0 if none).
+    public double energyShift() {
+        return shift;
+    }
+
     private double raw(double r) {
         double x = 1 - Math.exp(-a * (r - r0));
         return depth * (x * x - 1);

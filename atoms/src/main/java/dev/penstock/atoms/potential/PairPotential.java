@@ -45,6 +45,11 @@ public abstract class PairPotential implements Model, AutoCloseable {
     /// The smallest separation the model accepts before calling it an overlap.
     protected abstract double overlapDistance();
 
+    /// The smallest separation the model accepts before calling it an overlap, Å.
+    public final double overlap() {
+        return overlapDistance();
+    }
+
     /// The cutoff.
     public double cutoff() {
         return cutoff;

@@ -154,6 +154,40 @@ class DeviceStageTest {
     }
 
     @Test
+    void aDeviceMorseStageTakesThePerSampleFireStepsToTheSameEnergiesAndIsItsOwnOnAnyThreads() {
+        dev.penstock.atoms.potential.Morse morse = new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5);
+        Map<Long, Integer> steps = new TreeMap<>();
+        Map<Long, String> onDevice;
+        try (CpuDevice cpu = new CpuDevice()) {
+            Stage<AtomicSystem> stage = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
+                    morse, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY, 0);
+            onDevice = run(Clusters.inflight(30, 6), Pipeline.Mode.SYNC, stage, null, new Hook<>() {
+                @Override
+                public void onEvent(int st, Event<AtomicSystem> e) {
+                    if (e.kind() == Event.Kind.EXITED) {
+                        steps.put(e.sample().id(), (int) e.steps());
+                    }
+                }
+            });
+        }
+        assertThat(onDevice).hasSize(30);
+        Convergence rule = Convergence.of(0.01, 2000);
+        int same = 0;
+        for (AtomicSystem s : Clusters.inflight(30, 6)) {
+            Fire.Result r = new Fire().relax(s, new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5), rule);
+            same += steps.get(s.id()) == r.steps() ? 1 : 0;
+            double e = Double.parseDouble(onDevice.get(s.id()).split(" ")[0]);
+            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("system %d", s.id()).isLessThan(1e-9);
+        }
+        assertThat(same).as("systems with the per-sample FIRE's step count").isGreaterThanOrEqualTo(28);
+        try (CpuDevice cpu = new CpuDevice()) {
+            Stage<AtomicSystem> split = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
+                    morse, cpu, d -> new CpuRelaxKernels(3), Double.POSITIVE_INFINITY, 0);
+            assertThat(run(Clusters.inflight(30, 6), Pipeline.Mode.ASYNC_RECEIVE, split, null, null)).isEqualTo(onDevice);
+        }
+    }
+
+    @Test
     void aSystemFlungApartByItsTimeStepIsQuarantinedByTheStepKernelAndTheOthersAreUntouched() {
         Map<Long, String> clean;
         Map<Long, String> flung;

@@ -103,8 +103,8 @@ class LangevinDeviceStageTest {
             CpuRelaxKernels cpuKernels = new CpuRelaxKernels(1);
             RelaxKernels plain = new RelaxKernels() { // the CPU's kernels less their Langevin step
                 @Override
-                public void evaluate(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, Lj lj) {
-                    cpuKernels.evaluate(st, c, systems, atoms, lj);
+                public void evaluate(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, Pair pair) {
+                    cpuKernels.evaluate(st, c, systems, atoms, pair);
                 }
 
                 @Override
