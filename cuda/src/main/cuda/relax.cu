@@ -12,6 +12,7 @@
 //   relax_fire_step      one thread per system: FIRE (ASE-exact) in atom order
 //   relax_nve_before     one thread per atom: velocity Verlet's half kick and drift
 //   relax_nve_after      one thread per atom: its last half kick
+//   relax_langevin       one thread per atom: B, A, O, A of Langevin BAOAB, its own noise draws
 //   relax_check          one thread per system: step count, convergence, DONE
 //   relax_gather_systems one thread per system of the destination (compaction, exits)
 //   relax_gather_atoms   one thread per atom of the destination
@@ -282,6 +283,87 @@ extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSyste
         }
         if (d2 > maxStep2) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;  // every writer writes the same value
     }
+}
+
+// Seeds (core): the SplitMix64 finaliser and the sponge's last steps, for LangevinNoise's keys.
+#define SEEDS_GOLDEN 0x9E3779B97F4A7C15ULL
+#define SEEDS_START 0x5EED0F9E2A570CULL
+__device__ __forceinline__ unsigned long long seeds_mix(unsigned long long z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+__device__ __forceinline__ unsigned long long seeds_absorb(unsigned long long h, unsigned long long x) {
+    return seeds_mix(h ^ x) + SEEDS_GOLDEN;
+}
+
+// LangevinNoise.log: m·2^e, m in [√½, √2), 2·atanh(f / (2 + f)) to the 21st power.
+__device__ __forceinline__ double noise_log(double x) {
+    long long bits = __double_as_longlong(x);
+    int e = (int) ((bits >> 52) & 0x7ff) - 1023;
+    double m = __longlong_as_double((bits & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
+    if (m > 1.4142135623730951) {
+        m *= 0.5;
+        e++;
+    }
+    double f = m - 1;
+    double s = f / (2 + f);
+    double w = s * s;
+    double p = 1.0 / 21;
+    for (int k = 19; k >= 3; k -= 2) p = p * w + 1.0 / k;
+    p = p * w + 1;
+    return e * 0.6931467056274414 + (e * 4.7493250390316726e-07 + 2 * s * p);
+}
+
+// LangevinNoise.normal: Marsaglia's polar method on draw j's own counter stream.
+__device__ __forceinline__ double noise_normal(unsigned long long key, long long j) {
+    unsigned long long c = (unsigned long long) j << 24;
+    while (true) {
+        unsigned long long z1 = seeds_mix(key + (c + 1) * SEEDS_GOLDEN);
+        c++;
+        unsigned long long z2 = seeds_mix(key + (c + 1) * SEEDS_GOLDEN);
+        c++;
+        double v1 = (double) (z1 >> 11) * 1.1102230246251565e-16 * 2 - 1;
+        double v2 = (double) (z2 >> 11) * 1.1102230246251565e-16 * 2 - 1;
+        double s = v1 * v1 + v2 * v2;
+        if (s < 1 && s != 0) return v1 * sqrt(-2 * noise_log(s) / s);
+    }
+}
+
+// B, A, O, A of Langevin.baoab for atom i (its system in sub-stage `sub`, moving): the noise of
+// draw 3·(i − start) + axis keyed by (seed, id, taken), from `prefix` = Seeds.absorbed(seed,
+// "penstock.langevin", 2). Only the second half kick (relax_nve) asks the flag this one sets.
+extern "C" __global__ void relax_langevin(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, double* pos,
+                                          double* vel, const double* force, const double* mass, double kT, double c1, double c2,
+                                          unsigned long long prefix, double maxStep2, int sub) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
+    int start = ints[RELAX_START * cap + k];
+    unsigned long long id = ((unsigned long long) (unsigned int) ints[RELAX_ID_HI * cap + k] << 32)
+                            | (unsigned long long) (unsigned int) ints[RELAX_ID_LO * cap + k];
+    unsigned long long step = (unsigned long long) (long long) ints[RELAX_TAKEN * cap + k];
+    unsigned long long key = seeds_mix(seeds_absorb(seeds_absorb(prefix, id), step) + SEEDS_START);
+    double dt = doubles[RELAX_DT * cap + k];
+    double kick = 0.5 * dt / mass[i];
+    double half = 0.5 * dt;
+    double old[3];
+    for (int d = 0; d < 3; d++) {
+        old[d] = pos[3 * i + d];
+        vel[3 * i + d] = vel[3 * i + d] + kick * force[3 * i + d];
+    }
+    for (int d = 0; d < 3; d++) pos[3 * i + d] = pos[3 * i + d] + half * vel[3 * i + d];
+    double sd = c2 * sqrt(kT / mass[i]);
+    for (int d = 0; d < 3; d++) vel[3 * i + d] = c1 * vel[3 * i + d] + sd * noise_normal(key, 3LL * (i - start) + d);
+    double d2 = 0;
+    for (int d = 0; d < 3; d++) {
+        double now = pos[3 * i + d] + half * vel[3 * i + d];
+        pos[3 * i + d] = now;
+        double moved = now - old[d];
+        d2 += moved * moved;
+    }
+    if (d2 > maxStep2) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;  // every writer writes the same value
 }
 
 extern "C" __global__ void relax_check(int systems, int* ints, int cap, const double* doubles, double fmax, double etol, int budget,

@@ -39,7 +39,7 @@ public final class BenchStagesCommand implements Callable<Integer> {
         Pipeline.Mode m = SimulateCommand.mode(mode, new picocli.CommandLine(this));
         if (device != null && !device.equalsIgnoreCase("cpu")) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "option '--device': bench stages runs device stages on cpu (the CUDA kernels have no Langevin step yet), got '" + device + "'");
+                    "option '--device': bench stages runs device stages on cpu (bench gpu measures CUDA), got '" + device + "'");
         }
         int kernelThreads = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
         output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, device != null, kernelThreads).run());

@@ -26,7 +26,8 @@ import java.util.random.RandomGeneratorFactory;
 /// collisions of NumPy's `SeedSequence` use in the original (trailing zeros vanished, 64-bit
 /// values were split into unprefixed 32-bit words) cannot happen.
 public final class Seeds {
-    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+    /// The golden-ratio increment of the sponge (and of counter streams built on `mix`).
+    public static final long GOLDEN = 0x9E3779B97F4A7C15L;
     private static final long START = 0x5EED_0F_9E_2A_57_0CL;
     private static final RandomGeneratorFactory<RandomGenerator> FACTORY = RandomGeneratorFactory.of("L64X128MixRandom");
 
@@ -42,12 +43,25 @@ public final class Seeds {
 
     /// The 64-bit seed for `(seed, domain, coords…)`.
     public static long derive(long seed, String domain, long... coords) {
+        return squeeze(absorbed(seed, domain, coords.length), coords);
+    }
+
+    /// The sponge's state after `seed`, `domain` and the number of coordinates to come: what
+    /// `derive` has absorbed before the coordinates, so that `squeeze(absorbed(seed, domain, n),
+    /// c1 … cn) == derive(seed, domain, c1 … cn)` — a device kernel that keys draws by per-row
+    /// coordinates (a system's id and step) starts from it.
+    public static long absorbed(long seed, String domain, int coordinates) {
         long h = mix(seed ^ START);
         for (int i = 0; i < domain.length(); i++) {
             h = absorb(h, domain.charAt(i));
         }
         h = absorb(h, domain.length());
-        h = absorb(h, coords.length);
+        return absorb(h, coordinates);
+    }
+
+    /// The rest of `derive` from a state `absorbed` gave: each coordinate, then the finaliser.
+    public static long squeeze(long state, long... coords) {
+        long h = state;
         for (long c : coords) {
             h = absorb(h, c);
         }

@@ -2,12 +2,15 @@ package dev.penstock.cuda;
 
 import dev.penstock.atoms.device.RelaxColumns;
 import dev.penstock.atoms.device.RelaxKernels;
+import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
+import dev.penstock.random.Seeds;
 
 /// The in-flight relaxation's batch kernels on a CUDA device (`cuda/src/main/cuda/relax.cu`,
-/// shipped as PTX built without fused multiply-adds): one thread per atom for the forces and the
-/// atom gather, one per system for the reductions, the FIRE step and the check, every loop in
+/// shipped as PTX built without fused multiply-adds): one thread per atom for the forces, the
+/// NVE and Langevin steps and the atom gather, one per system for the reductions, the FIRE step
+/// and the check, every loop in
 /// `CpuRelaxKernels`'s order — so the GPU and the CPU give a system the same numbers.
 public final class CudaRelaxKernels implements RelaxKernels {
     /// The PTX resource.
@@ -52,6 +55,18 @@ public final class CudaRelaxKernels implements RelaxKernels {
     @Override
     public void nveBefore(Stream stream, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
         nve(cuda(stream), c, atoms, 1, maxStep2, sub);
+    }
+
+    @Override
+    public boolean langevin() {
+        return true;
+    }
+
+    @Override
+    public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
+        cuda(stream).launchKernel(module.function("relax_langevin"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(),
+                c.systemCapacity(), c.doubles(), c.pos(), c.vel(), c.force(), c.mass(), t.kT(), t.c1(), t.c2(),
+                Seeds.absorbed(t.seed(), Langevin.DOMAIN, 2), maxStep2, sub);
     }
 
     @Override

@@ -119,12 +119,13 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
-    /// `fire + nve` fused in one device stage's batch on `device`: each system's sub-stage exits
-    /// ("fire:N nve:40") and final state by id.
+    /// `fire + langevin + nve` fused in one device stage's batch on `device`: each system's
+    /// sub-stage exits ("fire:N langevin:30 nve:40") and final state by id.
     private static java.util.Map<Long, String> fused(dev.penstock.device.Device device, java.util.function.Function<dev.penstock.device.Device,
             dev.penstock.atoms.device.RelaxKernels> kernels) {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
-        var calls = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.05, steps=300) + nve(dt=0.05, steps=40)").getFirst();
+        var calls = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.05, steps=300) + langevin(T=300, dt=0.05, steps=30, friction=0.05)"
+                + " + nve(dt=0.05, steps=40)").getFirst();
         dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
                 dev.penstock.atoms.device.DeviceStages.stage(calls, LJ, device, kernels, Double.POSITIVE_INFINITY, 1),
                 dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
@@ -142,7 +143,7 @@ abstract class RelaxKernelsChecks {
     }
 
     @Test
-    void theCudaFusedSubStagesGiveEverySystemTheCpuStepsAndNumbers() {
+    void theCudaFusedSubStagesWithLangevinGiveEverySystemTheCpuStepsAndNumbers() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
             cpu = fused(d, x -> new CpuRelaxKernels(1));
@@ -153,11 +154,12 @@ abstract class RelaxKernelsChecks {
         }
         assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(13);
         for (long id : cpu.keySet()) {
-            String[] c = cuda.get(id).split(" ", 4);
-            String[] h = cpu.get(id).split(" ", 4);
-            assertThat(c[0] + " " + c[1]).as("system %d sub-stage steps", id).isEqualTo(h[0] + " " + h[1]).matches("fire:\\d+ nve:40");
-            double ec = Double.parseDouble(c[2]);
-            double eh = Double.parseDouble(h[2]);
+            String[] c = cuda.get(id).split(" ", 5);
+            String[] h = cpu.get(id).split(" ", 5);
+            assertThat(c[0] + " " + c[1] + " " + c[2]).as("system %d sub-stage steps", id).isEqualTo(h[0] + " " + h[1] + " " + h[2])
+                    .matches("fire:\\d+ langevin:30 nve:40");
+            double ec = Double.parseDouble(c[3]);
+            double eh = Double.parseDouble(h[3]);
             assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
             if (bitExact()) {
                 assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));

@@ -18,12 +18,12 @@ import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.integrate.Langevin;
+import dev.penstock.atoms.integrate.LangevinNoise;
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
-import dev.penstock.random.Seeds;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.IntConsumer;
@@ -505,7 +505,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
                 long step = ints.getAtIndex(I32, TAKEN * cap + k);
                 Langevin.baoab(w.r, w.v, w.f, w.m, n, doubles.getAtIndex(F64, DT * cap + k), t.kT(), t.c1(), t.c2(),
-                        Seeds.generator(t.seed(), Langevin.DOMAIN, id, step));
+                        LangevinNoise.key(t.seed(), id, step));
                 if (runaway(w.r0, w.r, n3, maxStep2)) {
                     ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                 }

@@ -162,8 +162,8 @@ public final class DeviceStages {
                 default -> {
                     PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
                     if (!langevin(devices, owned, kernels)) {
-                        throw new IllegalArgumentException("--device " + deviceName + " has no 'langevin' step yet (its noise generator runs "
-                                + "on the CPU only); run that stage with --device cpu or the CPU stages (no --device)");
+                        throw new IllegalArgumentException("--device " + deviceName + " has no 'langevin' step (its kernels lack one); run "
+                                + "that stage on other kernels or the CPU stages (no --device)");
                     }
                     kinds.add(new SubStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                     methods.add(Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps()));

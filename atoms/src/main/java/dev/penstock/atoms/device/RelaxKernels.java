@@ -84,10 +84,10 @@ public interface RelaxKernels {
 
     /// B, A, O, A of a Langevin BAOAB step (`Langevin.baoab`, with its `DT` as the time step)
     /// of every system of `[0, systems)` that is neither fresh, flagged nor done, the O's noise
-    /// drawn from `Seeds.generator(seed, Langevin.DOMAIN, id, taken)` — the per-system stage's
+    /// drawn by `LangevinNoise` keyed by (seed, id, taken) — the per-system stage's
     /// draws, so a system's trajectory is the same in either; an atom that moves more than
     /// √`maxStep2` in the step flags its system `FLAG_RUNAWAY`. The last B is `nveAfter`.
-    /// Kernels that cannot draw that noise say so (`langevin()` false) and throw.
+    /// Kernels without this step say so (`langevin()` false) and throw.
     default void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
         throw new UnsupportedOperationException("these relaxation kernels have no Langevin step");
     }

@@ -1,8 +1,6 @@
 package dev.penstock.atoms.integrate;
 
 import dev.penstock.atoms.system.AtomicSystem;
-import dev.penstock.random.Seeds;
-import java.util.random.RandomGenerator;
 
 /// Langevin dynamics (NVT) by the BAOAB splitting (REFERENCE §3):
 ///
@@ -11,9 +9,10 @@ import java.util.random.RandomGenerator;
 ///   A: r += ½dt·v      force            B: v += ½dt·F/m
 /// ```
 ///
-/// The normal draws ξ of step k come from `Seeds.generator(seed, "penstock.langevin", system id,
-/// k)`, in atom order: a system's trajectory depends on its seed, id and step only, never on
-/// which other systems share its batch or thread. Per system: dt (τ), kT (eV) and γ (1/τ).
+/// The normal draws ξ of step k are `LangevinNoise`'s, keyed by (seed, system id, k), draw j
+/// for atom j / 3, axis j mod 3: a system's trajectory depends on its seed, id and step only,
+/// never on which other systems share its batch or thread, and the device stages (CPU and CUDA)
+/// draw the same numbers. Per system: dt (τ), kT (eV) and γ (1/τ).
 public final class Langevin implements Integrator {
     /// Domain of the keyed noise.
     public static final String DOMAIN = "penstock.langevin";
@@ -71,22 +70,21 @@ public final class Langevin implements Integrator {
     /// B, A, O, A of a BAOAB step (forces must be current).
     @Override
     public void beforeForces(AtomicSystem s) {
-        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2,
-                Seeds.generator(seed, DOMAIN, s.id(), step++));
+        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2, LangevinNoise.key(seed, s.id(), step++));
     }
 
     /// B, A, O, A of a BAOAB step over atoms `[0, n)` of the arrays (forces current), the O's
-    /// normal draws from `rng` in atom order, x, y, z: what every Langevin step runs, per
-    /// system here and in the device stages' CPU kernels (`CpuRelaxKernels`).
-    public static void baoab(double[] r, double[] v, double[] f, double[] m, int n, double dt, double kT, double c1, double c2,
-                             RandomGenerator rng) {
+    /// normal draws `LangevinNoise.normal(key, 3i + axis)`: what every Langevin step runs, per
+    /// system here and in the device stages' CPU kernels (`CpuRelaxKernels`; `relax.cu` the same
+    /// per atom).
+    public static void baoab(double[] r, double[] v, double[] f, double[] m, int n, double dt, double kT, double c1, double c2, long key) {
         VelocityVerlet.halfKick(v, f, m, n, dt);
         VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
         for (int i = 0; i < n; i++) {
             double sd = c2 * Math.sqrt(kT / m[i]);
-            v[3 * i] = c1 * v[3 * i] + sd * rng.nextGaussian();
-            v[3 * i + 1] = c1 * v[3 * i + 1] + sd * rng.nextGaussian();
-            v[3 * i + 2] = c1 * v[3 * i + 2] + sd * rng.nextGaussian();
+            v[3 * i] = c1 * v[3 * i] + sd * LangevinNoise.normal(key, 3L * i);
+            v[3 * i + 1] = c1 * v[3 * i + 1] + sd * LangevinNoise.normal(key, 3L * i + 1);
+            v[3 * i + 2] = c1 * v[3 * i + 2] + sd * LangevinNoise.normal(key, 3L * i + 2);
         }
         VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
     }
