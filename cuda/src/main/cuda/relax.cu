@@ -309,15 +309,18 @@ __device__ __forceinline__ double noise_log(double x) {
     double f = m - 1;
     double s = f / (2 + f);
     double w = s * s;
-    double p = 1.0 / 21;
-    for (int k = 19; k >= 3; k -= 2) p = p * w + 1.0 / k;
+    const double series[10] = {0.047619047619047616, 0.05263157894736842, 0.058823529411764705, 0.06666666666666667,
+                               0.07692307692307693, 0.09090909090909091, 0.1111111111111111, 0.14285714285714285, 0.2,
+                               0.3333333333333333};  // 1/21, 1/19, … 1/3
+    double p = series[0];
+    for (int k = 1; k < 10; k++) p = p * w + series[k];
     p = p * w + 1;
     return e * 0.6931467056274414 + (e * 4.7493250390316726e-07 + 2 * s * p);
 }
 
-// LangevinNoise.normal: Marsaglia's polar method on draw j's own counter stream.
-__device__ __forceinline__ double noise_normal(unsigned long long key, long long j) {
-    unsigned long long c = (unsigned long long) j << 24;
+// LangevinNoise's pair p: Marsaglia's polar method on pair p's own counter stream (draws 2p, 2p + 1).
+__device__ __forceinline__ void noise_pair(unsigned long long key, long long p, double* out) {
+    unsigned long long c = (unsigned long long) p << 24;
     while (true) {
         unsigned long long z1 = seeds_mix(key + (c + 1) * SEEDS_GOLDEN);
         c++;
@@ -326,7 +329,12 @@ __device__ __forceinline__ double noise_normal(unsigned long long key, long long
         double v1 = (double) (z1 >> 11) * 1.1102230246251565e-16 * 2 - 1;
         double v2 = (double) (z2 >> 11) * 1.1102230246251565e-16 * 2 - 1;
         double s = v1 * v1 + v2 * v2;
-        if (s < 1 && s != 0) return v1 * sqrt(-2 * noise_log(s) / s);
+        if (s < 1 && s != 0) {
+            double f = sqrt(-2 * noise_log(s) / s);
+            out[0] = v1 * f;
+            out[1] = v2 * f;
+            return;
+        }
     }
 }
 
@@ -355,7 +363,17 @@ extern "C" __global__ void relax_langevin(int atoms, const int* atomSystem, int*
     }
     for (int d = 0; d < 3; d++) pos[3 * i + d] = pos[3 * i + d] + half * vel[3 * i + d];
     double sd = c2 * sqrt(kT / mass[i]);
-    for (int d = 0; d < 3; d++) vel[3 * i + d] = c1 * vel[3 * i + d] + sd * noise_normal(key, 3LL * (i - start) + d);
+    long long j0 = 3LL * (i - start);
+    double two[2];
+    long long made = -1;  // the pair in `two`
+    for (int d = 0; d < 3; d++) {
+        long long p = (j0 + d) >> 1;
+        if (p != made) {
+            noise_pair(key, p, two);
+            made = p;
+        }
+        vel[3 * i + d] = c1 * vel[3 * i + d] + sd * two[(j0 + d) & 1];
+    }
     double d2 = 0;
     for (int d = 0; d < 3; d++) {
         double now = pos[3 * i + d] + half * vel[3 * i + d];

@@ -333,6 +333,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] v = new double[0];
         double[] r0 = new double[0];
         double[] m = new double[0];
+        double[] xi = new double[0];
         double[] e = new double[0];
         double[] x = new double[0];
         double[] y = new double[0];
@@ -353,6 +354,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 v = new double[3 * n];
                 r0 = new double[3 * n];
                 m = new double[n];
+                xi = new double[3 * n + 1];
                 e = new double[n];
                 x = new double[n];
                 y = new double[n];
@@ -505,7 +507,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
                 long step = ints.getAtIndex(I32, TAKEN * cap + k);
                 Langevin.baoab(w.r, w.v, w.f, w.m, n, doubles.getAtIndex(F64, DT * cap + k), t.kT(), t.c1(), t.c2(),
-                        LangevinNoise.key(t.seed(), id, step));
+                        LangevinNoise.key(t.seed(), id, step), w.xi);
                 if (runaway(w.r0, w.r, n3, maxStep2)) {
                     ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                 }

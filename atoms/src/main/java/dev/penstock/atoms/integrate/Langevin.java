@@ -23,6 +23,7 @@ public final class Langevin implements Integrator {
     private final double c2;
     private final long seed;
     private long step;
+    private double[] xi = new double[0]; // the O step's draws (grown to the system's 3n + 1)
 
     /// An integrator with time step `dt` (τ), temperature `kT` (eV), friction `gamma` (1/τ).
     public Langevin(double dt, double kT, double gamma, long seed) {
@@ -70,21 +71,26 @@ public final class Langevin implements Integrator {
     /// B, A, O, A of a BAOAB step (forces must be current).
     @Override
     public void beforeForces(AtomicSystem s) {
-        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2, LangevinNoise.key(seed, s.id(), step++));
+        if (xi.length < 3 * s.atoms() + 1) {
+            xi = new double[3 * s.atoms() + 1];
+        }
+        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2, LangevinNoise.key(seed, s.id(), step++), xi);
     }
 
     /// B, A, O, A of a BAOAB step over atoms `[0, n)` of the arrays (forces current), the O's
-    /// normal draws `LangevinNoise.normal(key, 3i + axis)`: what every Langevin step runs, per
-    /// system here and in the device stages' CPU kernels (`CpuRelaxKernels`; `relax.cu` the same
-    /// per atom).
-    public static void baoab(double[] r, double[] v, double[] f, double[] m, int n, double dt, double kT, double c1, double c2, long key) {
+    /// normal draws `LangevinNoise`'s `3i + axis` of `key` (made into `xi`, scratch of at least
+    /// 3n + 1): what every Langevin step runs, per system here and in the device stages' CPU kernels
+    /// (`CpuRelaxKernels`; `relax.cu` the same per atom).
+    public static void baoab(double[] r, double[] v, double[] f, double[] m, int n, double dt, double kT, double c1, double c2, long key,
+                             double[] xi) {
         VelocityVerlet.halfKick(v, f, m, n, dt);
         VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
+        LangevinNoise.normals(key, xi, 3 * n);
         for (int i = 0; i < n; i++) {
             double sd = c2 * Math.sqrt(kT / m[i]);
-            v[3 * i] = c1 * v[3 * i] + sd * LangevinNoise.normal(key, 3L * i);
-            v[3 * i + 1] = c1 * v[3 * i + 1] + sd * LangevinNoise.normal(key, 3L * i + 1);
-            v[3 * i + 2] = c1 * v[3 * i + 2] + sd * LangevinNoise.normal(key, 3L * i + 2);
+            v[3 * i] = c1 * v[3 * i] + sd * xi[3 * i];
+            v[3 * i + 1] = c1 * v[3 * i + 1] + sd * xi[3 * i + 1];
+            v[3 * i + 2] = c1 * v[3 * i + 2] + sd * xi[3 * i + 2];
         }
         VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
     }

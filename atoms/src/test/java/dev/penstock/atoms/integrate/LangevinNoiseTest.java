@@ -42,6 +42,13 @@ class LangevinNoiseTest {
         }
         assertThat(LangevinNoise.normal(key, 1000)).isEqualTo(forward);
         assertThat(LangevinNoise.normal(key, 1001)).isNotEqualTo(forward);
+        for (int count : new int[] {1, 2, 3, 39, 40}) { // a step's draws made a pair at a time are the draws one by one
+            double[] out = new double[count + 1];
+            LangevinNoise.normals(key, out, count);
+            for (int j = 0; j < count; j++) {
+                assertThat(out[j]).as("draw %d of %d", j, count).isEqualTo(LangevinNoise.normal(key, j));
+            }
+        }
         assertThat(LangevinNoise.normal(LangevinNoise.key(7, 123, 46), 1000)).isNotEqualTo(forward);
         assertThat(LangevinNoise.normal(LangevinNoise.key(8, 123, 45), 1000)).isNotEqualTo(forward);
     }
