@@ -376,8 +376,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax fire step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
-                        || ints.getAtIndex(I32, FLAG * cap + k) != 0 || ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                if (!moves(ints, cap, k, sub)) {
                     continue;
                 }
                 long first = 3L * ints.getAtIndex(I32, START * cap + k);
@@ -407,6 +406,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 MemorySegment.copy(ra, 0, pos, F64, 8 * first, n3);
             }
         }));
+    }
+
+    /// Whether system `k` takes the step of sub-stage `sub`: it is in it, and neither fresh,
+    /// flagged nor done (a step kernel that sets flags itself must not ask them mid-step per atom:
+    /// these ask once per system, before moving it).
+    private static boolean moves(MemorySegment ints, long cap, int k, int sub) {
+        return ints.getAtIndex(I32, SUB * cap + k) == sub && ints.getAtIndex(I32, FRESH * cap + k) == 0
+                && ints.getAtIndex(I32, FLAG * cap + k) == 0 && ints.getAtIndex(I32, DONE * cap + k) == 0;
     }
 
     /// Whether an atom moved more than √`maxStep2` from `before` to `after` (`n3` coordinates):
@@ -490,8 +497,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax langevin before", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
-                        || ints.getAtIndex(I32, FLAG * cap + k) != 0 || ints.getAtIndex(I32, DONE * cap + k) != 0) {
+                if (!moves(ints, cap, k, sub)) {
                     continue;
                 }
                 int start = ints.getAtIndex(I32, START * cap + k);

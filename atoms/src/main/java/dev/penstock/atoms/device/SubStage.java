@@ -21,7 +21,7 @@ import java.io.IOException;
 /// step's shared evaluation, the state a system starts it with, whether a system is finished on
 /// entry, and its motion state in a checkpoint — in the per-system motions' format (`Methods`),
 /// so a checkpoint reads the same either way.
-public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, SubStage.Thermostat {
+public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics {
     /// Enqueues the move before the step's evaluation of the systems in sub-stage `sub`.
     void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
 
@@ -104,11 +104,37 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, S
         }
     }
 
+    /// Dynamics for a budget of steps of a time step: the last half kick and the budget after the
+    /// evaluation, finished on entry only with no steps to take.
+    sealed interface Dynamics extends SubStage permits Verlet, Thermostat {
+        /// The time step, τ.
+        double dt();
+
+        /// The step budget.
+        long steps();
+
+        @Override
+        default void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.nveAfter(s, c, systems, atoms, sub);
+            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps(), sub);
+        }
+
+        @Override
+        default boolean finishedOnEntry(double fmax, double energy) {
+            return steps() <= 0;
+        }
+
+        @Override
+        default double startDt() {
+            return dt();
+        }
+    }
+
     /// Velocity Verlet for `steps` steps of `dt` (τ) (it keeps no state but the steps taken).
     ///
     /// @param dt    the time step
     /// @param steps the step budget (at most `Integer.MAX_VALUE`)
-    record Verlet(double dt, long steps) implements SubStage {
+    record Verlet(double dt, long steps) implements Dynamics {
         /// Validates the parameters.
         public Verlet {
             if (!(dt > 0) || Double.isInfinite(dt) || steps < 0 || steps > Integer.MAX_VALUE) {
@@ -121,22 +147,6 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, S
         public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
             k.nveBefore(s, c, systems, atoms, maxStep2, sub);
         }
-
-        @Override
-        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
-            k.nveAfter(s, c, systems, atoms, sub);
-            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps, sub);
-        }
-
-        @Override
-        public boolean finishedOnEntry(double fmax, double energy) {
-            return steps <= 0;
-        }
-
-        @Override
-        public double startDt() {
-            return dt;
-        }
     }
 
     /// Langevin BAOAB (NVT) for `steps` steps of `dt` (τ) at `kT` (eV) with friction `gamma`
@@ -148,7 +158,7 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, S
     /// @param gamma the friction
     /// @param seed  the noise's seed
     /// @param steps the step budget (at most `Integer.MAX_VALUE`)
-    record Thermostat(double dt, double kT, double gamma, long seed, long steps) implements SubStage {
+    record Thermostat(double dt, double kT, double gamma, long seed, long steps) implements Dynamics {
         /// Validates the parameters.
         public Thermostat {
             if (!(dt > 0) || Double.isInfinite(dt) || !(kT >= 0) || Double.isInfinite(kT) || !(gamma >= 0) || Double.isInfinite(gamma)
@@ -161,22 +171,6 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Verlet, S
         @Override
         public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
             k.langevinBefore(s, c, systems, atoms, RelaxKernels.Thermostat.of(dt, kT, gamma, seed), maxStep2, sub);
-        }
-
-        @Override
-        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
-            k.nveAfter(s, c, systems, atoms, sub);
-            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps, sub);
-        }
-
-        @Override
-        public boolean finishedOnEntry(double fmax, double energy) {
-            return steps <= 0;
-        }
-
-        @Override
-        public double startDt() {
-            return dt;
         }
 
         /// The next step's index (the key of its noise): the steps taken.
