@@ -3,7 +3,8 @@
 # driver (cuda/src/test/cpp/hostcuda.cpp, built against the toolkit's cuda.h): builds the GPU
 # bundle, runs its gpu-check.sh exactly as a GPU machine would, then `penstock encode --device
 # cuda --timeline` and compares its states with `--device cpu`, and checks the in-flight FIRE
-# relaxation's agreement with CpuDevice (`inflight_cuda_max_rel_energy_diff`, step counts), and
+# relaxation's and the fused fire + langevin + nve stage's agreement with CpuDevice
+# (`inflight_cuda_max_rel_energy_diff`, `stages_cuda_max_rel_energy_diff`, step counts), and
 # `simulate --device cuda` against `--device cpu` (the same bytes). It checks that everything runs
 # (bindings, kernels' arithmetic, bundle, CLI); its speed figures are the emulation's, not a GPU's.
 #   scripts/gpu-dry-run.sh            (needs g++ and CUDA_HOME/include/cuda.h; ~2 minutes)
@@ -24,6 +25,10 @@ PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh | tee "$out/gpu-check.
 # the in-flight relaxation through the emulated driver against CpuDevice: the same steps, energies to 1e-10
 awk -F': ' '$1 == "inflight_cuda_max_rel_energy_diff" { d = $2 } $1 == "inflight_cuda_steps_differ" { s = $2 }
   END { ok = (d != "" && d + 0 <= 1e-10 && s == "0"); printf "dry_run_inflight: max rel energy diff %s, systems with other step counts %s: %s\n", d, s, ok ? "ok" : "FAILED"; exit !ok }' \
+  "$out/gpu-check.log"
+# the fused fire + langevin + nve device stage through the emulated driver against CpuDevice: the same steps, energies to 1e-10
+awk -F': ' '$1 == "stages_cuda_max_rel_energy_diff" { d = $2 } $1 == "stages_cuda_steps_differ" { s = $2 }
+  END { ok = (d != "" && d + 0 <= 1e-10 && s == "0"); printf "dry_run_stages: max rel energy diff %s, systems with other step counts %s: %s\n", d, s, ok ? "ok" : "FAILED"; exit !ok }' \
   "$out/gpu-check.log"
 ./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \
   --out "$out/states-cuda.npy"

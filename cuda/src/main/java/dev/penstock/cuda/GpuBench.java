@@ -35,6 +35,9 @@ import java.util.Map;
 /// - the in-flight FIRE relaxation of the `inflight` clusters as one packed batch on the GPU,
 ///   against the same on every CPU core: systems/s, atom-steps/s, and the agreement
 ///   (`inflight_cuda_max_rel_energy_diff`, `inflight_cuda_steps_differ`; see `InflightGpu`).
+/// - the same clusters through one fused device stage `fire + langevin + nve` on the GPU and on
+///   every CPU core: wall times, their ratio, and the agreement (`stages_cuda_max_rel_energy_diff`,
+///   `stages_cuda_steps_differ`; see `StagesGpu`).
 ///
 /// Prints `name: value` lines last. Run: `./penstock bench gpu` (or `scripts/gpu-check.sh`).
 public final class GpuBench {
@@ -119,6 +122,7 @@ public final class GpuBench {
             }
             f.put("encode16_kernel_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeKernelOnly(device, kernels)));
             InflightGpu.run(device, out, f, QUICK);
+            StagesGpu.run(device, out, f, QUICK);
         }
         out.println("(PyTorch's kernel-only figure: /usr/bin/python3 benchmarks/peers/encode_torch_gpu.py)");
         return f;
