@@ -195,7 +195,7 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
 }
 
 extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
-                                           double maxStep2, int sub) {
+                                           const double* mass, int massWeighted, double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
@@ -234,7 +234,7 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
     }
     double drr = 0;
     for (long i = a; i < b; i++) {
-        double v = vel[i] + dt * force[i];
+        double v = vel[i] + (massWeighted ? dt * force[i] / mass[i / 3] : dt * force[i]);
         vel[i] = v;
         double dr = dt * v;
         drr += dr * dr;

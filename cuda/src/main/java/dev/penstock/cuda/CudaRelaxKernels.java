@@ -47,9 +47,9 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, boolean massWeighted, double maxStep2, int sub) {
         cuda(stream).launchKernel(module.function("relax_fire_step"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
-                c.doubles(), c.pos(), c.vel(), c.force(), maxStep2, sub);
+                c.doubles(), c.pos(), c.vel(), c.force(), c.mass(), massWeighted ? 1 : 0, maxStep2, sub);
     }
 
     @Override

@@ -346,6 +346,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final double[] pz = new double[W];
         final double[] pu = new double[W];
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
+        final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
 
         void fit(int n) {
             if (e.length < n) {
@@ -367,7 +368,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
+    public void fireStep(Stream stream, RelaxColumns c, int systems, boolean massWeighted, double maxStep2, int sub) {
+        MemorySegment mass = c.mass().segment();
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -390,11 +392,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 MemorySegment.copy(vel, F64, 8 * first, va, 0, n3);
                 MemorySegment.copy(pos, F64, 8 * first, ra, 0, n3);
                 doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
-                Fire fire = w.fire;
+                Fire fire = massWeighted ? w.massWeighted : w.fire;
+                if (massWeighted) {
+                    MemorySegment.copy(mass, F64, 8 * (first / 3), w.m, 0, n3 / 3);
+                }
                 fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
                         ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
                 System.arraycopy(ra, 0, w.r0, 0, n3);
-                fire.step(fa, va, ra, null, n3);
+                fire.step(fa, va, ra, w.m, n3);
                 if (runaway(w.r0, ra, n3, maxStep2)) {
                     ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                 }

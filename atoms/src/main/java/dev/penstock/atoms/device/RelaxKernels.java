@@ -69,12 +69,12 @@ public interface RelaxKernels {
     /// their positions: one all-pairs gather per atom within its system, then one loop per system.
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair);
 
-    /// One FIRE step (ASE-exact) of every system of `[0, systems)` that is neither fresh, flagged
-    /// nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
+    /// One FIRE step (ASE-exact, or `massWeighted`: v += dt·F/m, `Fire.massWeighted`) of every
+    /// system of `[0, systems)` that is neither fresh, flagged nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
     /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged
     /// `FLAG_RUNAWAY`. Every kernel that moves or checks systems takes only those in sub-stage
     /// `sub` (`RelaxColumns.SUB`; 0 for a stage of one method).
-    void fireStep(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub);
+    void fireStep(Stream stream, RelaxColumns c, int systems, boolean massWeighted, double maxStep2, int sub);
 
     /// The first half of a velocity Verlet step (as `VelocityVerlet`: v += ½dt·F/m, then
     /// r += dt·v, per atom) of every system of `[0, systems)` that is neither fresh, flagged nor

@@ -58,13 +58,20 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics 
         c.setDouble(ALPHA, k, Fire.ASTART);
     }
 
-    /// FIRE (ASE-exact) until `rule` says converged or its step budget is spent.
+    /// FIRE (ASE-exact, or `massWeighted`: v += dt·F/m, `fire_mw`) until `rule` says converged or
+    /// its step budget is spent.
     ///
-    /// @param rule the convergence rule and budget
-    record Relaxation(Convergence rule) implements SubStage {
+    /// @param rule         the convergence rule and budget
+    /// @param massWeighted whether the velocity update divides by the masses
+    record Relaxation(Convergence rule, boolean massWeighted) implements SubStage {
+        /// ASE-exact FIRE under `rule`.
+        public Relaxation(Convergence rule) {
+            this(rule, false);
+        }
+
         @Override
         public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
-            k.fireStep(s, c, systems, maxStep2, sub);
+            k.fireStep(s, c, systems, massWeighted, maxStep2, sub);
         }
 
         @Override

@@ -188,6 +188,38 @@ class DeviceStageTest {
     }
 
     @Test
+    void aDeviceMassWeightedFireTakesThePerSampleStepsAndIsNotTheAseExactOne() {
+        java.util.function.Supplier<List<AtomicSystem>> argon = () -> {
+            List<AtomicSystem> out = Clusters.inflight(24, 9);
+            for (AtomicSystem s : out) {
+                Arrays.fill(s.masses(), 39.948);
+            }
+            return out;
+        };
+        var mw = dev.penstock.atoms.stage.PipelineSpec.parse("fire_mw(fmax=0.01, steps=3000)").getFirst();
+        var ase = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=3000)").getFirst();
+        Map<Long, String> device;
+        Map<Long, String> aseExact;
+        try (CpuDevice cpu = new CpuDevice()) {
+            device = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(mw, LJ, cpu, d -> new CpuRelaxKernels(2), Double.POSITIVE_INFINITY, 0),
+                    null, null);
+            aseExact = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(ase, LJ, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY,
+                    0), null, null);
+        }
+        Map<Long, String> perSample = run(argon.get(), Pipeline.Mode.SYNC,
+                Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)), Methods.fireMassWeighted(Convergence.of(0.01, 3000))), null, null);
+        assertThat(device.keySet()).isEqualTo(perSample.keySet()).hasSize(24);
+        int differs = 0;
+        for (long id : perSample.keySet()) {
+            double a = Double.parseDouble(device.get(id).split(" ")[0]);
+            double b = Double.parseDouble(perSample.get(id).split(" ")[0]);
+            assertThat(Math.abs(a - b) / Math.abs(b)).as("system %d", id).isLessThan(1e-9);
+            differs += device.get(id).equals(aseExact.get(id)) ? 0 : 1;
+        }
+        assertThat(differs).as("systems the mass weighting moves elsewhere").isEqualTo(24);
+    }
+
+    @Test
     void aSystemFlungApartByItsTimeStepIsQuarantinedByTheStepKernelAndTheOthersAreUntouched() {
         Map<Long, String> clean;
         Map<Long, String> flung;

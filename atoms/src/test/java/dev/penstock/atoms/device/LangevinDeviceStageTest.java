@@ -108,8 +108,9 @@ class LangevinDeviceStageTest {
                 }
 
                 @Override
-                public void fireStep(dev.penstock.device.Stream st, RelaxColumns c, int systems, double maxStep2, int sub) {
-                    cpuKernels.fireStep(st, c, systems, maxStep2, sub);
+                public void fireStep(dev.penstock.device.Stream st, RelaxColumns c, int systems, boolean massWeighted, double maxStep2,
+                                     int sub) {
+                    cpuKernels.fireStep(st, c, systems, massWeighted, maxStep2, sub);
                 }
 
                 @Override
