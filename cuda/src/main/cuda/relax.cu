@@ -9,7 +9,8 @@
 //   relax_forces         one thread per atom: its force and half its pair energies, a gather
 //                        over the other atoms of its system in a fixed order (no atomics)
 //   relax_reduce         one thread per system: energy, max |F_i|, flags, in atom order
-//   relax_fire_step      one thread per system: FIRE (ASE-exact) in atom order
+//   relax_fire_step      one thread per system: FIRE (ASE-exact or mass-weighted) in atom order
+//   relax_fire2_step     one thread per system: FIRE 2.0 in atom order
 //   relax_nve_before     one thread per atom: velocity Verlet's half kick and drift
 //   relax_nve_after      one thread per atom: its last half kick
 //   relax_langevin       one thread per atom: B, A, O, A of Langevin BAOAB, its own noise draws
@@ -259,6 +260,86 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
     ints[RELAX_NSTEPS * cap + k] = nsteps;
 }
 
+// FIRE 2.0's constants, as dev.penstock.atoms.optimize.Fire2
+#define FIRE2_DTMAX 1.0
+#define FIRE2_DTMIN 0.002
+#define FIRE2_NDELAY 20
+#define FIRE2_FINC 1.1
+#define FIRE2_FDEC 0.5
+#define FIRE2_ASTART 0.25
+#define FIRE2_FA 0.99
+#define FIRE2_MAXSTEP 0.2
+
+// One FIRE 2.0 step of system k in atom order, as Fire2.step: its state dt, α, the positive-power
+// run (NSTEPS) and the steps taken (TAKEN), its last step per atom in `last`.
+extern "C" __global__ void relax_fire2_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
+                                            double* last, const double* mass, double maxStep2, int sub) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0
+        || ints[RELAX_DONE * cap + k] != 0) return;
+    long a0 = 3L * ints[RELAX_START * cap + k];
+    long b = a0 + 3L * ints[RELAX_COUNT * cap + k];
+    doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
+    double dt = doubles[RELAX_DT * cap + k];
+    double a = doubles[RELAX_ALPHA * cap + k];
+    int npos = ints[RELAX_NSTEPS * cap + k];
+    int stepIndex = ints[RELAX_TAKEN * cap + k];
+    if (stepIndex == 0) {
+        for (long i = a0; i < b; i++) {
+            vel[i] = 0;
+            last[i] = 0;
+        }
+    }
+    double p = 0;
+    for (long i = a0; i < b; i++) p += force[i] * vel[i];
+    if (p > 0) {
+        npos++;
+        if (npos > FIRE2_NDELAY) {
+            double x = dt * FIRE2_FINC;
+            dt = (x != x || x < FIRE2_DTMAX) ? x : FIRE2_DTMAX;  // Math.min
+            a *= FIRE2_FA;
+        }
+    } else {
+        npos = 0;
+        if (stepIndex >= FIRE2_NDELAY) {
+            double x = dt * FIRE2_FDEC;
+            dt = (x != x || x > FIRE2_DTMIN) ? x : FIRE2_DTMIN;  // Math.max
+            a = FIRE2_ASTART;
+        }
+        for (long i = a0; i < b; i++) {
+            pos[i] -= 0.5 * last[i];
+            vel[i] = 0;
+        }
+    }
+    double ff = 0, vv = 0;
+    for (long i = a0; i < b; i++) {
+        vel[i] += dt * force[i] / mass[i / 3];
+        ff += force[i] * force[i];
+        vv += vel[i] * vel[i];
+    }
+    double nf = sqrt(ff), nv = sqrt(vv);
+    double drr = 0;
+    for (long i = a0; i < b; i++) {
+        vel[i] = (1 - a) * vel[i] + (nf > 0 ? a * force[i] / nf * nv : 0);
+        drr += dt * vel[i] * dt * vel[i];
+    }
+    double norm = sqrt(drr);
+    double scale = norm > FIRE2_MAXSTEP ? FIRE2_MAXSTEP / norm : 1;
+    bool runaway = false;
+    for (long i = a0; i < b; i += 3) {
+        for (long d = i; d < i + 3; d++) {
+            last[d] = scale * dt * vel[d];
+            pos[d] += last[d];
+        }
+        runaway = runaway || last[i] * last[i] + last[i + 1] * last[i + 1] + last[i + 2] * last[i + 2] > maxStep2;
+    }
+    if (runaway) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;
+    doubles[RELAX_DT * cap + k] = dt;
+    doubles[RELAX_ALPHA * cap + k] = a;
+    ints[RELAX_NSTEPS * cap + k] = npos;
+}
+
 // A half kick (and, before the forces, the drift) of atom i, as dev.penstock.atoms.integrate.VelocityVerlet.
 extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSystem, int* ints, int cap, const double* doubles,
                                      double* pos, double* vel, const double* force, const double* mass, double maxStep2, int sub) {
@@ -417,8 +498,9 @@ extern "C" __global__ void relax_gather_systems(int systems, const int* map, con
 }
 
 extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int* map, const double* srcPos, const double* srcVel,
-                                              const double* srcForce, const double* srcMass, const double* srcAtomEnergy, double* dstPos,
-                                              double* dstVel, double* dstForce, double* dstMass, double* dstAtomEnergy) {
+                                              const double* srcForce, const double* srcLast, const double* srcMass,
+                                              const double* srcAtomEnergy, double* dstPos, double* dstVel, double* dstForce,
+                                              double* dstLast, double* dstMass, double* dstAtomEnergy) {
     int a = blockIdx.x * blockDim.x + threadIdx.x;
     if (a >= atoms) return;
     long src = map[2L * systems + a];
@@ -428,5 +510,6 @@ extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int*
         dstPos[3L * a + d] = srcPos[3 * src + d];
         dstVel[3L * a + d] = srcVel[3 * src + d];
         dstForce[3L * a + d] = srcForce[3 * src + d];
+        dstLast[3L * a + d] = srcLast[3 * src + d];
     }
 }

@@ -58,6 +58,12 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
+    public void fire2Step(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
+        cuda(stream).launchKernel(module.function("relax_fire2_step"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
+                c.doubles(), c.pos(), c.vel(), c.force(), c.last(), c.mass(), maxStep2, sub);
+    }
+
+    @Override
     public boolean langevin() {
         return true;
     }
@@ -93,7 +99,8 @@ public final class CudaRelaxKernels implements RelaxKernels {
                 from.doubles(), to.ints(), to.systemCapacity(), to.doubles(), to.atomSystem());
         if (atoms > 0) {
             s.launchKernel(module.function("relax_gather_atoms"), grid(atoms), 1, THREADS, 0, atoms, systems, map, from.pos(), from.vel(),
-                    from.force(), from.mass(), from.atomEnergy(), to.pos(), to.vel(), to.force(), to.mass(), to.atomEnergy());
+                    from.force(), from.last(), from.mass(), from.atomEnergy(), to.pos(), to.vel(), to.force(), to.last(), to.mass(),
+                    to.atomEnergy());
         }
     }
 }

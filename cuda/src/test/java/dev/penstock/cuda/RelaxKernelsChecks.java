@@ -119,13 +119,14 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
-    /// `fire + fire_mw + langevin + nve` fused in one device stage's batch on `device`: each
-    /// system's sub-stage exits ("fire:N fire-mw:M langevin:30 nve:40") and final state by id.
+    /// `fire + fire_mw + fire2 + langevin + nve` fused in one device stage's batch on `device`:
+    /// each system's sub-stage exits ("fire:N fire-mw:M fire2:K langevin:30 nve:40") and final
+    /// state by id.
     private static java.util.Map<Long, String> fused(dev.penstock.device.Device device, java.util.function.Function<dev.penstock.device.Device,
             dev.penstock.atoms.device.RelaxKernels> kernels) {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
         var calls = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.05, steps=300) + fire_mw(fmax=0.02, steps=300)"
-                + " + langevin(T=300, dt=0.05, steps=30, friction=0.05) + nve(dt=0.05, steps=40)").getFirst();
+                + " + fire2(fmax=0.01, steps=300) + langevin(T=300, dt=0.05, steps=30, friction=0.05) + nve(dt=0.05, steps=40)").getFirst();
         dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
                 dev.penstock.atoms.device.DeviceStages.stage(calls, LJ, device, kernels, Double.POSITIVE_INFINITY, 1),
                 dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
@@ -157,13 +158,13 @@ abstract class RelaxKernelsChecks {
         }
         assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(13);
         for (long id : cpu.keySet()) {
-            String[] c = cuda.get(id).split(" ", 6);
-            String[] h = cpu.get(id).split(" ", 6);
-            String steps = c[0] + " " + c[1] + " " + c[2] + " " + c[3];
-            assertThat(steps).as("system %d sub-stage steps", id).isEqualTo(h[0] + " " + h[1] + " " + h[2] + " " + h[3])
-                    .matches("fire:\\d+ fire-mw:\\d+ langevin:30 nve:40");
-            double ec = Double.parseDouble(c[4]);
-            double eh = Double.parseDouble(h[4]);
+            String[] c = cuda.get(id).split(" ", 7);
+            String[] h = cpu.get(id).split(" ", 7);
+            String steps = String.join(" ", java.util.Arrays.copyOf(c, 5));
+            assertThat(steps).as("system %d sub-stage steps", id).isEqualTo(String.join(" ", java.util.Arrays.copyOf(h, 5)))
+                    .matches("fire:\\d+ fire-mw:\\d+ fire2:\\d+ langevin:30 nve:40");
+            double ec = Double.parseDouble(c[5]);
+            double eh = Double.parseDouble(h[5]);
             assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
             if (bitExact()) {
                 assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));

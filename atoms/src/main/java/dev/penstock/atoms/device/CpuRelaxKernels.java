@@ -21,6 +21,7 @@ import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.integrate.LangevinNoise;
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
@@ -347,6 +348,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final double[] pu = new double[W];
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
+        final Fire2 fire2 = new Fire2(); // its state set from each system's columns
 
         void fit(int n) {
             if (e.length < n) {
@@ -409,6 +411,53 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
                 MemorySegment.copy(va, 0, vel, F64, 8 * first, n3);
                 MemorySegment.copy(ra, 0, pos, F64, 8 * first, n3);
+            }
+        }));
+    }
+
+    @Override
+    public void fire2Step(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
+        MemorySegment pos = c.pos().segment();
+        MemorySegment vel = c.vel().segment();
+        MemorySegment force = c.force().segment();
+        MemorySegment last = c.last().segment();
+        MemorySegment mass = c.mass().segment();
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        stream.launch("relax fire2 step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
+            for (int k = from; k < to; k++) {
+                if (!moves(ints, cap, k, sub)) {
+                    continue;
+                }
+                long start = ints.getAtIndex(I32, START * cap + k);
+                int n = ints.getAtIndex(I32, COUNT * cap + k);
+                int n3 = 3 * n;
+                Scratch w = scratch[part];
+                w.fit(n);
+                MemorySegment.copy(force, F64, 24 * start, w.f, 0, n3);
+                MemorySegment.copy(vel, F64, 24 * start, w.v, 0, n3);
+                MemorySegment.copy(pos, F64, 24 * start, w.r, 0, n3);
+                MemorySegment.copy(last, F64, 24 * start, w.r0, 0, n3);
+                MemorySegment.copy(mass, F64, 8 * start, w.m, 0, n);
+                doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
+                Fire2 fire2 = w.fire2;
+                fire2.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, TAKEN * cap + k));
+                fire2.step(w.f, w.v, w.r, w.m, n3, w.r0);
+                double[] l = w.r0; // now this step's
+                for (int i = 0; i < n3; i += 3) {
+                    if (l[i] * l[i] + l[i + 1] * l[i + 1] + l[i + 2] * l[i + 2] > maxStep2) {
+                        ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+                        break;
+                    }
+                }
+                doubles.setAtIndex(F64, DT * cap + k, fire2.dt());
+                doubles.setAtIndex(F64, ALPHA * cap + k, fire2.alpha());
+                ints.setAtIndex(I32, NSTEPS * cap + k, fire2.npos());
+                MemorySegment.copy(w.v, 0, vel, F64, 24 * start, n3);
+                MemorySegment.copy(w.r, 0, pos, F64, 24 * start, n3);
+                MemorySegment.copy(l, 0, last, F64, 24 * start, n3);
             }
         }));
     }
@@ -586,6 +635,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 MemorySegment.copy(from.pos().segment(), 24 * a, to.pos().segment(), 24L * start, 24L * n);
                 MemorySegment.copy(from.vel().segment(), 24 * a, to.vel().segment(), 24L * start, 24L * n);
                 MemorySegment.copy(from.force().segment(), 24 * a, to.force().segment(), 24L * start, 24L * n);
+                MemorySegment.copy(from.last().segment(), 24 * a, to.last().segment(), 24L * start, 24L * n);
                 MemorySegment.copy(from.mass().segment(), 8 * a, to.mass().segment(), 8L * start, 8L * n);
                 MemorySegment.copy(from.atomEnergy().segment(), 8 * a, to.atomEnergy().segment(), 8L * start, 8L * n);
             }

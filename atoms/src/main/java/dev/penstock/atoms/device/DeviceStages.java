@@ -15,10 +15,11 @@ import dev.penstock.stage.Method;
 import dev.penstock.stage.Stage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/// Pipeline stages whose batch lives on a `Device`: `fire`, `fire_mw`, `nve` and `langevin` stages over a
+/// Pipeline stages whose batch lives on a `Device`: `fire`, `fire_mw`, `fire2`, `nve` and `langevin` stages over a
 /// Lennard-Jones or Morse model as `PackedStage` engines (the systems packed in the device's memory,
 /// batch kernels). What `simulate --device` builds.
 public final class DeviceStages {
@@ -115,7 +116,7 @@ public final class DeviceStages {
     }
 
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
-    /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`, `fire_mw`,
+    /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`, `fire_mw`, `fire2`,
     /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones or Morse `model`; anything else is
     /// refused, naming it, as is `langevin` on kernels without its step. A system with an atom
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
@@ -134,8 +135,8 @@ public final class DeviceStages {
     private static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,
                                              boolean owned, Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
         for (PipelineSpec.Call c : calls) {
-            if (!c.name().equals("fire") && !c.name().equals("fire_mw") && !c.name().equals("nve") && !c.name().equals("langevin")) {
-                throw new IllegalArgumentException("--device " + deviceName + " runs 'fire' (ASE-exact FIRE), 'fire_mw', 'nve' and 'langevin' "
+            if (!Set.of("fire", "fire_mw", "fire2", "nve", "langevin").contains(c.name())) {
+                throw new IllegalArgumentException("--device " + deviceName + " runs 'fire' (ASE-exact FIRE), 'fire_mw', 'fire2', 'nve' and 'langevin' "
                         + "for now; '" + c.name() + "' in stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
                         + "' needs the CPU stages (no --device)");
             }
@@ -154,6 +155,11 @@ public final class DeviceStages {
                     boolean massWeighted = c.name().equals("fire_mw");
                     kinds.add(new SubStage.Relaxation(rule, massWeighted));
                     methods.add(massWeighted ? Methods.fireMassWeighted(rule) : Methods.fire(rule));
+                }
+                case "fire2" -> {
+                    Convergence rule = PipelineSpec.convergence(c);
+                    kinds.add(new SubStage.Fire2Relaxation(rule));
+                    methods.add(Methods.fire2(rule));
                 }
                 case "nve" -> {
                     PipelineSpec.Verlet v = PipelineSpec.verlet(c);

@@ -264,6 +264,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         MemorySegment.copy(r, 0, staging.pos().segment(), F64, 24L * m, 3 * n);
         MemorySegment.copy(v, 0, staging.vel().segment(), F64, 24L * m, 3 * n);
         MemorySegment.copy(f, 0, staging.force().segment(), F64, 24L * m, 3 * n);
+        staging.last().segment().asSlice(24L * m, 24L * n).fill((byte) 0);
         for (int i = 0; i < s.atoms(); i++) {
             staging.atomSystem().setInt(m + i, row);
         }
@@ -298,6 +299,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
         stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
         stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
+        stream.copy(staging.last().slice(0, m), live.last().slice(atoms, atoms + m));
         stream.copy(staging.mass().slice(0, m), live.mass().slice(atoms, atoms + m));
         stream.copy(staging.atomSystem().slice(0, m), live.atomSystem().slice(atoms, atoms + m));
         stream.synchronize(); // the staging columns are written again by the next admission
@@ -494,6 +496,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         stream.copy(from.pos().slice(0, atomRows), readBack.pos().slice(0, atomRows));
         stream.copy(from.vel().slice(0, atomRows), readBack.vel().slice(0, atomRows));
         stream.copy(from.force().slice(0, atomRows), readBack.force().slice(0, atomRows));
+        stream.copy(from.last().slice(0, atomRows), readBack.last().slice(0, atomRows));
         stream.synchronize();
     }
 

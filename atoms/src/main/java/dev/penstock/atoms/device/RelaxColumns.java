@@ -10,7 +10,7 @@ import dev.penstock.memory.DType;
 /// system order with no holes (compaction keeps them so).
 ///
 /// ```
-///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] mass[A] atomEnergy[A] atomSystem[A]
+///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] last[A,3] mass[A] atomEnergy[A] atomSystem[A]
 ///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub (int32)
 ///                            energy prevEnergy fmax dt alpha                        (float64)
 /// ```
@@ -27,12 +27,14 @@ import dev.penstock.memory.DType;
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
 /// @param force      forces, eV/Å
+/// @param last       FIRE2's last step taken, Å (what it undoes half of after an uphill step)
 /// @param mass       atomic masses (velocity Verlet's; FIRE in ASE-exact mode ignores them)
 /// @param atomEnergy each atom's half of its pair energies
 /// @param atomSystem the system row each atom belongs to
 /// @param ints       the int32 per-system columns, `[INT_COLUMNS, S]` (see `START` …)
 /// @param doubles    the float64 per-system columns, `[DOUBLE_COLUMNS, S]` (see `ENERGY` …)
-public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block atomEnergy, Block atomSystem, Block ints, Block doubles) {
+public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block mass, Block atomEnergy, Block atomSystem, Block ints,
+                           Block doubles) {
     /// int column: first atom row
     public static final int START = 0;
     /// int column: atoms
@@ -85,7 +87,7 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block mass, Block 
                     + " systems, " + atoms + " atoms");
         }
         return new RelaxColumns(arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3),
-                arena.allocate(DType.F64, atoms), arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
+                arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms), arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
                 arena.allocate(DType.F64, DOUBLE_COLUMNS, systems));
     }
 

@@ -76,6 +76,13 @@ public interface RelaxKernels {
     /// `sub` (`RelaxColumns.SUB`; 0 for a stage of one method).
     void fireStep(Stream stream, RelaxColumns c, int systems, boolean massWeighted, double maxStep2, int sub);
 
+    /// One FIRE 2.0 step (`Fire2`'s arithmetic, its per-system state in `DT`, `ALPHA`, `NSTEPS` =
+    /// the positive-power run and `TAKEN` = the steps taken, its last step in the `last` column) of
+    /// every system of `[0, systems)` in sub-stage `sub` that is neither fresh, flagged nor done;
+    /// it keeps its energy as `PREV_ENERGY` first. A system whose step moved an atom more than
+    /// √`maxStep2` Å (|last step|²) is flagged `FLAG_RUNAWAY`.
+    void fire2Step(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub);
+
     /// The first half of a velocity Verlet step (as `VelocityVerlet`: v += ½dt·F/m, then
     /// r += dt·v, per atom) of every system of `[0, systems)` that is neither fresh, flagged nor
     /// done, with its `DT` as the time step; an atom that drifts more than √`maxStep2` flags its

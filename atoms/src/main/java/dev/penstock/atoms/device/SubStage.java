@@ -21,7 +21,7 @@ import java.io.IOException;
 /// step's shared evaluation, the state a system starts it with, whether a system is finished on
 /// entry, and its motion state in a checkpoint — in the per-system motions' format (`Methods`),
 /// so a checkpoint reads the same either way.
-public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics {
+public sealed interface SubStage permits SubStage.Relaxation, SubStage.Fire2Relaxation, SubStage.Dynamics {
     /// Enqueues the move before the step's evaluation of the systems in sub-stage `sub`.
     void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
 
@@ -34,6 +34,11 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics 
 
     /// The time step a system starts this sub-stage with.
     double startDt();
+
+    /// The mixing α a system starts this sub-stage with (FIRE's; unused by dynamics).
+    default double startAlpha() {
+        return Fire.ASTART;
+    }
 
     /// Writes row `k`'s motion state from host columns `c` (taken is written by the caller).
     default void save(DataOutput out, RelaxColumns c, int k) throws IOException {
@@ -55,7 +60,7 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics 
         c.setInt(DONE, k, 0);
         c.setDouble(PREV_ENERGY, k, Double.NaN);
         c.setDouble(DT, k, stage.startDt());
-        c.setDouble(ALPHA, k, Fire.ASTART);
+        c.setDouble(ALPHA, k, stage.startAlpha());
     }
 
     /// FIRE (ASE-exact, or `massWeighted`: v += dt·F/m, `fire_mw`) until `rule` says converged or
@@ -108,6 +113,73 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Dynamics 
             boolean started = in.readBoolean();
             staging.setInt(STARTED, k, started ? 1 : 0);
             return started;
+        }
+    }
+
+    /// FIRE 2.0 (`dev.penstock.atoms.optimize.Fire2`, `fire2`) until `rule` says converged or its
+    /// step budget is spent: its steps taken are `TAKEN`, its positive-power run `NSTEPS`, its last
+    /// step the per-atom `last` column.
+    ///
+    /// @param rule the convergence rule and budget
+    record Fire2Relaxation(Convergence rule) implements SubStage {
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.fire2Step(s, c, systems, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.check(s, c, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps(), sub);
+        }
+
+        @Override
+        public boolean finishedOnEntry(double fmax, double energy) {
+            return rule.converged(fmax, energy, Double.NaN) || rule.maxSteps() <= 0;
+        }
+
+        @Override
+        public double startDt() {
+            return dev.penstock.atoms.optimize.Fire2.START_DT;
+        }
+
+        @Override
+        public double startAlpha() {
+            return dev.penstock.atoms.optimize.Fire2.START_ALPHA;
+        }
+
+        /// As `Methods`' relaxing motion with `Fire2.save`: the energy before the last step, dt,
+        /// α, the positive-power run, the steps taken, then the last step (none before the first).
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeDouble(c.getDouble(PREV_ENERGY, k));
+            out.writeDouble(c.getDouble(DT, k));
+            out.writeDouble(c.getDouble(ALPHA, k));
+            out.writeInt(c.getInt(NSTEPS, k));
+            int taken = c.getInt(TAKEN, k);
+            out.writeInt(taken);
+            int n3 = taken == 0 ? 0 : 3 * c.getInt(RelaxColumns.COUNT, k);
+            out.writeInt(n3);
+            long start = 3L * c.getInt(RelaxColumns.START, k);
+            for (int i = 0; i < n3; i++) {
+                out.writeDouble(c.last().getDouble(start + i));
+            }
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            staging.setDouble(PREV_ENERGY, k, in.readDouble());
+            staging.setDouble(DT, k, in.readDouble());
+            staging.setDouble(ALPHA, k, in.readDouble());
+            staging.setInt(NSTEPS, k, in.readInt());
+            int stepIndex = in.readInt();
+            if (stepIndex != taken) {
+                throw new IllegalStateException("its FIRE 2.0 has taken " + stepIndex + " steps after " + taken + " (a device stage counts one)");
+            }
+            int n3 = in.readInt();
+            for (int i = 0; i < n3; i++) {
+                staging.last().setDouble(i, in.readDouble()); // a restored system is staging's first rows
+            }
+            return taken > 0;
         }
     }
 

@@ -28,7 +28,7 @@ public final class Fire2 implements Optimizer {
     private static final double FA = 0.99;
     private static final double MAXSTEP = 0.2;
 
-    private double dt = 0.1;
+    private double dt = START_DT;
     private double a = ASTART;
     private int npos;
     private int stepIndex;
@@ -66,14 +66,22 @@ public final class Fire2 implements Optimizer {
     /// One FIRE 2.0 step from the forces already in `s`.
     @Override
     public void step(AtomicSystem s) {
-        double[] f = s.forces();
-        double[] v = s.velocities();
-        double[] r = s.positions();
-        double[] m = s.masses();
         int n3 = 3 * s.atoms();
         if (stepIndex == 0) {
-            Arrays.fill(v, 0);
             lastStep = new double[n3];
+        }
+        step(s.forces(), s.velocities(), s.positions(), s.masses(), n3, lastStep);
+    }
+
+    /// One FIRE 2.0 step of a system whose first `n3` elements of `f`, `v`, `r` and `last` are its
+    /// forces, velocities, positions and last step taken (`m` per atom): the loop every FIRE 2.0
+    /// in Penstock runs, a stage's motion or a packed batch's kernel (`CpuRelaxKernels`, with each
+    /// system's state set by `state` and read back).
+    public void step(double[] f, double[] v, double[] r, double[] m, int n3, double[] last) {
+        double[] lastStep = last;
+        if (stepIndex == 0) {
+            Arrays.fill(v, 0, n3, 0);
+            Arrays.fill(lastStep, 0, n3, 0);
         }
         double p = 0;
         for (int i = 0; i < n3; i++) {
@@ -120,4 +128,33 @@ public final class Fire2 implements Optimizer {
         }
         stepIndex++;
     }
+
+    /// Sets the optimiser's state: its time step, mixing α, uphill-free steps in a row and steps
+    /// taken (the last step taken is the caller's array).
+    public void state(double dt, double alpha, int npos, int stepIndex) {
+        this.dt = dt;
+        this.a = alpha;
+        this.npos = npos;
+        this.stepIndex = stepIndex;
+    }
+
+    /// The time step now.
+    public double dt() {
+        return dt;
+    }
+
+    /// The mixing α now.
+    public double alpha() {
+        return a;
+    }
+
+    /// Steps in a row with positive power.
+    public int npos() {
+        return npos;
+    }
+
+    /// FIRE 2.0's starting time step and α.
+    public static final double START_DT = 0.1;
+    /// FIRE 2.0's α after a reset.
+    public static final double START_ALPHA = ASTART;
 }

@@ -219,6 +219,39 @@ class DeviceStageTest {
         assertThat(differs).as("systems the mass weighting moves elsewhere").isEqualTo(24);
     }
 
+    private static Stage<AtomicSystem> deviceFire2(CpuDevice cpu, int threads) {
+        return DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire2(fmax=0.01, steps=3000)").getFirst(), LJ, cpu,
+                d -> new CpuRelaxKernels(threads), Double.POSITIVE_INFINITY, 0);
+    }
+
+    @Test
+    void aDeviceFire2StageTakesThePerSampleStepsAndRestoresBitForBit() throws Exception {
+        Map<Long, Integer> steps = new TreeMap<>();
+        Hook<AtomicSystem> count = new Hook<>() {
+            @Override
+            public void onEvent(int st, Event<AtomicSystem> e) {
+                if (e.kind() == Event.Kind.EXITED) {
+                    steps.put(e.sample().id(), (int) e.steps());
+                }
+            }
+        };
+        Map<Long, String> device;
+        try (CpuDevice cpu = new CpuDevice()) {
+            device = run(Clusters.inflight(24, 12), Pipeline.Mode.SYNC, deviceFire2(cpu, 2), null, count);
+        }
+        assertThat(device).hasSize(24);
+        int same = 0;
+        for (AtomicSystem s : Clusters.inflight(24, 12)) {
+            Fire.Result r = new dev.penstock.atoms.optimize.Fire2().relax(s, new LennardJones(1, 1, 2.5, true), Convergence.of(0.01, 3000));
+            same += steps.get(s.id()) == r.steps() ? 1 : 0;
+            double e = Double.parseDouble(device.get(s.id()).split(" ")[0]);
+            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("system %d", s.id()).isLessThan(1e-9);
+        }
+        assertThat(same).as("systems with the per-sample FIRE 2.0's step count").isGreaterThanOrEqualTo(22);
+        restoresBitForBit(threads -> cpu -> deviceFire2(cpu, threads), Capacity.of(10, 500, Long.MAX_VALUE), () -> Clusters.inflight(10, 2),
+                -1, 0, 1, 25, 60);
+    }
+
     @Test
     void aSystemFlungApartByItsTimeStepIsQuarantinedByTheStepKernelAndTheOthersAreUntouched() {
         Map<Long, String> clean;

@@ -114,6 +114,11 @@ class LangevinDeviceStageTest {
                 }
 
                 @Override
+                public void fire2Step(dev.penstock.device.Stream st, RelaxColumns c, int systems, double maxStep2, int sub) {
+                    cpuKernels.fire2Step(st, c, systems, maxStep2, sub);
+                }
+
+                @Override
                 public void nveBefore(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
                     cpuKernels.nveBefore(st, c, systems, atoms, maxStep2, sub);
                 }
