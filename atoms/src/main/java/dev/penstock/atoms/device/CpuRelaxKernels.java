@@ -378,41 +378,30 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax fire step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
-            for (int k = from; k < to; k++) {
-                if (!moves(ints, cap, k, sub)) {
-                    continue;
-                }
-                long first = 3L * ints.getAtIndex(I32, START * cap + k);
-                int n3 = 3 * ints.getAtIndex(I32, COUNT * cap + k);
-                Scratch w = scratch[part];
-                w.fit(n3 / 3);
-                double[] fa = w.f;
-                double[] va = w.v;
-                double[] ra = w.r;
-                MemorySegment.copy(force, F64, 8 * first, fa, 0, n3);
-                MemorySegment.copy(vel, F64, 8 * first, va, 0, n3);
-                MemorySegment.copy(pos, F64, 8 * first, ra, 0, n3);
-                doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
-                Fire fire = massWeighted ? w.massWeighted : w.fire;
-                if (massWeighted) {
-                    MemorySegment.copy(mass, F64, 8 * (first / 3), w.m, 0, n3 / 3);
-                }
-                fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
-                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
-                System.arraycopy(ra, 0, w.r0, 0, n3);
-                fire.step(fa, va, ra, w.m, n3);
-                if (runaway(w.r0, ra, n3, maxStep2)) {
-                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
-                }
-                doubles.setAtIndex(F64, DT * cap + k, fire.dt());
-                doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
-                ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
-                ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
-                MemorySegment.copy(va, 0, vel, F64, 8 * first, n3);
-                MemorySegment.copy(ra, 0, pos, F64, 8 * first, n3);
+        perSystem(stream, "relax fire step", c, systems, sub, (w, k, start, n) -> {
+            int n3 = 3 * n;
+            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+            doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
+            Fire fire = massWeighted ? w.massWeighted : w.fire;
+            if (massWeighted) {
+                MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
             }
-        }));
+            fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                    ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
+            System.arraycopy(w.r, 0, w.r0, 0, n3);
+            fire.step(w.f, w.v, w.r, w.m, n3);
+            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+            }
+            doubles.setAtIndex(F64, DT * cap + k, fire.dt());
+            doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
+            ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
+            ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
+            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
+            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+        });
     }
 
     @Override
@@ -425,39 +414,54 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax fire2 step", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
+        perSystem(stream, "relax fire2 step", c, systems, sub, (w, k, start, n) -> {
+            int n3 = 3 * n;
+            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+            MemorySegment.copy(last, F64, 24L * start, w.r0, 0, n3);
+            MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+            doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
+            Fire2 fire2 = w.fire2;
+            fire2.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                    ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, TAKEN * cap + k));
+            fire2.step(w.f, w.v, w.r, w.m, n3, w.r0);
+            double[] l = w.r0; // now this step's
+            for (int i = 0; i < n3; i += 3) {
+                if (l[i] * l[i] + l[i + 1] * l[i + 1] + l[i + 2] * l[i + 2] > maxStep2) {
+                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+                    break;
+                }
+            }
+            doubles.setAtIndex(F64, DT * cap + k, fire2.dt());
+            doubles.setAtIndex(F64, ALPHA * cap + k, fire2.alpha());
+            ints.setAtIndex(I32, NSTEPS * cap + k, fire2.npos());
+            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
+            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+            MemorySegment.copy(l, 0, last, F64, 24L * start, n3);
+        });
+    }
+
+    /// A step kernel's work on one moving system: `w` the thread's scratch, `k` its row, its atoms
+    /// `[start, start + n)`.
+    @FunctionalInterface
+    private interface SystemStep {
+        void run(Scratch w, int k, int start, int n);
+    }
+
+    /// Launches `name` on `stream`: `step` for every system of `[0, systems)` that `moves` in
+    /// sub-stage `sub`, the systems split over the crew by atoms.
+    private void perSystem(Stream stream, String name, RelaxColumns c, int systems, int sub, SystemStep step) {
+        MemorySegment ints = c.ints().segment();
+        long cap = c.systemCapacity();
+        stream.launch(name, () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (!moves(ints, cap, k, sub)) {
-                    continue;
+                if (moves(ints, cap, k, sub)) {
+                    int n = ints.getAtIndex(I32, COUNT * cap + k);
+                    Scratch w = scratch[part];
+                    w.fit(n);
+                    step.run(w, k, ints.getAtIndex(I32, START * cap + k), n);
                 }
-                long start = ints.getAtIndex(I32, START * cap + k);
-                int n = ints.getAtIndex(I32, COUNT * cap + k);
-                int n3 = 3 * n;
-                Scratch w = scratch[part];
-                w.fit(n);
-                MemorySegment.copy(force, F64, 24 * start, w.f, 0, n3);
-                MemorySegment.copy(vel, F64, 24 * start, w.v, 0, n3);
-                MemorySegment.copy(pos, F64, 24 * start, w.r, 0, n3);
-                MemorySegment.copy(last, F64, 24 * start, w.r0, 0, n3);
-                MemorySegment.copy(mass, F64, 8 * start, w.m, 0, n);
-                doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
-                Fire2 fire2 = w.fire2;
-                fire2.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
-                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, TAKEN * cap + k));
-                fire2.step(w.f, w.v, w.r, w.m, n3, w.r0);
-                double[] l = w.r0; // now this step's
-                for (int i = 0; i < n3; i += 3) {
-                    if (l[i] * l[i] + l[i + 1] * l[i + 1] + l[i + 2] * l[i + 2] > maxStep2) {
-                        ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
-                        break;
-                    }
-                }
-                doubles.setAtIndex(F64, DT * cap + k, fire2.dt());
-                doubles.setAtIndex(F64, ALPHA * cap + k, fire2.alpha());
-                ints.setAtIndex(I32, NSTEPS * cap + k, fire2.npos());
-                MemorySegment.copy(w.v, 0, vel, F64, 24 * start, n3);
-                MemorySegment.copy(w.r, 0, pos, F64, 24 * start, n3);
-                MemorySegment.copy(l, 0, last, F64, 24 * start, n3);
             }
         }));
     }
@@ -549,32 +553,23 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax langevin before", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
-            for (int k = from; k < to; k++) {
-                if (!moves(ints, cap, k, sub)) {
-                    continue;
-                }
-                int start = ints.getAtIndex(I32, START * cap + k);
-                int n = ints.getAtIndex(I32, COUNT * cap + k);
-                int n3 = 3 * n;
-                Scratch w = scratch[part];
-                w.fit(n);
-                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
-                MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
-                MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
-                MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
-                System.arraycopy(w.r, 0, w.r0, 0, n3);
-                long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
-                long step = ints.getAtIndex(I32, TAKEN * cap + k);
-                Langevin.baoab(w.r, w.v, w.f, w.m, n, doubles.getAtIndex(F64, DT * cap + k), t.kT(), t.c1(), t.c2(),
-                        LangevinNoise.key(t.seed(), id, step), w.xi);
-                if (runaway(w.r0, w.r, n3, maxStep2)) {
-                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
-                }
-                MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
-                MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+        perSystem(stream, "relax langevin before", c, systems, sub, (w, k, start, n) -> {
+            int n3 = 3 * n;
+            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+            MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+            System.arraycopy(w.r, 0, w.r0, 0, n3);
+            long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
+            long step = ints.getAtIndex(I32, TAKEN * cap + k);
+            Langevin.baoab(w.r, w.v, w.f, w.m, n, doubles.getAtIndex(F64, DT * cap + k), t.kT(), t.c1(), t.c2(),
+                    LangevinNoise.key(t.seed(), id, step), w.xi);
+            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
             }
-        }));
+            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
+            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+        });
     }
 
     @Override

@@ -21,7 +21,7 @@ import java.io.IOException;
 /// step's shared evaluation, the state a system starts it with, whether a system is finished on
 /// entry, and its motion state in a checkpoint — in the per-system motions' format (`Methods`),
 /// so a checkpoint reads the same either way.
-public sealed interface SubStage permits SubStage.Relaxation, SubStage.Fire2Relaxation, SubStage.Dynamics {
+public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics {
     /// Enqueues the move before the step's evaluation of the systems in sub-stage `sub`.
     void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
 
@@ -63,12 +63,29 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Fire2Rela
         c.setDouble(ALPHA, k, stage.startAlpha());
     }
 
+    /// An optimiser under a convergence rule: the check after the evaluation is the rule's, and a
+    /// system is finished on entry if it already meets it (or has no steps to take).
+    sealed interface Optimising extends SubStage permits Relaxation, Fire2Relaxation {
+        /// The convergence rule and step budget.
+        Convergence rule();
+
+        @Override
+        default void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.check(s, c, systems, rule().fmax(), rule().energyTolerance(), rule().maxSteps(), sub);
+        }
+
+        @Override
+        default boolean finishedOnEntry(double fmax, double energy) {
+            return rule().converged(fmax, energy, Double.NaN) || rule().maxSteps() <= 0;
+        }
+    }
+
     /// FIRE (ASE-exact, or `massWeighted`: v += dt·F/m, `fire_mw`) until `rule` says converged or
     /// its step budget is spent.
     ///
     /// @param rule         the convergence rule and budget
     /// @param massWeighted whether the velocity update divides by the masses
-    record Relaxation(Convergence rule, boolean massWeighted) implements SubStage {
+    record Relaxation(Convergence rule, boolean massWeighted) implements Optimising {
         /// ASE-exact FIRE under `rule`.
         public Relaxation(Convergence rule) {
             this(rule, false);
@@ -77,16 +94,6 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Fire2Rela
         @Override
         public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
             k.fireStep(s, c, systems, massWeighted, maxStep2, sub);
-        }
-
-        @Override
-        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
-            k.check(s, c, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps(), sub);
-        }
-
-        @Override
-        public boolean finishedOnEntry(double fmax, double energy) {
-            return rule.converged(fmax, energy, Double.NaN) || rule.maxSteps() <= 0;
         }
 
         @Override
@@ -121,20 +128,10 @@ public sealed interface SubStage permits SubStage.Relaxation, SubStage.Fire2Rela
     /// step the per-atom `last` column.
     ///
     /// @param rule the convergence rule and budget
-    record Fire2Relaxation(Convergence rule) implements SubStage {
+    record Fire2Relaxation(Convergence rule) implements Optimising {
         @Override
         public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
             k.fire2Step(s, c, systems, maxStep2, sub);
-        }
-
-        @Override
-        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
-            k.check(s, c, systems, rule.fmax(), rule.energyTolerance(), rule.maxSteps(), sub);
-        }
-
-        @Override
-        public boolean finishedOnEntry(double fmax, double energy) {
-            return rule.converged(fmax, energy, Double.NaN) || rule.maxSteps() <= 0;
         }
 
         @Override
