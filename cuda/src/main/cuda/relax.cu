@@ -43,7 +43,10 @@
 #define RELAX_FMAX 2
 #define RELAX_DT 3
 #define RELAX_ALPHA 4
-#define RELAX_DOUBLE_COLUMNS 5
+#define RELAX_CELL_X 5
+#define RELAX_CELL_Y 6
+#define RELAX_CELL_Z 7
+#define RELAX_DOUBLE_COLUMNS 8
 #define RELAX_FLAG_OVERLAP 1
 #define RELAX_FLAG_NON_FINITE 2
 #define RELAX_FLAG_RUNAWAY 3
@@ -85,11 +88,18 @@ __device__ __forceinline__ double relax_exp(double x) {
 // One pair's terms for the atom at xi from its partner j, as CpuRelaxKernels.pairs: the pair
 // energy into *e, g·(r_j − r_i) into f; false (adding nothing) beyond the cutoff. Lennard-Jones
 // (pa = 4ε, pb = σ²) or Morse (pa = D, pb = a, pc = r0).
-__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, int kind, double pa, double pb,
-                                           double pc, double rc2, double shift, double od2, bool* overlap, double* e, double* f) {
+__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, const double* cell,
+                                           const double* inv, int kind, double pa, double pb, double pc, double rc2, double shift,
+                                           double od2, bool* overlap, double* e, double* f) {
     double dx = pos[3 * j] - xi;
     double dy = pos[3 * j + 1] - yi;
     double dz = pos[3 * j + 2] - zi;
+    if (cell[0] != 0 || cell[1] != 0 || cell[2] != 0) {  // the nearest image, as CpuRelaxKernels.pairs
+        const double shifter = 6755399441055744.0;
+        dx = dx - cell[0] * ((dx * inv[0] + shifter) - shifter);
+        dy = dy - cell[1] * ((dy * inv[1] + shifter) - shifter);
+        dz = dz - cell[2] * ((dz * inv[2] + shifter) - shifter);
+    }
     double r2 = dx * dx + dy * dy + dz * dz;
     if (r2 >= rc2) return false;
     *overlap = *overlap || r2 < od2;
@@ -121,11 +131,17 @@ __device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, 
 // makes the same additions in the same order with its vector lanes.
 #define RELAX_STRIPE 8
 
-extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* pos, int kind, double pa,
-                                        double pb, double pc, double rc2, double shift, double od2, double* force, double* atomEnergy) {
+extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, const double* pos,
+                                        int kind, double pa, double pb, double pc, double rc2, double shift, double od2, double* force,
+                                        double* atomEnergy) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
+    double cell[3], inv[3];
+    for (int d = 0; d < 3; d++) {
+        cell[d] = doubles[(RELAX_CELL_X + d) * cap + k];
+        inv[d] = cell[d] == 0 ? 0 : 1 / cell[d];
+    }
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
@@ -133,7 +149,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     bool overlap = false;
     double t[3], u;
     for (int j = start; j < i; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
+        if (!relax_pair(pos, j, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
         e += u;
         fx += t[0];
         fy += t[1];
@@ -146,7 +162,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
         for (int c = i + 1; c < striped; c += RELAX_STRIPE) {
             for (int q = 0; q < RELAX_STRIPE; q++) {
-                if (!relax_pair(pos, c + q, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
+                if (!relax_pair(pos, c + q, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
                 pu[q] += u;
                 px[q] += t[0];
                 py[q] += t[1];
@@ -161,7 +177,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         }
     }
     for (int j = striped; j < start + n; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
+        if (!relax_pair(pos, j, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
         e += u;
         fx += t[0];
         fy += t[1];

@@ -40,7 +40,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         CudaStream s = cuda(stream);
         int cap = c.systemCapacity();
-        s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(), pair.kind(),
+        s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(), c.pos(), pair.kind(),
                 pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy());
         s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
                 c.doubles());

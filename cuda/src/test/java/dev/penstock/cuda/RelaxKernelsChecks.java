@@ -55,6 +55,53 @@ abstract class RelaxKernelsChecks {
         relaxesAsTheCpu(new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5)); // its exponential PortableMath's on both
     }
 
+    /// Three periodic cubes of 4³ fcc cells (256 atoms, 6.2σ a side: more than twice the cutoff).
+    private static List<AtomicSystem> boxes() {
+        List<AtomicSystem> out = new ArrayList<>();
+        double a = 1.1 * Math.sqrt(2);
+        for (int id = 0; id < 3; id++) {
+            SplittableRandom rnd = new SplittableRandom(40 + id);
+            double[] r = new double[3 * 256];
+            int i = 0;
+            for (int x = 0; x < 4; x++) {
+                for (int y = 0; y < 4; y++) {
+                    for (int z = 0; z < 4; z++) {
+                        for (double[] b : new double[][] {{0, 0, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}) {
+                            r[i++] = (x + b[0]) * a + rnd.nextDouble(-0.08, 0.08);
+                            r[i++] = (y + b[1]) * a + rnd.nextDouble(-0.08, 0.08);
+                            r[i++] = (z + b[2]) * a + rnd.nextDouble(-0.08, 0.08);
+                        }
+                    }
+                }
+            }
+            double[] m = new double[256];
+            Arrays.fill(m, 1);
+            out.add(new AtomicSystem(id, r, m, new int[256], new double[] {4 * a, 4 * a, 4 * a}, new boolean[] {true, true, true}));
+        }
+        return out;
+    }
+
+    @Test
+    void theCudaRelaxationOfPeriodicBoxesGivesEverySystemTheCpuStepsAndEnergies() {
+        List<AtomicSystem> onCpu = boxes();
+        List<PackedRelax.Outcome> cpu;
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), LJ, RULE, 4, 600)) {
+            cpu = r.relax(onCpu);
+        }
+        List<AtomicSystem> onCuda = boxes();
+        List<PackedRelax.Outcome> cuda;
+        try (CudaDevice d = openDevice(); PackedRelax r = new PackedRelax(d, new CudaRelaxKernels(d), LJ, RULE, 4, 600)) {
+            cuda = r.relax(onCuda);
+        }
+        for (int k = 0; k < 3; k++) {
+            assertThat(cuda.get(k).steps()).as("box %d steps", k).isEqualTo(cpu.get(k).steps()).isPositive();
+            assertThat(Math.abs(cuda.get(k).energy() - cpu.get(k).energy()) / Math.abs(cpu.get(k).energy())).isLessThanOrEqualTo(1e-10);
+            if (bitExact()) {
+                assertThat(state(onCuda.get(k))).as("box %d", k).isEqualTo(state(onCpu.get(k)));
+            }
+        }
+    }
+
     private void relaxesAsTheCpu(dev.penstock.atoms.potential.PairPotential model) {
         List<AtomicSystem> onCpu = clusters(24);
         List<PackedRelax.Outcome> cpu;

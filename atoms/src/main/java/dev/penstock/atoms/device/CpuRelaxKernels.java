@@ -51,6 +51,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             DoubleVector.SPECIES_PREFERRED.length() > RelaxKernels.STRIPE ? DoubleVector.SPECIES_512 : DoubleVector.SPECIES_PREFERRED;
     private static final int L = D.length();
     private static final int W = RelaxKernels.STRIPE;
+    private static final double SHIFTER = 6755399441055744.0; // 1.5·2^52
     /// The least work a helper thread is woken for, in pair terms and in atoms of a FIRE step:
     /// a few tens of µs of work each (an estimate, against a wake-up of some µs).
     private static final long MIN_PAIRS = 20_000;
@@ -134,6 +135,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
                 w.fit(n);
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
+                w.cell[0] = doubles.getAtIndex(F64, RelaxColumns.CELL_X * cap + k);
+                w.cell[1] = doubles.getAtIndex(F64, RelaxColumns.CELL_Y * cap + k);
+                w.cell[2] = doubles.getAtIndex(F64, RelaxColumns.CELL_Z * cap + k);
                 boolean overlap = pairs(w, n, pair);
                 MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
                 double e = 0;
@@ -216,6 +220,15 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double twoDa = 2 * depth * stiffness;
         DoubleVector none = DoubleVector.broadcast(D, -0.0);
         DoubleVector one = DoubleVector.broadcast(D, 1);
+        // the nearest image along a periodic axis: d − L·rint(d / L), rint by adding and taking away
+        // 1.5·2^52 (0 along a free axis: d − 0·0 = d exactly); relax.cu wraps the same way
+        double lx = w.cell[0];
+        double ly = w.cell[1];
+        double lz = w.cell[2];
+        boolean periodic = lx != 0 || ly != 0 || lz != 0;
+        double ilx = lx == 0 ? 0 : 1 / lx;
+        double ily = ly == 0 ? 0 : 1 / ly;
+        double ilz = lz == 0 ? 0 : 1 / lz;
         VectorMask<Double> overlaps = D.maskAll(false);
         boolean overlap = false;
         for (int i = 0; i < n; i++) {
@@ -239,6 +252,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
                     DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
                     DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
                     DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
+                    if (periodic) {
+                        dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
+                        dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
+                        dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
+                    }
                     DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
                     VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
                     overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
@@ -283,6 +301,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 double dx = x[j] - xi;
                 double dy = y[j] - yi;
                 double dz = z[j] - zi;
+                if (periodic) {
+                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+                }
                 double r2 = dx * dx + dy * dy + dz * dz;
                 if (r2 >= rc2) {
                     continue;
@@ -349,6 +372,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
+        final double[] cell = new double[3]; // the system's periodic box lengths (0: free along that axis)
 
         void fit(int n) {
             if (e.length < n) {

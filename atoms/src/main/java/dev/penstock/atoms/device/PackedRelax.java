@@ -47,12 +47,14 @@ public final class PackedRelax implements AutoCloseable {
 
     private final PackedStage batch;
     private final Map<AtomicSystem, Outcome> outcomes = new IdentityHashMap<>();
+    private final double cutoff;
     private Figures figures = new Figures(0, 0, 0);
 
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
     /// `rule` says so.
     public PackedRelax(Device device, RelaxKernels kernels, PairPotential model, Convergence rule, int maxSystems, int maxAtoms) {
+        this.cutoff = model.cutoff();
         this.batch = new PackedStage(device, kernels, model, new SubStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),
@@ -63,10 +65,10 @@ public final class PackedRelax implements AutoCloseable {
     /// (a later, smaller system may fit after a larger one did not); each system's final
     /// positions, FIRE velocities, forces and energy are written back into it. Returns one
     /// outcome per input, in input order. Fails before it starts, naming the system, on a
-    /// periodic system (these kernels sum all pairs, without images) or one larger than the batch.
+    /// periodic system the kernels cannot take (`PackedStage.refusal`) or one larger than the batch.
     public List<Outcome> relax(List<AtomicSystem> inputs) {
         for (AtomicSystem s : inputs) {
-            String refused = PackedStage.refusal(s);
+            String refused = PackedStage.refusal(s, cutoff);
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }

@@ -12,7 +12,7 @@ import dev.penstock.memory.DType;
 /// ```
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] last[A,3] mass[A] atomEnergy[A] atomSystem[A]
 ///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub (int32)
-///                            energy prevEnergy fmax dt alpha                        (float64)
+///                            energy prevEnergy fmax dt alpha cellX cellY cellZ      (float64)
 /// ```
 ///
 /// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
@@ -69,8 +69,14 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     public static final int DT = 3;
     /// double column: FIRE's mixing α
     public static final int ALPHA = 4;
+    /// double column: the periodic box length along x, Å (0: free along x; cells are orthorhombic)
+    public static final int CELL_X = 5;
+    /// double column: the periodic box length along y, Å (0: free)
+    public static final int CELL_Y = 6;
+    /// double column: the periodic box length along z, Å (0: free)
+    public static final int CELL_Z = 7;
     /// double columns
-    public static final int DOUBLE_COLUMNS = 5;
+    public static final int DOUBLE_COLUMNS = 8;
 
     /// flag: two atoms closer than the potential's overlap distance
     public static final int FLAG_OVERLAP = 1;

@@ -252,6 +252,59 @@ class DeviceStageTest {
                 -1, 0, 1, 25, 60);
     }
 
+    /// System `id`: `cells`³ fcc cells (nearest neighbours 1.1σ) in a periodic cube, positions off
+    /// their sites by up to ±`noise` (from `seed`).
+    static AtomicSystem fccBox(long id, int cells, double noise, long seed) {
+        double a = 1.1 * Math.sqrt(2);
+        double[][] basis = {{0, 0, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}};
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        double[] r = new double[3 * 4 * cells * cells * cells];
+        int i = 0;
+        for (int x = 0; x < cells; x++) {
+            for (int y = 0; y < cells; y++) {
+                for (int z = 0; z < cells; z++) {
+                    for (double[] b : basis) {
+                        r[i++] = (x + b[0]) * a + (noise > 0 ? rnd.nextDouble(-noise, noise) : 0);
+                        r[i++] = (y + b[1]) * a + (noise > 0 ? rnd.nextDouble(-noise, noise) : 0);
+                        r[i++] = (z + b[2]) * a + (noise > 0 ? rnd.nextDouble(-noise, noise) : 0);
+                    }
+                }
+            }
+        }
+        double[] m = new double[r.length / 3];
+        Arrays.fill(m, 1);
+        double l = cells * a;
+        return new AtomicSystem(id, r, m, new int[m.length], new double[] {l, l, l}, new boolean[] {true, true, true});
+    }
+
+    @Test
+    void aPeriodicBoxTwiceTheCutoffRelaxesAsOnThePerSampleStageAndASmallerOneIsRefused() {
+        java.util.function.Supplier<List<AtomicSystem>> boxes = () -> List.of(fccBox(0, 4, 0.05, 1), fccBox(1, 4, 0.1, 2), fccBox(2, 4, 0.02, 3));
+        Map<Long, Integer> steps = new TreeMap<>();
+        Map<Long, String> device;
+        try (CpuDevice cpu = new CpuDevice()) {
+            device = run(boxes.get(), Pipeline.Mode.SYNC, deviceFire(cpu, 2), null, new Hook<>() {
+                @Override
+                public void onEvent(int st, Event<AtomicSystem> e) {
+                    if (e.kind() == Event.Kind.EXITED) {
+                        steps.put(e.sample().id(), (int) e.steps());
+                    }
+                }
+            });
+        }
+        assertThat(device).hasSize(3);
+        for (AtomicSystem s : boxes.get()) {
+            Fire.Result r = new Fire().relax(s, new LennardJones(1, 1, 2.5, true), RULE);
+            assertThat(steps.get(s.id())).as("box %d steps", s.id()).isEqualTo(r.steps());
+            double e = Double.parseDouble(device.get(s.id()).split(" ")[0]);
+            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("box %d", s.id()).isLessThan(1e-10);
+        }
+        assertThat(PackedStage.refusal(fccBox(5, 3, 0, 1), 2.5)).isEqualTo("system 5 is periodic with a cell of " + 3 * 1.1 * Math.sqrt(2)
+                + " Å along x, less than twice the cutoff (2.5 Å): a device stage takes each pair's nearest image only (the CPU stages take "
+                + "every image)");
+        assertThat(PackedStage.refusal(fccBox(6, 4, 0, 1), 2.5)).isNull();
+    }
+
     @Test
     void aSystemFlungApartByItsTimeStepIsQuarantinedByTheStepKernelAndTheOthersAreUntouched() {
         Map<Long, String> clean;
@@ -403,13 +456,13 @@ class DeviceStageTest {
     }
 
     @Test
-    void aPeriodicSystemIsRefusedBeforeTheRunAndAnUnboundedBatchIsRefusedNamingTheStage() {
+    void aPeriodicSystemTooSmallForTheNearestImageIsRefusedBeforeTheRunAndAnUnboundedBatchIsRefusedNamingTheStage() {
         AtomicSystem periodic = new AtomicSystem(8, new double[] {0, 0, 0, 1.1, 0, 0}, new double[] {1, 1}, new int[] {0, 0},
-                new double[] {6, 6, 6}, new boolean[] {true, true, true});
+                new double[] {6, 4.9, 6}, new boolean[] {true, true, true}); // 4.9 Å along y: less than twice the cutoff
         try (CpuDevice cpu = new CpuDevice()) {
             Pipeline<AtomicSystem> p = Pipeline.of(deviceFire(cpu, 1)).sizer(Systems.withListRadius(2.8))
                     .batchCapacity(Capacity.of(8, 100, Long.MAX_VALUE)).samples(List.of(periodic)).results(MemorySink.unbounded("r"));
-            assertThatThrownBy(p::check).hasMessageContaining("system 8 is periodic");
+            assertThatThrownBy(p::check).hasMessageContaining("system 8 is periodic with a cell of 4.9 Å along y");
             assertThatThrownBy(() -> new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8),
                     Capacity.of(8, Long.MAX_VALUE, Long.MAX_VALUE))).hasMessageContaining("needs a bound on atoms");
         }
