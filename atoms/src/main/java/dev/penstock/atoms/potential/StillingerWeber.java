@@ -22,11 +22,7 @@ import java.util.List;
 /// The virial is tallied as LAMMPS tallies it (`ev_tally`, `ev_tally3`).
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class StillingerWeber extends FileModel {
-
-    private final double[][] p;   // per entry: the derived parameters below
-    private final int[] elem3;    // [i][j][k] → entry
-    private final double cutmax;
+public final class StillingerWeber extends TripletModel {
 
     // indices into an entry's parameters
     private static final int EPS = 0;
@@ -42,10 +38,7 @@ public final class StillingerWeber extends FileModel {
     private static final int C1 = 10;
 
     private StillingerWeber(Species species, double[][] p, int[] elem3, double cutmax) {
-        super(species, cutmax);
-        this.p = p;
-        this.elem3 = elem3;
-        this.cutmax = cutmax;
+        super(species, p, elem3, cutmax);
     }
 
     /// A new model on the same parameters, with no neighbour lists: one per stage worker.

@@ -24,17 +24,10 @@ import java.util.List;
 /// (`FullLists`); the virial is tallied as LAMMPS tallies it.
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class Tersoff extends FileModel {
-
-    private final double[][] p;
-    private final int[] elem3;
-    private final double cutmax;
+public final class Tersoff extends TripletModel {
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
-        super(species, cutmax);
-        this.p = p;
-        this.elem3 = elem3;
-        this.cutmax = cutmax;
+        super(species, p, elem3, cutmax);
     }
 
     /// A new model on the same parameters, with no neighbour lists: one per stage worker.
