@@ -395,23 +395,13 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     @Override
     public void fireStep(Stream stream, RelaxColumns c, int systems, boolean massWeighted, double maxStep2, int sub) {
-        MemorySegment mass = c.mass().segment();
-        MemorySegment pos = c.pos().segment();
-        MemorySegment vel = c.vel().segment();
-        MemorySegment force = c.force().segment();
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
         perSystem(stream, "relax fire step", c, systems, sub, (w, k, start, n) -> {
             int n3 = 3 * n;
-            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
-            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
-            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
             doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
             Fire fire = massWeighted ? w.massWeighted : w.fire;
-            if (massWeighted) {
-                MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
-            }
             fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
                     ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
             System.arraycopy(w.r, 0, w.r0, 0, n3);
@@ -423,28 +413,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
             doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
             ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
             ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
-            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
-            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
         });
     }
 
     @Override
     public void fire2Step(Stream stream, RelaxColumns c, int systems, double maxStep2, int sub) {
-        MemorySegment pos = c.pos().segment();
-        MemorySegment vel = c.vel().segment();
-        MemorySegment force = c.force().segment();
         MemorySegment last = c.last().segment();
-        MemorySegment mass = c.mass().segment();
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
         perSystem(stream, "relax fire2 step", c, systems, sub, (w, k, start, n) -> {
             int n3 = 3 * n;
-            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
-            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
-            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
             MemorySegment.copy(last, F64, 24L * start, w.r0, 0, n3);
-            MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
             doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
             Fire2 fire2 = w.fire2;
             fire2.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
@@ -460,31 +440,42 @@ public final class CpuRelaxKernels implements RelaxKernels {
             doubles.setAtIndex(F64, DT * cap + k, fire2.dt());
             doubles.setAtIndex(F64, ALPHA * cap + k, fire2.alpha());
             ints.setAtIndex(I32, NSTEPS * cap + k, fire2.npos());
-            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
-            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
             MemorySegment.copy(l, 0, last, F64, 24L * start, n3);
         });
     }
 
-    /// A step kernel's work on one moving system: `w` the thread's scratch, `k` its row, its atoms
-    /// `[start, start + n)`.
+    /// A step kernel's work on one moving system: `w` the thread's scratch, holding the system's
+    /// positions, velocities, forces and masses (`r`, `v`, `f`, `m`), `k` its row, its atoms
+    /// `[start, start + n)`; the positions and velocities it leaves in `w` are stored back.
     @FunctionalInterface
     private interface SystemStep {
         void run(Scratch w, int k, int start, int n);
     }
 
     /// Launches `name` on `stream`: `step` for every system of `[0, systems)` that `moves` in
-    /// sub-stage `sub`, the systems split over the crew by atoms.
+    /// sub-stage `sub`, the systems split over the crew by atoms, each system's rows copied into
+    /// the thread's scratch before and its positions and velocities back after.
     private void perSystem(Stream stream, String name, RelaxColumns c, int systems, int sub, SystemStep step) {
+        MemorySegment pos = c.pos().segment();
+        MemorySegment vel = c.vel().segment();
+        MemorySegment force = c.force().segment();
+        MemorySegment mass = c.mass().segment();
         MemorySegment ints = c.ints().segment();
         long cap = c.systemCapacity();
         stream.launch(name, () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
                 if (moves(ints, cap, k, sub)) {
                     int n = ints.getAtIndex(I32, COUNT * cap + k);
+                    int start = ints.getAtIndex(I32, START * cap + k);
                     Scratch w = scratch[part];
                     w.fit(n);
-                    step.run(w, k, ints.getAtIndex(I32, START * cap + k), n);
+                    MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
+                    MemorySegment.copy(vel, F64, 24L * start, w.v, 0, 3 * n);
+                    MemorySegment.copy(force, F64, 24L * start, w.f, 0, 3 * n);
+                    MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+                    step.run(w, k, start, n);
+                    MemorySegment.copy(w.v, 0, vel, F64, 24L * start, 3 * n);
+                    MemorySegment.copy(w.r, 0, pos, F64, 24L * start, 3 * n);
                 }
             }
         }));
@@ -570,19 +561,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     @Override
     public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
-        MemorySegment pos = c.pos().segment();
-        MemorySegment vel = c.vel().segment();
-        MemorySegment force = c.force().segment();
-        MemorySegment mass = c.mass().segment();
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
         perSystem(stream, "relax langevin before", c, systems, sub, (w, k, start, n) -> {
             int n3 = 3 * n;
-            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
-            MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
-            MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
-            MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
             System.arraycopy(w.r, 0, w.r0, 0, n3);
             long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
             long step = ints.getAtIndex(I32, TAKEN * cap + k);
@@ -591,8 +574,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
             if (runaway(w.r0, w.r, n3, maxStep2)) {
                 ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
             }
-            MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
-            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
         });
     }
 

@@ -15,7 +15,6 @@ import dev.penstock.stage.Method;
 import dev.penstock.stage.Stage;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -118,7 +117,7 @@ public final class DeviceStages {
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
     /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`, `fire_mw`, `fire2`,
     /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones or Morse `model`; anything else is
-    /// refused, naming it, as is `langevin` on kernels without its step. A system with an atom
+    /// refused, naming it (and `langevin` on kernels without its step, when the batch is made). A system with an atom
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                             double maxStep, long seed) {
@@ -134,13 +133,6 @@ public final class DeviceStages {
 
     private static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,
                                              boolean owned, Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
-        for (PipelineSpec.Call c : calls) {
-            if (!Set.of("fire", "fire_mw", "fire2", "nve", "langevin").contains(c.name())) {
-                throw new IllegalArgumentException("--device " + deviceName + " runs 'fire' (ASE-exact FIRE), 'fire_mw', 'fire2', 'nve' and 'langevin' "
-                        + "for now; '" + c.name() + "' in stage '" + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList())
-                        + "' needs the CPU stages (no --device)");
-            }
-        }
         if (!(model instanceof LennardJones) && !(model instanceof Morse)) {
             throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones (lj) and Morse (morse) potentials for now; "
                     + "the potential given needs the CPU stages (no --device)");
@@ -166,33 +158,16 @@ public final class DeviceStages {
                     kinds.add(new SubStage.Verlet(v.dt(), v.steps()));
                     methods.add(Methods.nve(v.dt(), v.steps()));
                 }
-                default -> {
+                case "langevin" -> {
                     PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
-                    if (!langevin(devices, owned, kernels)) {
-                        throw new IllegalArgumentException("--device " + deviceName + " has no 'langevin' step (its kernels lack one); run "
-                                + "that stage on other kernels or the CPU stages (no --device)");
-                    }
                     kinds.add(new SubStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                     methods.add(Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                 }
+                // PipelineSpec.method refuses any other name first; a method added there lands here
+                default -> throw new IllegalArgumentException("--device " + deviceName + " has no '" + c.name() + "' step; run stage '"
+                        + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList()) + "' on the CPU stages (no --device)");
             }
         }
         return fused(kinds, methods, pair, deviceName, devices, owned, kernels, maxStep);
-    }
-
-    /// Whether the kernels made for a device of `devices` have a Langevin step (asked of one set,
-    /// closed at once, on a device made for the question if they are `owned`).
-    private static boolean langevin(Supplier<? extends Device> devices, boolean owned, Function<Device, RelaxKernels> kernels) {
-        Device d = devices.get();
-        try {
-            RelaxKernels probe = kernels.apply(d);
-            boolean has = probe.langevin();
-            probe.close();
-            return has;
-        } finally {
-            if (owned) {
-                d.close();
-            }
-        }
     }
 }

@@ -78,6 +78,22 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         default boolean finishedOnEntry(double fmax, double energy) {
             return rule().converged(fmax, energy, Double.NaN) || rule().maxSteps() <= 0;
         }
+
+        /// What both FIREs' checkpoints begin with: the energy before the last step, dt, α, N.
+        static void saveState(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeDouble(c.getDouble(PREV_ENERGY, k));
+            out.writeDouble(c.getDouble(DT, k));
+            out.writeDouble(c.getDouble(ALPHA, k));
+            out.writeInt(c.getInt(NSTEPS, k));
+        }
+
+        /// Reads what `saveState` wrote into row `k` of `staging`.
+        static void restoreState(DataInput in, RelaxColumns staging, int k) throws IOException {
+            staging.setDouble(PREV_ENERGY, k, in.readDouble());
+            staging.setDouble(DT, k, in.readDouble());
+            staging.setDouble(ALPHA, k, in.readDouble());
+            staging.setInt(NSTEPS, k, in.readInt());
+        }
     }
 
     /// FIRE (ASE-exact, or `massWeighted`: v += dt·F/m, `fire_mw`) until `rule` says converged or
@@ -104,19 +120,13 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         /// The energy before the last step, then `Fire.save`'s dt, α, N, started.
         @Override
         public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
-            out.writeDouble(c.getDouble(PREV_ENERGY, k));
-            out.writeDouble(c.getDouble(DT, k));
-            out.writeDouble(c.getDouble(ALPHA, k));
-            out.writeInt(c.getInt(NSTEPS, k));
+            Optimising.saveState(out, c, k);
             out.writeBoolean(c.getInt(STARTED, k) != 0);
         }
 
         @Override
         public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
-            staging.setDouble(PREV_ENERGY, k, in.readDouble());
-            staging.setDouble(DT, k, in.readDouble());
-            staging.setDouble(ALPHA, k, in.readDouble());
-            staging.setInt(NSTEPS, k, in.readInt());
+            Optimising.restoreState(in, staging, k);
             boolean started = in.readBoolean();
             staging.setInt(STARTED, k, started ? 1 : 0);
             return started;
@@ -148,10 +158,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         /// α, the positive-power run, the steps taken, then the last step (none before the first).
         @Override
         public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
-            out.writeDouble(c.getDouble(PREV_ENERGY, k));
-            out.writeDouble(c.getDouble(DT, k));
-            out.writeDouble(c.getDouble(ALPHA, k));
-            out.writeInt(c.getInt(NSTEPS, k));
+            Optimising.saveState(out, c, k);
             int taken = c.getInt(TAKEN, k);
             out.writeInt(taken);
             int n3 = taken == 0 ? 0 : 3 * c.getInt(RelaxColumns.COUNT, k);
@@ -164,10 +171,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
         @Override
         public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
-            staging.setDouble(PREV_ENERGY, k, in.readDouble());
-            staging.setDouble(DT, k, in.readDouble());
-            staging.setDouble(ALPHA, k, in.readDouble());
-            staging.setInt(NSTEPS, k, in.readInt());
+            Optimising.restoreState(in, staging, k);
             int stepIndex = in.readInt();
             if (stepIndex != taken) {
                 throw new IllegalStateException("its FIRE 2.0 has taken " + stepIndex + " steps after " + taken + " (a device stage counts one)");

@@ -28,8 +28,9 @@ public final class LangevinNoise {
         return Seeds.derive(seed, Langevin.DOMAIN, id, step);
     }
 
-    /// Draw `j` of the step keyed `key`: a standard normal.
-    public static double normal(long key, long j) {
+    /// Draw `j` of the step keyed `key`, alone (what `relax.cu`'s thread per atom computes; `normals`
+    /// makes a step's draws a pair at a time, the same numbers).
+    static double normal(long key, long j) {
         double[] two = new double[2];
         pair(key, j >>> 1, two, 0);
         return two[(int) (j & 1)];

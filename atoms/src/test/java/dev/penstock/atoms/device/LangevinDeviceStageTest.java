@@ -142,11 +142,11 @@ class LangevinDeviceStageTest {
             Stage<AtomicSystem> stage = DeviceStages.langevin(0.002, 0.4, 2.0, 1, 10, LJ, cpu, d -> plain, Double.POSITIVE_INFINITY);
             assertThatThrownBy(() -> new StageBatch<>(stage, Systems.withListRadius(2.8), Capacity.of(10, 500, Long.MAX_VALUE)))
                     .hasMessageContaining("these kernels have no Langevin step");
-            // and a pipeline's langevin call on them is refused when the pipeline is built, naming what runs it
+            // a pipeline's fused langevin call on them too, before any step
             var call = dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01) + langevin(T=300, dt=1, steps=10)").getFirst();
-            assertThatThrownBy(() -> DeviceStages.stage(call, LJ, cpu, d -> plain, Double.POSITIVE_INFINITY, 1))
-                    .hasMessage("--device cpu has no 'langevin' step (its kernels lack one); run that stage on other kernels or the CPU "
-                            + "stages (no --device)");
+            Stage<AtomicSystem> fused = DeviceStages.stage(call, LJ, cpu, d -> plain, Double.POSITIVE_INFINITY, 1);
+            assertThatThrownBy(() -> new StageBatch<>(fused, Systems.withListRadius(2.8), Capacity.of(10, 500, Long.MAX_VALUE)))
+                    .hasMessage("stage 'fire+langevin' on cpu: these kernels have no Langevin step");
         }
     }
 }
