@@ -2,9 +2,9 @@
 // statement for statement, over the packed columns of dev.penstock.atoms.device.RelaxColumns:
 //
 //   per atom    pos[3A] vel[3A] force[3A] mass[A] atomEnergy[A] atomSystem[A]
-//   per system  ints[8 * cap]    (column c of system k at c * cap + k: START COUNT FRESH TAKEN
-//                                 NSTEPS STARTED FLAG DONE)
-//               doubles[5 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA)
+//   per system  ints[15 * cap]    (column c of system k at c * cap + k: START COUNT FRESH TAKEN
+//                                  NSTEPS STARTED FLAG DONE ID_LO ID_HI SUB CELL_KIND IMAGES[3])
+//               doubles[23 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA CELL[9] RECIPROCAL[9])
 //
 //   relax_forces         one thread per atom: its force and half its pair energies, a gather
 //                        over the other atoms of its system in a fixed order (no atomics)
@@ -37,16 +37,21 @@
 #define RELAX_ID_LO 8
 #define RELAX_ID_HI 9
 #define RELAX_SUB 10
-#define RELAX_INT_COLUMNS 11
+#define RELAX_CELL_KIND 11
+#define RELAX_IMAGES_A 12
+#define RELAX_INT_COLUMNS 15
 #define RELAX_ENERGY 0
 #define RELAX_PREV_ENERGY 1
 #define RELAX_FMAX 2
 #define RELAX_DT 3
 #define RELAX_ALPHA 4
-#define RELAX_CELL_X 5
-#define RELAX_CELL_Y 6
-#define RELAX_CELL_Z 7
-#define RELAX_DOUBLE_COLUMNS 8
+#define RELAX_CELL 5
+#define RELAX_RECIPROCAL 14
+#define RELAX_DOUBLE_COLUMNS 23
+// CellImages' kinds
+#define RELAX_CELL_FREE 0
+#define RELAX_CELL_NEAREST 1
+#define RELAX_CELL_IMAGES 2
 #define RELAX_FLAG_OVERLAP 1
 #define RELAX_FLAG_NON_FINITE 2
 #define RELAX_FLAG_RUNAWAY 3
@@ -85,21 +90,11 @@ __device__ __forceinline__ double relax_exp(double x) {
 #define RELAX_PAIR_LJ 0
 #define RELAX_PAIR_MORSE 1
 
-// One pair's terms for the atom at xi from its partner j, as CpuRelaxKernels.pairs: the pair
-// energy into *e, g·(r_j − r_i) into f; false (adding nothing) beyond the cutoff. Lennard-Jones
-// (pa = 4ε, pb = σ²) or Morse (pa = D, pb = a, pc = r0).
-__device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, double yi, double zi, const double* cell,
-                                           const double* inv, int kind, double pa, double pb, double pc, double rc2, double shift,
-                                           double od2, bool* overlap, double* e, double* f) {
-    double dx = pos[3 * j] - xi;
-    double dy = pos[3 * j + 1] - yi;
-    double dz = pos[3 * j + 2] - zi;
-    if (cell[0] != 0 || cell[1] != 0 || cell[2] != 0) {  // the nearest image, as CpuRelaxKernels.pairs
-        const double shifter = 6755399441055744.0;
-        dx = dx - cell[0] * ((dx * inv[0] + shifter) - shifter);
-        dy = dy - cell[1] * ((dy * inv[1] + shifter) - shifter);
-        dz = dz - cell[2] * ((dz * inv[2] + shifter) - shifter);
-    }
+// One pair's terms at separation (dx, dy, dz) = r_j − r_i, as CpuRelaxKernels' PairGather: the
+// pair energy into *e, g·(r_j − r_i) into f; false (adding nothing) beyond the cutoff.
+// Lennard-Jones (pa = 4ε, pb = σ²) or Morse (pa = D, pb = a, pc = r0).
+__device__ __forceinline__ bool relax_term(double dx, double dy, double dz, int kind, double pa, double pb, double pc, double rc2,
+                                           double shift, double od2, bool* overlap, double* e, double* f) {
     double r2 = dx * dx + dy * dy + dz * dz;
     if (r2 >= rc2) return false;
     *overlap = *overlap || r2 < od2;
@@ -124,11 +119,75 @@ __device__ __forceinline__ bool relax_pair(const double* pos, int j, double xi, 
     return true;
 }
 
-// The order of an atom's sum (RelaxKernels.STRIPE, CpuRelaxKernels.pairs): its partners before
-// it in row order; then, of its m partners after it, the first RELAX_STRIPE·⌊m/RELAX_STRIPE⌋
-// into RELAX_STRIPE partial sums (partner i + 1 + q into sum q mod RELAX_STRIPE, each from
-// −0.0), folded in in order; then the last m mod RELAX_STRIPE in row order. The CPU's half loop
-// makes the same additions in the same order with its vector lanes.
+// A system's cell as relax_forces reads it (CellImages): kind, lattice rows h[0..8],
+// reciprocal rows h[9..17], the offsets scanned along a, b, c, and the nearest image's 1/L.
+struct relax_cell {
+    int kind;
+    int images[3];
+    double h[18];
+    double inv[3];
+    double reach[3];  // PairGather.reach: cutoff / face distance along a, b, c, with its margin
+};
+
+// Every image of partner j within the cutoff of the atom at (xi, yi, zi), its terms added into
+// (*e, *fx, *fy, *fz) one after the other: the nearest image only, or (a scan) the offsets
+// around the nearest one in fractional coordinates, ascending (`descending`: the other way, as a
+// partner before the atom receives them from the CPU's half loop).
+__device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, double yi, double zi, const relax_cell* c,
+                                           bool descending, int kind, double pa, double pb, double pc, double rc2, double shift,
+                                           double od2, bool* overlap, double* e, double* fx, double* fy, double* fz) {
+    const double shifter = 6755399441055744.0;
+    const double* h = c->h;
+    double dx0 = pos[3 * j] - xi;
+    double dy0 = pos[3 * j + 1] - yi;
+    double dz0 = pos[3 * j + 2] - zi;
+    double t[3], u;
+    if (c->kind != RELAX_CELL_IMAGES) {
+        if (c->kind == RELAX_CELL_NEAREST) {
+            dx0 = dx0 - h[0] * ((dx0 * c->inv[0] + shifter) - shifter);
+            dy0 = dy0 - h[4] * ((dy0 * c->inv[1] + shifter) - shifter);
+            dz0 = dz0 - h[8] * ((dz0 * c->inv[2] + shifter) - shifter);
+        }
+        if (!relax_term(dx0, dy0, dz0, kind, pa, pb, pc, rc2, shift, od2, overlap, &u, t)) return;
+        *e += u;
+        *fx += t[0];
+        *fy += t[1];
+        *fz += t[2];
+        return;
+    }
+    double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
+    double sb = dx0 * h[12] + dy0 * h[13] + dz0 * h[14];
+    double sc = dx0 * h[15] + dy0 * h[16] + dz0 * h[17];
+    double ba = -((sa + shifter) - shifter), bb = -((sb + shifter) - shifter), bc = -((sc + shifter) - shifter);
+    double da = sa + ba, db = sb + bb, dc = sc + bc;
+    int ia = c->images[0], ib = c->images[1], ic = c->images[2];
+    int step = descending ? -1 : 1;
+    // an offset whose |δ + o| reaches c->reach lies beyond the cutoff (its terms add nothing): skipped
+    for (int oa = descending ? ia : -ia; oa >= -ia && oa <= ia; oa += step) {
+        if (!(fabs(da + oa) < c->reach[0])) continue;
+        for (int ob = descending ? ib : -ib; ob >= -ib && ob <= ib; ob += step) {
+            if (!(fabs(db + ob) < c->reach[1])) continue;
+            for (int oc = descending ? ic : -ic; oc >= -ic && oc <= ic; oc += step) {
+                if (!(fabs(dc + oc) < c->reach[2])) continue;
+                double na = ba + oa, nb = bb + ob, nc = bc + oc;
+                double dx = dx0 + ((na * h[0] + nb * h[3]) + nc * h[6]);
+                double dy = dy0 + ((na * h[1] + nb * h[4]) + nc * h[7]);
+                double dz = dz0 + ((na * h[2] + nb * h[5]) + nc * h[8]);
+                if (!relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, overlap, &u, t)) continue;
+                *e += u;
+                *fx += t[0];
+                *fy += t[1];
+                *fz += t[2];
+            }
+        }
+    }
+}
+
+// The order of an atom's sum (RelaxKernels.STRIPE, PairGather): its energy with its own images
+// first (a scan only); its partners before it in row order; then, of its m partners after it,
+// the first RELAX_STRIPE·⌊m/RELAX_STRIPE⌋ into RELAX_STRIPE partial sums (partner i + 1 + q into
+// sum q mod RELAX_STRIPE, each from −0.0), folded in in order; then the last m mod RELAX_STRIPE
+// in row order. The CPU's half loop makes the same additions in the same order with its vector lanes.
 #define RELAX_STRIPE 8
 
 extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, const double* pos,
@@ -137,23 +196,42 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
-    double cell[3], inv[3];
+    relax_cell cell;
+    cell.kind = ints[RELAX_CELL_KIND * cap + k];
+    for (int d = 0; d < 3; d++) cell.images[d] = ints[(RELAX_IMAGES_A + d) * cap + k];
+    for (int q = 0; q < 9; q++) {
+        cell.h[q] = doubles[(RELAX_CELL + q) * cap + k];
+        cell.h[9 + q] = doubles[(RELAX_RECIPROCAL + q) * cap + k];
+    }
     for (int d = 0; d < 3; d++) {
-        cell[d] = doubles[(RELAX_CELL_X + d) * cap + k];
-        inv[d] = cell[d] == 0 ? 0 : 1 / cell[d];
+        const double* row = cell.h + 9 + 3 * d;
+        cell.inv[d] = cell.h[4 * d] == 0 ? 0 : 1 / cell.h[4 * d];
+        double norm2 = row[0] * row[0] + row[1] * row[1] + row[2] * row[2];  // 0 on a free axis: it reaches everywhere
+        cell.reach[d] = norm2 == 0 ? __longlong_as_double(0x7ff0000000000000LL) : sqrt(rc2) * sqrt(norm2) * (1 + 1e-9);
     }
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
     double fx = 0, fy = 0, fz = 0, e = 0;
     bool overlap = false;
-    double t[3], u;
+    if (cell.kind == RELAX_CELL_IMAGES) {  // the atom's own images: the positive offsets, ascending, each ± pair once
+        double own = -0.0, t[3], u;
+        const double* h = cell.h;
+        for (int oa = -cell.images[0]; oa <= cell.images[0]; oa++) {
+            for (int ob = -cell.images[1]; ob <= cell.images[1]; ob++) {
+                for (int oc = -cell.images[2]; oc <= cell.images[2]; oc++) {
+                    if (!(oa > 0 || (oa == 0 && (ob > 0 || (ob == 0 && oc > 0))))) continue;
+                    double dx = (oa * h[0] + ob * h[3]) + oc * h[6];
+                    double dy = (oa * h[1] + ob * h[4]) + oc * h[7];
+                    double dz = (oa * h[2] + ob * h[5]) + oc * h[8];
+                    if (relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) own += u;
+                }
+            }
+        }
+        e += own + own;
+    }
     for (int j = start; j < i; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
-        e += u;
-        fx += t[0];
-        fy += t[1];
-        fz += t[2];
+        relax_pair(pos, j, xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
     }
     int m = start + n - 1 - i;
     int striped = i + 1 + m - m % RELAX_STRIPE;
@@ -162,11 +240,8 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
         for (int c = i + 1; c < striped; c += RELAX_STRIPE) {
             for (int q = 0; q < RELAX_STRIPE; q++) {
-                if (!relax_pair(pos, c + q, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
-                pu[q] += u;
-                px[q] += t[0];
-                py[q] += t[1];
-                pz[q] += t[2];
+                relax_pair(pos, c + q, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q],
+                           &pz[q]);
             }
         }
         for (int q = 0; q < RELAX_STRIPE; q++) {
@@ -177,11 +252,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         }
     }
     for (int j = striped; j < start + n; j++) {
-        if (!relax_pair(pos, j, xi, yi, zi, cell, inv, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) continue;
-        e += u;
-        fx += t[0];
-        fy += t[1];
-        fz += t[2];
+        relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
     }
     force[3 * i] = fx;
     force[3 * i + 1] = fy;

@@ -55,49 +55,76 @@ abstract class RelaxKernelsChecks {
         relaxesAsTheCpu(new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5)); // its exponential PortableMath's on both
     }
 
-    /// Three periodic cubes of 4³ fcc cells (256 atoms, 6.2σ a side: more than twice the cutoff).
-    private static List<AtomicSystem> boxes() {
-        List<AtomicSystem> out = new ArrayList<>();
+    /// An fcc crystal of `cells`³ cells (nearest neighbours 1.1σ) off its sites by up to ±`noise`,
+    /// in the cell of lattice rows `shear`·(the cube's side) (row after row), periodic along `pbc`.
+    private static AtomicSystem crystal(long id, int cells, double noise, double[] shear, boolean[] pbc) {
         double a = 1.1 * Math.sqrt(2);
-        for (int id = 0; id < 3; id++) {
-            SplittableRandom rnd = new SplittableRandom(40 + id);
-            double[] r = new double[3 * 256];
-            int i = 0;
-            for (int x = 0; x < 4; x++) {
-                for (int y = 0; y < 4; y++) {
-                    for (int z = 0; z < 4; z++) {
-                        for (double[] b : new double[][] {{0, 0, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}) {
-                            r[i++] = (x + b[0]) * a + rnd.nextDouble(-0.08, 0.08);
-                            r[i++] = (y + b[1]) * a + rnd.nextDouble(-0.08, 0.08);
-                            r[i++] = (z + b[2]) * a + rnd.nextDouble(-0.08, 0.08);
-                        }
+        SplittableRandom rnd = new SplittableRandom(40 + id);
+        int atoms = 4 * cells * cells * cells;
+        double[] r = new double[3 * atoms];
+        int i = 0;
+        for (int x = 0; x < cells; x++) {
+            for (int y = 0; y < cells; y++) {
+                for (int z = 0; z < cells; z++) {
+                    for (double[] b : new double[][] {{0, 0, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {0.5, 0.5, 0}}) {
+                        r[i++] = (x + b[0]) * a + rnd.nextDouble(-noise, noise);
+                        r[i++] = (y + b[1]) * a + rnd.nextDouble(-noise, noise);
+                        r[i++] = (z + b[2]) * a + rnd.nextDouble(-noise, noise);
                     }
                 }
             }
-            double[] m = new double[256];
-            Arrays.fill(m, 1);
-            out.add(new AtomicSystem(id, r, m, new int[256], new double[] {4 * a, 4 * a, 4 * a}, new boolean[] {true, true, true}));
         }
-        return out;
+        double[] m = new double[atoms];
+        Arrays.fill(m, 1);
+        double[] vectors = shear.clone();
+        for (int e = 0; e < 9; e++) {
+            vectors[e] *= cells * a;
+        }
+        return new AtomicSystem(id, r, m, new int[atoms], dev.penstock.atoms.system.Cell.of(vectors, pbc));
+    }
+
+    private static final double[] CUBE = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    private static final boolean[] BULK = {true, true, true};
+
+    /// Three periodic cubes of 4³ fcc cells (256 atoms, 6.2σ a side: more than twice the cutoff).
+    private static List<AtomicSystem> boxes() {
+        return List.of(crystal(0, 4, 0.08, CUBE, BULK), crystal(1, 4, 0.08, CUBE, BULK), crystal(2, 4, 0.08, CUBE, BULK));
+    }
+
+    /// Cells the kernels scan images for: a cube shorter than twice the cutoff, one shorter than
+    /// the cutoff (an atom meets its own images), a sheared triclinic cell and a sheared slab.
+    private static List<AtomicSystem> cells() {
+        return List.of(crystal(0, 3, 0.08, CUBE, BULK), crystal(1, 1, 0.05, CUBE, BULK),
+                crystal(2, 3, 0.06, new double[] {1, 0, 0, 0.4, 1, 0, -0.3, 0.2, 1}, BULK),
+                crystal(3, 3, 0.05, new double[] {1, 0, 0, 0.5, 1, 0, 0, 0, 2}, new boolean[] {true, true, false}));
     }
 
     @Test
     void theCudaRelaxationOfPeriodicBoxesGivesEverySystemTheCpuStepsAndEnergies() {
-        List<AtomicSystem> onCpu = boxes();
+        periodicAsTheCpu(RelaxKernelsChecks::boxes);
+    }
+
+    @Test
+    void theCudaRelaxationOfSmallAndTriclinicCellsScansTheCpuImagesInTheCpuOrder() {
+        periodicAsTheCpu(RelaxKernelsChecks::cells);
+    }
+
+    private void periodicAsTheCpu(java.util.function.Supplier<List<AtomicSystem>> systems) {
+        List<AtomicSystem> onCpu = systems.get();
         List<PackedRelax.Outcome> cpu;
         try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), LJ, RULE, 4, 600)) {
             cpu = r.relax(onCpu);
         }
-        List<AtomicSystem> onCuda = boxes();
+        List<AtomicSystem> onCuda = systems.get();
         List<PackedRelax.Outcome> cuda;
         try (CudaDevice d = openDevice(); PackedRelax r = new PackedRelax(d, new CudaRelaxKernels(d), LJ, RULE, 4, 600)) {
             cuda = r.relax(onCuda);
         }
-        for (int k = 0; k < 3; k++) {
-            assertThat(cuda.get(k).steps()).as("box %d steps", k).isEqualTo(cpu.get(k).steps()).isPositive();
+        for (int k = 0; k < onCpu.size(); k++) {
+            assertThat(cuda.get(k).steps()).as("cell %d steps", k).isEqualTo(cpu.get(k).steps()).isPositive();
             assertThat(Math.abs(cuda.get(k).energy() - cpu.get(k).energy()) / Math.abs(cpu.get(k).energy())).isLessThanOrEqualTo(1e-10);
             if (bitExact()) {
-                assertThat(state(onCuda.get(k))).as("box %d", k).isEqualTo(state(onCpu.get(k)));
+                assertThat(state(onCuda.get(k))).as("cell %d", k).isEqualTo(state(onCpu.get(k)));
             }
         }
     }

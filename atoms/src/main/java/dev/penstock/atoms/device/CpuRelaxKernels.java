@@ -1,6 +1,7 @@
 package dev.penstock.atoms.device;
 
 import static dev.penstock.atoms.device.RelaxColumns.ALPHA;
+import static dev.penstock.atoms.device.RelaxColumns.CELL_KIND;
 import static dev.penstock.atoms.device.RelaxColumns.COUNT;
 import static dev.penstock.atoms.device.RelaxColumns.DONE;
 import static dev.penstock.atoms.device.RelaxColumns.DT;
@@ -10,6 +11,7 @@ import static dev.penstock.atoms.device.RelaxColumns.FMAX;
 import static dev.penstock.atoms.device.RelaxColumns.FRESH;
 import static dev.penstock.atoms.device.RelaxColumns.ID_HI;
 import static dev.penstock.atoms.device.RelaxColumns.ID_LO;
+import static dev.penstock.atoms.device.RelaxColumns.IMAGES_A;
 import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
@@ -28,10 +30,6 @@ import dev.penstock.memory.Block;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.IntConsumer;
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /// The relaxation kernels on `CpuDevice` (host memory): each kernel is one op on the stream,
 /// its systems split into `threads` runs of consecutive rows, one per thread of a `Crew`
@@ -42,16 +40,10 @@ import jdk.incubator.vector.VectorSpecies;
 ///
 /// Why one file over 400 lines: one device's kernel set — every kernel shares the crew, the
 /// per-thread scratch and the split rule, and each must stay `relax.cu`'s kernel statement for
-/// statement; the pair loop's comment explains the one place where the order of work differs.
+/// statement (the pair sums, the one place where the order of work differs, are `PairGather`).
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
-    /// The widest vectors up to `STRIPE` lanes (a 4-lane machine runs each stripe as two).
-    private static final VectorSpecies<Double> D =
-            DoubleVector.SPECIES_PREFERRED.length() > RelaxKernels.STRIPE ? DoubleVector.SPECIES_512 : DoubleVector.SPECIES_PREFERRED;
-    private static final int L = D.length();
-    private static final int W = RelaxKernels.STRIPE;
-    private static final double SHIFTER = 6755399441055744.0; // 1.5·2^52
     /// The least work a helper thread is woken for, in pair terms and in atoms of a FIRE step:
     /// a few tens of µs of work each (an estimate, against a wake-up of some µs).
     private static final long MIN_PAIRS = 20_000;
@@ -127,7 +119,13 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax evaluate", () -> split(systems, k -> {
             long n = ints.getAtIndex(I32, COUNT * cap + k);
-            return n * n;
+            long images = 1;
+            if (ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES) {
+                for (int d = 0; d < 3; d++) {
+                    images *= 2L * ints.getAtIndex(I32, (IMAGES_A + d) * cap + k) + 1;
+                }
+            }
+            return n * n * images;
         }, MIN_PAIRS, (part, from, to) -> {
             Scratch w = scratch[part];
             for (int k = from; k < to; k++) {
@@ -135,10 +133,16 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
                 w.fit(n);
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                w.cell[0] = doubles.getAtIndex(F64, RelaxColumns.CELL_X * cap + k);
-                w.cell[1] = doubles.getAtIndex(F64, RelaxColumns.CELL_Y * cap + k);
-                w.cell[2] = doubles.getAtIndex(F64, RelaxColumns.CELL_Z * cap + k);
-                boolean overlap = pairs(w, n, pair);
+                PairGather gather = w.pairs;
+                gather.kind = ints.getAtIndex(I32, CELL_KIND * cap + k);
+                for (int d = 0; d < 3; d++) {
+                    gather.images[d] = ints.getAtIndex(I32, (IMAGES_A + d) * cap + k);
+                }
+                for (int e = 0; e < 9; e++) {
+                    gather.cell[e] = doubles.getAtIndex(F64, (RelaxColumns.CELL + e) * cap + k);
+                    gather.cell[9 + e] = doubles.getAtIndex(F64, (RelaxColumns.RECIPROCAL + e) * cap + k);
+                }
+                boolean overlap = gather.run(w.r, n, pair, w.f, w.e);
                 MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
                 double e = 0;
                 double max = 0;
@@ -169,186 +173,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }));
     }
 
-    /// Every atom's force and pair-energy sum over the other `n` atoms of one system (positions
-    /// in `w.r`), each pair computed once, yet `relax.cu`'s per-atom gather bit for bit. The
-    /// gather's order for atom i (`RelaxKernels.STRIPE` = W): first its partners k < i in row
-    /// order into one running sum; then its m partners k > i, the first W·⌊m/W⌋ of them into W
-    /// partial sums (partner i + 1 + q into sum q mod W, each started at −0.0), added to the
-    /// running sum in order 0 … W−1; then the last m mod W partners in row order. Here atom j's
-    /// running sum receives the partners i < j as the outer loop reaches them, then, in row j,
-    /// its partners k > j in that striped order — the same additions in the same order, each
-    /// term the same number (the pair's r² is the same both ways, x_i − x_j is exactly
-    /// −(x_j − x_i), so g·(x_i − x_j) is exactly −g·(x_j − x_i)). A pair beyond the cutoff adds
-    /// −0.0, which leaves every sum as it was (as skipping it does), so no branch is needed.
-    ///
-    /// Row i is W pairs at a time (the Vector API, `W / L` vectors of `L` lanes: lanewise IEEE
-    /// operations in the scalar order, no fused multiply-adds): the partners' running sums take
-    /// their terms at once (one lane per partner) and atom i's W partial sums are lanes too, so
-    /// no step of the row is serial but the last `m mod W` pairs and the W-term fold. Returns
-    /// whether a pair overlaps.
-    private static boolean pairs(Scratch w, int n, Pair pair) {
-        double[] r = w.r;
-        double[] x = w.x;
-        double[] y = w.y;
-        double[] z = w.z;
-        double[] fx = w.fx;
-        double[] fy = w.fy;
-        double[] fz = w.fz;
-        double[] en = w.e;
-        for (int i = 0; i < n; i++) {
-            x[i] = r[3 * i];
-            y[i] = r[3 * i + 1];
-            z[i] = r[3 * i + 2];
-        }
-        java.util.Arrays.fill(fx, 0, n, 0);
-        java.util.Arrays.fill(fy, 0, n, 0);
-        java.util.Arrays.fill(fz, 0, n, 0);
-        java.util.Arrays.fill(en, 0, n, 0);
-        double[] px = w.px;
-        double[] py = w.py;
-        double[] pz = w.pz;
-        double[] pu = w.pu;
-        double rc2 = pair.rc2();
-        double od2 = pair.od2();
-        double shift = pair.shift();
-        boolean morse = pair.kind() == Pair.MORSE;
-        double eps4 = pair.a(); // Lennard-Jones: 4ε, σ²
-        double sigma2 = pair.b();
-        double depth = pair.a(); // Morse: D, a, r0, and 2·D·a as Morse.derivative multiplies them
-        double stiffness = pair.b();
-        double r0 = pair.c();
-        double twoDa = 2 * depth * stiffness;
-        DoubleVector none = DoubleVector.broadcast(D, -0.0);
-        DoubleVector one = DoubleVector.broadcast(D, 1);
-        // the nearest image along a periodic axis: d − L·rint(d / L), rint by adding and taking away
-        // 1.5·2^52 (0 along a free axis: d − 0·0 = d exactly); relax.cu wraps the same way
-        double lx = w.cell[0];
-        double ly = w.cell[1];
-        double lz = w.cell[2];
-        boolean periodic = lx != 0 || ly != 0 || lz != 0;
-        double ilx = lx == 0 ? 0 : 1 / lx;
-        double ily = ly == 0 ? 0 : 1 / ly;
-        double ilz = lz == 0 ? 0 : 1 / lz;
-        VectorMask<Double> overlaps = D.maskAll(false);
-        boolean overlap = false;
-        for (int i = 0; i < n; i++) {
-            double xi = x[i];
-            double yi = y[i];
-            double zi = z[i];
-            DoubleVector vxi = DoubleVector.broadcast(D, xi);
-            DoubleVector vyi = DoubleVector.broadcast(D, yi);
-            DoubleVector vzi = DoubleVector.broadcast(D, zi);
-            int m = n - 1 - i;
-            int striped = i + 1 + m - m % W;
-            for (int v = 0; v < W; v += L) {
-                none.intoArray(px, v);
-                none.intoArray(py, v);
-                none.intoArray(pz, v);
-                none.intoArray(pu, v);
-            }
-            for (int c = i + 1; c < striped; c += W) {
-                for (int v = 0; v < W; v += L) {
-                    int j = c + v;
-                    DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
-                    DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
-                    DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
-                    if (periodic) {
-                        dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
-                        dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
-                        dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
-                    }
-                    DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                    VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
-                    overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
-                    DoubleVector g;
-                    DoubleVector u;
-                    if (morse) { // Morse.derivative(r) / r and Morse.energy(r), the exponential PortableMath's
-                        DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
-                        DoubleVector e = PortableMath.exp(dist.sub(r0).mul(-stiffness));
-                        DoubleVector q = one.sub(e);
-                        g = q.mul(twoDa).mul(e).div(dist);
-                        u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
-                    } else {
-                        DoubleVector inv2 = one.div(r2);
-                        DoubleVector s2 = inv2.mul(sigma2);
-                        DoubleVector s6 = s2.mul(s2).mul(s2);
-                        g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                        u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
-                    }
-                    DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
-                    DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
-                    DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
-                    DoubleVector.fromArray(D, pz, v).add(none.blend(g.mul(dz), in)).intoArray(pz, v);
-                    DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
-                    DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
-                    DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
-                    DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
-                }
-            }
-            double sx = fx[i];
-            double sy = fy[i];
-            double sz = fz[i];
-            double se = en[i];
-            if (striped > i + 1) {
-                for (int q = 0; q < W; q++) {
-                    sx += px[q];
-                    sy += py[q];
-                    sz += pz[q];
-                    se += pu[q];
-                }
-            }
-            for (int j = striped; j < n; j++) {
-                double dx = x[j] - xi;
-                double dy = y[j] - yi;
-                double dz = z[j] - zi;
-                if (periodic) {
-                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
-                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
-                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
-                }
-                double r2 = dx * dx + dy * dy + dz * dz;
-                if (r2 >= rc2) {
-                    continue;
-                }
-                overlap |= r2 < od2;
-                double g;
-                double u;
-                if (morse) {
-                    double dist = Math.sqrt(r2);
-                    double e = PortableMath.exp(-stiffness * (dist - r0));
-                    double q = 1 - e;
-                    g = twoDa * q * e / dist;
-                    u = depth * (q * q - 1) - shift;
-                } else {
-                    double inv2 = 1 / r2;
-                    double s2 = sigma2 * inv2;
-                    double s6 = s2 * s2 * s2;
-                    g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
-                    u = eps4 * (s6 * s6 - s6) - shift;
-                }
-                se += u;
-                sx += g * dx;
-                sy += g * dy;
-                sz += g * dz;
-                en[j] += u;
-                fx[j] += g * -dx;
-                fy[j] += g * -dy;
-                fz[j] += g * -dz;
-            }
-            fx[i] = sx;
-            fy[i] = sy;
-            fz[i] = sz;
-            en[i] = se;
-        }
-        double[] f = w.f;
-        for (int i = 0; i < n; i++) {
-            f[3 * i] = fx[i];
-            f[3 * i + 1] = fy[i];
-            f[3 * i + 2] = fz[i];
-        }
-        return overlap || overlaps.anyTrue();
-    }
-
     /// One thread's working arrays for one system at a time (grown, never shrunk: a step
     /// allocates nothing once the largest system has been seen).
     private static final class Scratch {
@@ -359,20 +183,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] m = new double[0];
         double[] xi = new double[0];
         double[] e = new double[0];
-        double[] x = new double[0];
-        double[] y = new double[0];
-        double[] z = new double[0];
-        double[] fx = new double[0];
-        double[] fy = new double[0];
-        double[] fz = new double[0];
-        final double[] px = new double[W]; // atom i's W partial sums (one lane each)
-        final double[] py = new double[W];
-        final double[] pz = new double[W];
-        final double[] pu = new double[W];
+        final PairGather pairs = new PairGather(); // the evaluation's pair sums
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
-        final double[] cell = new double[3]; // the system's periodic box lengths (0: free along that axis)
 
         void fit(int n) {
             if (e.length < n) {
@@ -383,12 +197,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 m = new double[n];
                 xi = new double[3 * n + 1];
                 e = new double[n];
-                x = new double[n];
-                y = new double[n];
-                z = new double[n];
-                fx = new double[n];
-                fy = new double[n];
-                fz = new double[n];
             }
         }
     }

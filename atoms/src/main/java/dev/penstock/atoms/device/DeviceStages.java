@@ -77,7 +77,7 @@ public final class DeviceStages {
 
             @Override
             public String refusal(AtomicSystem s) {
-                String r = PackedStage.refusal(s, model.cutoff());
+                String r = CellImages.refusal(s, model.cutoff());
                 return r != null ? r : model.refusal(s);
             }
         };

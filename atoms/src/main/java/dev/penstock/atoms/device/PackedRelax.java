@@ -47,14 +47,12 @@ public final class PackedRelax implements AutoCloseable {
 
     private final PackedStage batch;
     private final Map<AtomicSystem, Outcome> outcomes = new IdentityHashMap<>();
-    private final double cutoff;
     private Figures figures = new Figures(0, 0, 0);
 
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), relaxing under `model` until
     /// `rule` says so.
     public PackedRelax(Device device, RelaxKernels kernels, PairPotential model, Convergence rule, int maxSystems, int maxAtoms) {
-        this.cutoff = model.cutoff();
         this.batch = new PackedStage(device, kernels, model, new SubStage.Relaxation(rule), "fire", Systems.withListRadius(Double.POSITIVE_INFINITY),
                 Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE), maxSystems, maxAtoms);
         batch.onExit(x -> outcomes.put(x.system(), new Outcome(x.system().id(), x.steps(), x.converged(), x.system().energy(),
@@ -64,11 +62,11 @@ public final class PackedRelax implements AutoCloseable {
     /// Relaxes every system of `inputs`, refilling the batch in input order after room was freed
     /// (a later, smaller system may fit after a larger one did not); each system's final
     /// positions, FIRE velocities, forces and energy are written back into it. Returns one
-    /// outcome per input, in input order. Fails before it starts, naming the system, on a
-    /// periodic system the kernels cannot take (`PackedStage.refusal`) or one larger than the batch.
+    /// outcome per input, in input order. Fails before it starts, naming the system, on one
+    /// larger than the batch or a periodic one under a potential without a cutoff.
     public List<Outcome> relax(List<AtomicSystem> inputs) {
         for (AtomicSystem s : inputs) {
-            String refused = PackedStage.refusal(s, cutoff);
+            String refused = CellImages.refusal(s, batch.cutoff());
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }

@@ -189,25 +189,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         return this;
     }
 
-    /// Why this engine could never take `s` under a model cut at `cutoff`, or null: the kernels
-    /// take each pair's nearest image only, so a periodic cell must be orthorhombic and at least
-    /// twice the cutoff long along every periodic axis (then no pair within the cutoff has a
-    /// second image within it).
-    public static String refusal(AtomicSystem s, double cutoff) {
-        if (s.cell().isFree()) {
-            return null;
-        }
-        if (!s.cell().isOrthorhombic()) {
-            return "system " + s.id() + " has a triclinic cell: a device stage takes orthorhombic cells only (the CPU stages take any)";
-        }
-        for (int d = 0; d < 3; d++) {
-            double length = s.cell().vector(d, d);
-            if (s.periodic(d) && !(length >= 2 * cutoff)) {
-                return "system " + s.id() + " is periodic with a cell of " + length + " Å along " + "xyz".charAt(d) + ", less than twice the "
-                        + "cutoff (" + cutoff + " Å): a device stage takes each pair's nearest image only (the CPU stages take every image)";
-            }
-        }
-        return null;
+    /// The cutoff of the stage's model, Å.
+    public double cutoff() {
+        return model.cutoff();
     }
 
     /// Whether `s` fits into an empty batch.
@@ -231,7 +215,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         int k = 0;
         int m = 0;
         for (AtomicSystem s : samples) {
-            String refused = refusal(s, model.cutoff());
+            String refused = CellImages.refusal(s, model.cutoff());
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }
@@ -287,9 +271,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         staging.setDouble(ENERGY, k, s.energy());
         staging.setDouble(PREV_ENERGY, k, Double.NaN);
         staging.setDouble(FMAX, k, Double.NaN);
-        for (int d = 0; d < 3; d++) {
-            staging.setDouble(RelaxColumns.CELL_X + d, k, s.periodic(d) ? s.cell().vector(d, d) : 0);
-        }
+        CellImages.pack(s, model.cutoff(), staging, k);
     }
 
     /// A newcomer's state: fresh, in sub-stage 0.

@@ -11,8 +11,9 @@ import dev.penstock.memory.DType;
 ///
 /// ```
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] last[A,3] mass[A] atomEnergy[A] atomSystem[A]
-///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub (int32)
-///                            energy prevEnergy fmax dt alpha cellX cellY cellZ      (float64)
+///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub
+///                            cellKind imagesA imagesB imagesC                       (int32)
+///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] (float64)
 /// ```
 ///
 /// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
@@ -22,7 +23,7 @@ import dev.penstock.memory.DType;
 /// go on (`FLAG_*`), `done` that it leaves after this step; `idLo`/`idHi` are the system's id
 /// (the key of its Langevin noise, with `taken` the step's); `sub` the sub-stage it is in (of a
 /// fused stage: each step moves a system by its sub-stage's kernels), `taken` counting that
-/// sub-stage's steps.
+/// sub-stage's steps; the cell columns say which periodic images its pairs take (`CellImages`).
 ///
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
@@ -57,8 +58,18 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     public static final int ID_HI = 9;
     /// int column: the sub-stage of a fused stage the system is in (0 … sub-stages − 1)
     public static final int SUB = 10;
+    /// int column: how the system's pairs meet their periodic images (`CellImages`: free,
+    /// nearest image, or a scan of images)
+    public static final int CELL_KIND = 11;
+    /// int columns: how many whole cell translations beyond the nearest image along a, b, c a
+    /// scan of images takes on either side (`CellImages.IMAGES`; 0 on a free axis)
+    public static final int IMAGES_A = 12;
+    /// int column: as `IMAGES_A`, along b
+    public static final int IMAGES_B = 13;
+    /// int column: as `IMAGES_A`, along c
+    public static final int IMAGES_C = 14;
     /// int columns
-    public static final int INT_COLUMNS = 11;
+    public static final int INT_COLUMNS = 15;
     /// double column: energy, eV
     public static final int ENERGY = 0;
     /// double column: the energy before the last step (the convergence rule's energy change)
@@ -69,14 +80,14 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     public static final int DT = 3;
     /// double column: FIRE's mixing α
     public static final int ALPHA = 4;
-    /// double column: the periodic box length along x, Å (0: free along x; cells are orthorhombic)
-    public static final int CELL_X = 5;
-    /// double column: the periodic box length along y, Å (0: free)
-    public static final int CELL_Y = 6;
-    /// double column: the periodic box length along z, Å (0: free)
-    public static final int CELL_Z = 7;
+    /// double columns `CELL … CELL + 8`: the cell's lattice vectors a, b, c (Å), row after row
+    /// (a_x a_y a_z b_x …); a free axis's row is zero
+    public static final int CELL = 5;
+    /// double columns `RECIPROCAL … RECIPROCAL + 8`: the rows that give a separation's fractional
+    /// coordinates along a, b, c (`Cell.fractional`); a free axis's row is zero
+    public static final int RECIPROCAL = 14;
     /// double columns
-    public static final int DOUBLE_COLUMNS = 8;
+    public static final int DOUBLE_COLUMNS = 23;
 
     /// flag: two atoms closer than the potential's overlap distance
     public static final int FLAG_OVERLAP = 1;

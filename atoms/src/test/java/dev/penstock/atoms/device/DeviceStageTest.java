@@ -277,13 +277,35 @@ class DeviceStageTest {
         return new AtomicSystem(id, r, m, new int[m.length], new double[] {l, l, l}, new boolean[] {true, true, true});
     }
 
+    /// `box` with its lattice vectors replaced by `vectors` (row after row) and periodic along `pbc`.
+    static AtomicSystem recelled(AtomicSystem box, double[] vectors, boolean[] pbc) {
+        return new AtomicSystem(box.id(), box.positions().clone(), box.masses().clone(), new int[box.atoms()],
+                dev.penstock.atoms.system.Cell.of(vectors, pbc));
+    }
+
+    /// Periodic cells of every kind the kernels scan images for, each with its expected
+    /// `CellImages` kind: boxes longer than twice the cutoff (nearest image), shorter than twice
+    /// it and shorter than the cutoff itself (an atom meets its own images), a sheared triclinic
+    /// cell, a slab free along z and a sheared slab.
+    static List<AtomicSystem> cells() {
+        double a = 1.1 * Math.sqrt(2);
+        AtomicSystem small = fccBox(1, 3, 0.08, 11); // 4.67σ a side: less than twice the 2.5σ cutoff
+        AtomicSystem tiny = fccBox(2, 1, 0.05, 12); // 4 atoms in 1.56σ: every atom meets its own images
+        double l = 3 * a;
+        AtomicSystem sheared = recelled(fccBox(3, 3, 0.06, 13), new double[] {l, 0, 0, 0.4 * l, l, 0, -0.3 * l, 0.2 * l, l},
+                new boolean[] {true, true, true});
+        AtomicSystem slab = recelled(fccBox(4, 3, 0.07, 14), new double[] {l, 0, 0, 0, l, 0, 0, 0, l}, new boolean[] {true, true, false});
+        AtomicSystem shearedSlab = recelled(fccBox(5, 3, 0.05, 15), new double[] {l, 0, 0, 0.5 * l, l, 0, 0, 0, 2 * l},
+                new boolean[] {true, true, false});
+        return List.of(fccBox(0, 4, 0.05, 10), small, tiny, sheared, slab, shearedSlab);
+    }
+
     @Test
-    void aPeriodicBoxTwiceTheCutoffRelaxesAsOnThePerSampleStageAndASmallerOneIsRefused() {
-        java.util.function.Supplier<List<AtomicSystem>> boxes = () -> List.of(fccBox(0, 4, 0.05, 1), fccBox(1, 4, 0.1, 2), fccBox(2, 4, 0.02, 3));
+    void everyPeriodicCellRelaxesAsOnThePerSampleStageAndScansTheImagesItNeeds() {
         Map<Long, Integer> steps = new TreeMap<>();
         Map<Long, String> device;
         try (CpuDevice cpu = new CpuDevice()) {
-            device = run(boxes.get(), Pipeline.Mode.SYNC, deviceFire(cpu, 2), null, new Hook<>() {
+            device = run(cells(), Pipeline.Mode.SYNC, deviceFire(cpu, 2), null, new Hook<>() {
                 @Override
                 public void onEvent(int st, Event<AtomicSystem> e) {
                     if (e.kind() == Event.Kind.EXITED) {
@@ -292,17 +314,26 @@ class DeviceStageTest {
                 }
             });
         }
-        assertThat(device).hasSize(3);
-        for (AtomicSystem s : boxes.get()) {
-            Fire.Result r = new Fire().relax(s, new LennardJones(1, 1, 2.5, true), RULE);
-            assertThat(steps.get(s.id())).as("box %d steps", s.id()).isEqualTo(r.steps());
+        assertThat(device).hasSize(6);
+        for (AtomicSystem s : cells()) {
+            Fire.Result r = new Fire().relax(s, LJ, RULE);
+            assertThat(r.steps()).as("cell %d relaxes", s.id()).isGreaterThan(5);
+            assertThat(steps.get(s.id())).as("cell %d steps", s.id()).isEqualTo(r.steps());
             double e = Double.parseDouble(device.get(s.id()).split(" ")[0]);
-            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("box %d", s.id()).isLessThan(1e-10);
+            assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("cell %d", s.id()).isLessThan(1e-10);
         }
-        assertThat(PackedStage.refusal(fccBox(5, 3, 0, 1), 2.5)).isEqualTo("system 5 is periodic with a cell of " + 3 * 1.1 * Math.sqrt(2)
-                + " Å along x, less than twice the cutoff (2.5 Å): a device stage takes each pair's nearest image only (the CPU stages take "
-                + "every image)");
-        assertThat(PackedStage.refusal(fccBox(6, 4, 0, 1), 2.5)).isNull();
+        // what each cell's columns say: the nearest image only where it suffices, else the images a pair can reach
+        int[][] expected = {{CellImages.NEAREST, 0, 0, 0}, {CellImages.IMAGES, 1, 1, 1}, {CellImages.IMAGES, 2, 2, 2},
+                {CellImages.IMAGES, 1, 1, 1}, {CellImages.IMAGES, 1, 1, 0}, {CellImages.IMAGES, 1, 1, 0}};
+        try (dev.penstock.memory.HostArena arena = dev.penstock.memory.Memory.newConfinedArena("cells")) {
+            RelaxColumns c = RelaxColumns.allocate(arena, 6, 1);
+            List<AtomicSystem> all = cells();
+            for (int k = 0; k < 6; k++) {
+                CellImages.pack(all.get(k), 2.5, c, k);
+                assertThat(new int[] {c.getInt(RelaxColumns.CELL_KIND, k), c.getInt(RelaxColumns.IMAGES_A, k), c.getInt(RelaxColumns.IMAGES_B, k),
+                        c.getInt(RelaxColumns.IMAGES_C, k)}).as("cell %d", k).isEqualTo(expected[k]);
+            }
+        }
     }
 
     @Test
@@ -456,13 +487,8 @@ class DeviceStageTest {
     }
 
     @Test
-    void aPeriodicSystemTooSmallForTheNearestImageIsRefusedBeforeTheRunAndAnUnboundedBatchIsRefusedNamingTheStage() {
-        AtomicSystem periodic = new AtomicSystem(8, new double[] {0, 0, 0, 1.1, 0, 0}, new double[] {1, 1}, new int[] {0, 0},
-                new double[] {6, 4.9, 6}, new boolean[] {true, true, true}); // 4.9 Å along y: less than twice the cutoff
+    void anUnboundedBatchIsRefusedNamingTheStage() {
         try (CpuDevice cpu = new CpuDevice()) {
-            Pipeline<AtomicSystem> p = Pipeline.of(deviceFire(cpu, 1)).sizer(Systems.withListRadius(2.8))
-                    .batchCapacity(Capacity.of(8, 100, Long.MAX_VALUE)).samples(List.of(periodic)).results(MemorySink.unbounded("r"));
-            assertThatThrownBy(p::check).hasMessageContaining("system 8 is periodic with a cell of 4.9 Å along y");
             assertThatThrownBy(() -> new StageBatch<>(deviceFire(cpu, 1), Systems.withListRadius(2.8),
                     Capacity.of(8, Long.MAX_VALUE, Long.MAX_VALUE))).hasMessageContaining("needs a bound on atoms");
         }

@@ -1,0 +1,543 @@
+package dev.penstock.atoms.device;
+
+import dev.penstock.atoms.device.RelaxKernels.Pair;
+import java.util.Arrays;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/// One thread's pair sums for `CpuRelaxKernels.evaluate`: every atom's force and pair-energy sum
+/// over the other atoms of one system and their periodic images (`CellImages`), each pair
+/// computed once, yet `relax.cu`'s per-atom gather bit for bit. Its arrays grow to the largest
+/// system seen and are kept, so a step allocates nothing.
+///
+/// The gather's order for atom i (`RelaxKernels.STRIPE` = W): first its partners k < i in row
+/// order into one running sum; then its m partners k > i, the first W·⌊m/W⌋ of them into W
+/// partial sums (partner i + 1 + q into sum q mod W, each started at −0.0), added to the running
+/// sum in order 0 … W−1; then the last m mod W partners in row order. A partner's images, where
+/// the cell scans them, are added one after the other: ascending for a partner after i,
+/// descending for one before it. Here atom j's running sum receives the partners i < j as the
+/// outer loop reaches them, then, in row j, its partners k > j in that striped order — the same
+/// additions in the same order, each term the same number (the pair's r² is the same both ways,
+/// x_i − x_j is exactly −(x_j − x_i), its base and translations are exact negations, so
+/// g·(x_i − x_j) is exactly −g·(x_j − x_i)). A pair beyond the cutoff adds −0.0, which leaves
+/// every sum as it was (as skipping it does), so no branch is needed.
+///
+/// Row i is W pairs at a time (the Vector API, `W / L` vectors of `L` lanes: lanewise IEEE
+/// operations in the scalar order, no fused multiply-adds): the partners' running sums take
+/// their terms at once (one lane per partner) and atom i's W partial sums are lanes too, so no
+/// step of the row is serial but the last `m mod W` pairs and the W-term fold.
+final class PairGather {
+    /// The widest vectors up to `STRIPE` lanes (a 4-lane machine runs each stripe as two).
+    private static final VectorSpecies<Double> D =
+            DoubleVector.SPECIES_PREFERRED.length() > RelaxKernels.STRIPE ? DoubleVector.SPECIES_512 : DoubleVector.SPECIES_PREFERRED;
+    private static final int L = D.length();
+    private static final int W = RelaxKernels.STRIPE;
+    private static final double SHIFTER = 6755399441055744.0; // 1.5·2^52: x + it − it is rint(x)
+
+    /// The system's cell: its kind (`CellImages`), lattice rows a, b, c (`cell[0 … 8]`),
+    /// reciprocal rows (`cell[9 … 17]`) and scanned offsets along a, b, c.
+    final double[] cell = new double[18];
+    final int[] images = new int[3];
+    int kind;
+    private boolean selfOverlap;
+
+    private double[] x = new double[0];
+    private double[] y = new double[0];
+    private double[] z = new double[0];
+    private double[] fx = new double[0];
+    private double[] fy = new double[0];
+    private double[] fz = new double[0];
+    private double[] en = new double[0];
+    private final double[] px = new double[W]; // atom i's W partial sums (one lane each)
+    private final double[] py = new double[W];
+    private final double[] pz = new double[W];
+    private final double[] pu = new double[W];
+
+    private void fit(int n) {
+        if (x.length < n) {
+            x = new double[n];
+            y = new double[n];
+            z = new double[n];
+            fx = new double[n];
+            fy = new double[n];
+            fz = new double[n];
+            en = new double[n];
+        }
+    }
+
+    /// Forces into `f` (3n) and each atom's pair-energy sum (twice its share) into `e` (n) of the
+    /// `n` atoms at `r` (3n) in this gather's cell. Returns whether a pair overlaps.
+    boolean run(double[] r, int n, Pair pair, double[] f, double[] e) {
+        fit(n);
+        for (int i = 0; i < n; i++) {
+            x[i] = r[3 * i];
+            y[i] = r[3 * i + 1];
+            z[i] = r[3 * i + 2];
+        }
+        Arrays.fill(fx, 0, n, 0);
+        Arrays.fill(fy, 0, n, 0);
+        Arrays.fill(fz, 0, n, 0);
+        boolean scan = kind == CellImages.IMAGES;
+        boolean overlap = false;
+        double self = 0;
+        if (scan) {
+            double own = selfEnergy(pair);
+            overlap = selfOverlap;
+            self = 0.0 + (own + own); // relax.cu: e = 0; e += t + t
+        }
+        Arrays.fill(en, 0, n, self);
+        overlap |= rows(n, pair, scan);
+        for (int i = 0; i < n; i++) {
+            f[3 * i] = fx[i];
+            f[3 * i + 1] = fy[i];
+            f[3 * i + 2] = fz[i];
+            e[i] = en[i];
+        }
+        return overlap;
+    }
+
+    /// The pair energies of an atom with its own images (the positive offsets, ascending, from
+    /// −0.0); `selfOverlap` says whether one is closer than the overlap distance.
+    private double selfEnergy(Pair pair) {
+        double t = -0.0;
+        boolean overlap = false;
+        for (int oa = -images[0]; oa <= images[0]; oa++) {
+            for (int ob = -images[1]; ob <= images[1]; ob++) {
+                for (int oc = -images[2]; oc <= images[2]; oc++) {
+                    if (!(oa > 0 || (oa == 0 && (ob > 0 || (ob == 0 && oc > 0))))) {
+                        continue;
+                    }
+                    double dx = (oa * cell[0] + ob * cell[3]) + oc * cell[6];
+                    double dy = (oa * cell[1] + ob * cell[4]) + oc * cell[7];
+                    double dz = (oa * cell[2] + ob * cell[5]) + oc * cell[8];
+                    double r2 = dx * dx + dy * dy + dz * dz;
+                    if (r2 < pair.rc2()) {
+                        overlap |= r2 < pair.od2();
+                        t += energy(pair, r2);
+                    }
+                }
+            }
+        }
+        selfOverlap = overlap;
+        return t;
+    }
+
+    /// One pair's energy at r² (as the loops compute it).
+    private static double energy(Pair pair, double r2) {
+        if (pair.kind() == Pair.MORSE) {
+            double q = 1 - PortableMath.exp(-pair.b() * (Math.sqrt(r2) - pair.c()));
+            return pair.a() * (q * q - 1) - pair.shift();
+        }
+        double s2 = pair.b() * (1 / r2);
+        double s6 = s2 * s2 * s2;
+        return pair.a() * (s6 * s6 - s6) - pair.shift();
+    }
+
+    /// How far, in fractional coordinates along the axis of reciprocal row `row`, an image within
+    /// the cutoff can lie: cutoff / (face distance), with a margin over rounding. An offset whose
+    /// |δ + o| is not below it is skipped: every such image lies beyond the cutoff (|s|·face
+    /// distance ≤ |d|), where its terms would be −0.0 and add nothing — so skipping leaves the sums
+    /// bit for bit as they were, on the CPU and in `relax.cu` alike. A free axis (its row zero)
+    /// reaches everywhere: δ is 0 there and its one offset is 0.
+    private double reach(double rc2, int row) {
+        double[] h = cell;
+        double norm2 = h[row] * h[row] + h[row + 1] * h[row + 1] + h[row + 2] * h[row + 2];
+        return norm2 == 0 ? Double.POSITIVE_INFINITY : Math.sqrt(rc2) * Math.sqrt(norm2) * (1 + 1e-9);
+    }
+
+    // the pair potential and the cell of the current run, as the loops read them
+    private double rc2;
+    private double od2;
+    private double shift;
+    private boolean morse;
+    private double eps4; // Lennard-Jones: 4ε, σ²
+    private double sigma2;
+    private double depth; // Morse: D, a, r0, and 2·D·a as Morse.derivative multiplies them
+    private double stiffness;
+    private double r0;
+    private double twoDa;
+    private double reachA; // IMAGES: PairGather.reach along a, b, c
+    private double reachB;
+    private double reachC;
+    private boolean overlapped;
+
+    /// The rows without a scan (a free system or the nearest image): each partner's one
+    /// separation. The pair terms are written out here and in `scanStripes`/`term`, not shared:
+    /// a helper taking vectors is past the JIT's inlining size, and vectors passed to a call that
+    /// is not inlined are boxed (it ran 2× slower); and this loop, kept whole, runs 20–30% faster
+    /// than the same split into per-row calls (`bench inflight`, 2026-12-01).
+    private boolean nearestRows(int n, Pair pair) {
+        double[] x = this.x;
+        double[] y = this.y;
+        double[] z = this.z;
+        double[] fx = this.fx;
+        double[] fy = this.fy;
+        double[] fz = this.fz;
+        double[] en = this.en;
+        double[] px = this.px;
+        double[] py = this.py;
+        double[] pz = this.pz;
+        double[] pu = this.pu;
+        double rc2 = pair.rc2();
+        double od2 = pair.od2();
+        double shift = pair.shift();
+        boolean morse = pair.kind() == Pair.MORSE;
+        double eps4 = pair.a(); // Lennard-Jones: 4ε, σ²
+        double sigma2 = pair.b();
+        double depth = pair.a(); // Morse: D, a, r0, and 2·D·a as Morse.derivative multiplies them
+        double stiffness = pair.b();
+        double r0 = pair.c();
+        double twoDa = 2 * depth * stiffness;
+        DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        DoubleVector one = DoubleVector.broadcast(D, 1);
+        // the nearest image along a periodic axis: d − L·rint(d / L), rint by adding and taking away
+        // 1.5·2^52 (0 along a free axis: d − 0·0 = d exactly); relax.cu wraps the same way
+        boolean periodic = kind == CellImages.NEAREST;
+        double lx = periodic ? cell[0] : 0;
+        double ly = periodic ? cell[4] : 0;
+        double lz = periodic ? cell[8] : 0;
+        double ilx = lx == 0 ? 0 : 1 / lx;
+        double ily = ly == 0 ? 0 : 1 / ly;
+        double ilz = lz == 0 ? 0 : 1 / lz;
+        VectorMask<Double> overlaps = D.maskAll(false);
+        boolean overlap = false;
+        for (int i = 0; i < n; i++) {
+            double xi = x[i];
+            double yi = y[i];
+            double zi = z[i];
+            DoubleVector vxi = DoubleVector.broadcast(D, xi);
+            DoubleVector vyi = DoubleVector.broadcast(D, yi);
+            DoubleVector vzi = DoubleVector.broadcast(D, zi);
+            int m = n - 1 - i;
+            int striped = i + 1 + m - m % W;
+            for (int v = 0; v < W; v += L) {
+                none.intoArray(px, v);
+                none.intoArray(py, v);
+                none.intoArray(pz, v);
+                none.intoArray(pu, v);
+            }
+            for (int c = i + 1; c < striped; c += W) {
+                for (int v = 0; v < W; v += L) {
+                    int j = c + v;
+                    DoubleVector dx = DoubleVector.fromArray(D, x, j).sub(vxi);
+                    DoubleVector dy = DoubleVector.fromArray(D, y, j).sub(vyi);
+                    DoubleVector dz = DoubleVector.fromArray(D, z, j).sub(vzi);
+                    if (periodic) {
+                        dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
+                        dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
+                        dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
+                    }
+                    DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                    VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                    overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+                    DoubleVector g;
+                    DoubleVector u;
+                    if (morse) { // Morse.derivative(r) / r and Morse.energy(r), the exponential PortableMath's
+                        DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                        DoubleVector e = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                        DoubleVector q = one.sub(e);
+                        g = q.mul(twoDa).mul(e).div(dist);
+                        u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+                    } else {
+                        DoubleVector inv2 = one.div(r2);
+                        DoubleVector s2 = inv2.mul(sigma2);
+                        DoubleVector s6 = s2.mul(s2).mul(s2);
+                        g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                        u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                    }
+                    DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
+                    DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
+                    DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
+                    DoubleVector.fromArray(D, pz, v).add(none.blend(g.mul(dz), in)).intoArray(pz, v);
+                    DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
+                    DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
+                    DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
+                    DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
+                }
+            }
+            double sx = fx[i];
+            double sy = fy[i];
+            double sz = fz[i];
+            double se = en[i];
+            if (striped > i + 1) {
+                for (int q = 0; q < W; q++) {
+                    sx += px[q];
+                    sy += py[q];
+                    sz += pz[q];
+                    se += pu[q];
+                }
+            }
+            for (int j = striped; j < n; j++) {
+                double dx = x[j] - xi;
+                double dy = y[j] - yi;
+                double dz = z[j] - zi;
+                if (periodic) {
+                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+                }
+                double r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= rc2) {
+                    continue;
+                }
+                overlap |= r2 < od2;
+                double g;
+                double u;
+                if (morse) {
+                    double dist = Math.sqrt(r2);
+                    double e = PortableMath.exp(-stiffness * (dist - r0));
+                    double q = 1 - e;
+                    g = twoDa * q * e / dist;
+                    u = depth * (q * q - 1) - shift;
+                } else {
+                    double inv2 = 1 / r2;
+                    double s2 = sigma2 * inv2;
+                    double s6 = s2 * s2 * s2;
+                    g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+                    u = eps4 * (s6 * s6 - s6) - shift;
+                }
+                se += u;
+                sx += g * dx;
+                sy += g * dy;
+                sz += g * dz;
+                en[j] += u;
+                fx[j] += g * -dx;
+                fy[j] += g * -dy;
+                fz[j] += g * -dz;
+            }
+            fx[i] = sx;
+            fy[i] = sy;
+            fz[i] = sz;
+            en[i] = se;
+        }
+        return overlap || overlaps.anyTrue();
+    }
+
+    /// The rows of a scan of images: `scanStripes` for each row's striped partners, `tail` for
+    /// the rest, the run's constants in fields.
+    private boolean rows(int n, Pair pair, boolean scan) {
+        if (!scan) {
+            return nearestRows(n, pair);
+        }
+        rc2 = pair.rc2();
+        od2 = pair.od2();
+        shift = pair.shift();
+        morse = pair.kind() == Pair.MORSE;
+        eps4 = pair.a();
+        sigma2 = pair.b();
+        depth = pair.a();
+        stiffness = pair.b();
+        r0 = pair.c();
+        twoDa = 2 * depth * stiffness;
+        reachA = reach(rc2, 9);
+        reachB = reach(rc2, 12);
+        reachC = reach(rc2, 15);
+        overlapped = false;
+        for (int i = 0; i < n; i++) {
+            int m = n - 1 - i;
+            int striped = i + 1 + m - m % W;
+            DoubleVector none = DoubleVector.broadcast(D, -0.0);
+            for (int v = 0; v < W; v += L) {
+                none.intoArray(px, v);
+                none.intoArray(py, v);
+                none.intoArray(pz, v);
+                none.intoArray(pu, v);
+            }
+            scanStripes(i, striped);
+            double sx = fx[i];
+            double sy = fy[i];
+            double sz = fz[i];
+            double se = en[i];
+            if (striped > i + 1) {
+                for (int q = 0; q < W; q++) {
+                    sx += px[q];
+                    sy += py[q];
+                    sz += pz[q];
+                    se += pu[q];
+                }
+            }
+            sums[0] = sx;
+            sums[1] = sy;
+            sums[2] = sz;
+            sums[3] = se;
+            for (int j = striped; j < n; j++) {
+                tail(i, j);
+            }
+            fx[i] = sums[0];
+            fy[i] = sums[1];
+            fz[i] = sums[2];
+            en[i] = sums[3];
+        }
+        return overlapped;
+    }
+
+    private final double[] sums = new double[4]; // atom i's running sums in the tail: x, y, z, energy
+
+    /// Row i's striped partners (i, `striped`) over the scanned images, `W` partners at a time:
+    /// each partner's base image −rint(s(d)) and δ = s + base, then the offsets (oa, ob, oc), oc
+    /// fastest, each ascending, skipping an offset at which no lane's image is within the cutoff.
+    private void scanStripes(int i, int striped) {
+        double rc2 = this.rc2; // the run's constants as locals: the JIT keeps them in registers
+        double od2 = this.od2;
+        double shift = this.shift;
+        boolean morse = this.morse;
+        double eps4 = this.eps4;
+        double sigma2 = this.sigma2;
+        double depth = this.depth;
+        double stiffness = this.stiffness;
+        double r0 = this.r0;
+        double twoDa = this.twoDa;
+        double[] x = this.x;
+        double[] y = this.y;
+        double[] z = this.z;
+        double[] fx = this.fx;
+        double[] fy = this.fy;
+        double[] fz = this.fz;
+        double[] en = this.en;
+        double[] px = this.px;
+        double[] py = this.py;
+        double[] pz = this.pz;
+        double[] pu = this.pu;
+        double reachA = this.reachA;
+        double reachB = this.reachB;
+        double reachC = this.reachC;
+        double[] h = cell;
+        int ia = images[0];
+        int ib = images[1];
+        int ic = images[2];
+        int nb2 = 2 * ib + 1;
+        int nc2 = 2 * ic + 1;
+        int scanned = (2 * ia + 1) * nb2 * nc2;
+        DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
+        DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
+        DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
+        DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        DoubleVector one = DoubleVector.broadcast(D, 1);
+        VectorMask<Double> overlaps = D.maskAll(false);
+        for (int c = i + 1; c < striped; c += W) {
+            for (int v = 0; v < W; v += L) {
+                int j = c + v;
+                DoubleVector dx0 = DoubleVector.fromArray(D, x, j).sub(vxi);
+                DoubleVector dy0 = DoubleVector.fromArray(D, y, j).sub(vyi);
+                DoubleVector dz0 = DoubleVector.fromArray(D, z, j).sub(vzi);
+                DoubleVector sa = dx0.mul(h[9]).add(dy0.mul(h[10])).add(dz0.mul(h[11]));
+                DoubleVector sb = dx0.mul(h[12]).add(dy0.mul(h[13])).add(dz0.mul(h[14]));
+                DoubleVector sc = dx0.mul(h[15]).add(dy0.mul(h[16])).add(dz0.mul(h[17]));
+                DoubleVector ba = sa.add(SHIFTER).sub(SHIFTER).neg();
+                DoubleVector bb = sb.add(SHIFTER).sub(SHIFTER).neg();
+                DoubleVector bc = sc.add(SHIFTER).sub(SHIFTER).neg();
+                DoubleVector da = sa.add(ba);
+                DoubleVector db = sb.add(bb);
+                DoubleVector dc = sc.add(bc);
+                for (int t = 0; t < scanned; t++) {
+                    int oa = t / (nb2 * nc2) - ia;
+                    int ob = t / nc2 % nb2 - ib;
+                    int oc = t % nc2 - ic;
+                    if (!da.add(oa).abs().compare(VectorOperators.LT, reachA).and(db.add(ob).abs().compare(VectorOperators.LT, reachB))
+                            .and(dc.add(oc).abs().compare(VectorOperators.LT, reachC)).anyTrue()) {
+                        continue; // no lane's image at this offset is within the cutoff: its terms would all be −0.0
+                    }
+                    DoubleVector na = ba.add(oa);
+                    DoubleVector nb = bb.add(ob);
+                    DoubleVector nc = bc.add(oc);
+                    DoubleVector dx = dx0.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
+                    DoubleVector dy = dy0.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
+                    DoubleVector dz = dz0.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
+                    DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                DoubleVector g;
+                DoubleVector u;
+                if (morse) { // Morse.derivative(r) / r and Morse.energy(r), the exponential PortableMath's
+                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                    DoubleVector q = one.sub(ex);
+                    g = q.mul(twoDa).mul(ex).div(dist);
+                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+                } else {
+                    DoubleVector inv2 = one.div(r2);
+                    DoubleVector s2 = inv2.mul(sigma2);
+                    DoubleVector s6 = s2.mul(s2).mul(s2);
+                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                }
+                DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
+                DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
+                DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
+                DoubleVector.fromArray(D, pz, v).add(none.blend(g.mul(dz), in)).intoArray(pz, v);
+                DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
+                DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
+                DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
+                DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
+                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+                }
+            }
+        }
+        overlapped |= overlaps.anyTrue();
+    }
+
+    /// One partner j of row i past the stripes (in row order): its images in the scan's order,
+    /// each term into atom i's running sums (`sums`) and, negated, into j's.
+    private void tail(int i, int j) {
+        double[] h = cell;
+        double dx0 = x[j] - x[i];
+        double dy0 = y[j] - y[i];
+        double dz0 = z[j] - z[i];
+        double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
+        double sb = dx0 * h[12] + dy0 * h[13] + dz0 * h[14];
+        double sc = dx0 * h[15] + dy0 * h[16] + dz0 * h[17];
+        double ba = -((sa + SHIFTER) - SHIFTER);
+        double bb = -((sb + SHIFTER) - SHIFTER);
+        double bc = -((sc + SHIFTER) - SHIFTER);
+        double da = sa + ba;
+        double db = sb + bb;
+        double dc = sc + bc;
+        for (int oa = -images[0]; oa <= images[0]; oa++) {
+            for (int ob = -images[1]; ob <= images[1]; ob++) {
+                for (int oc = -images[2]; oc <= images[2]; oc++) {
+                    if (!(Math.abs(da + oa) < reachA && Math.abs(db + ob) < reachB && Math.abs(dc + oc) < reachC)) {
+                        continue;
+                    }
+                    double na = ba + oa;
+                    double nb = bb + ob;
+                    double nc = bc + oc;
+                    term(j, dx0 + ((na * h[0] + nb * h[3]) + nc * h[6]), dy0 + ((na * h[1] + nb * h[4]) + nc * h[7]),
+                            dz0 + ((na * h[2] + nb * h[5]) + nc * h[8]));
+                }
+            }
+        }
+    }
+
+    /// One pair term at separation d from atom i to partner j, into `sums` and, negated, j's sums.
+    private void term(int j, double dx, double dy, double dz) {
+        double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= rc2) {
+            return;
+        }
+        overlapped |= r2 < od2;
+        double g;
+        double u;
+        if (morse) {
+            double dist = Math.sqrt(r2);
+            double ex = PortableMath.exp(-stiffness * (dist - r0));
+            double q = 1 - ex;
+            g = twoDa * q * ex / dist;
+            u = depth * (q * q - 1) - shift;
+        } else {
+            double inv2 = 1 / r2;
+            double s2 = sigma2 * inv2;
+            double s6 = s2 * s2 * s2;
+            g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+            u = eps4 * (s6 * s6 - s6) - shift;
+        }
+        sums[3] += u;
+        sums[0] += g * dx;
+        sums[1] += g * dy;
+        sums[2] += g * dz;
+        en[j] += u;
+        fx[j] += g * -dx;
+        fy[j] += g * -dy;
+        fz[j] += g * -dz;
+    }
+}
