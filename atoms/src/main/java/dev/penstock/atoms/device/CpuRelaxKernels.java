@@ -50,12 +50,33 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static final long MIN_ATOMS = 8_000;
 
     private final int threads;
+    private final boolean keepLists;
     private final Scratch[] scratch;
     private final int[] bounds;
     private Crew crew;
 
     /// Kernels split over `threads` threads (1: on the stream's thread alone).
     public CpuRelaxKernels(int threads) {
+        this(threads, true);
+    }
+
+    /// Kernels that scan every pair's images each evaluation instead of keeping Verlet lists
+    /// (`PairList`) of scanned cells: the same numbers, slower (for the tests that hold them so).
+    static CpuRelaxKernels withoutLists(int threads) {
+        return new CpuRelaxKernels(threads, false);
+    }
+
+    /// How many times a Verlet list was built.
+    long listBuilds() {
+        long n = 0;
+        for (Scratch w : scratch) {
+            n += w.pairs.builds;
+        }
+        return n;
+    }
+
+    private CpuRelaxKernels(int threads, boolean keepLists) {
+        this.keepLists = keepLists;
         if (threads < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
@@ -117,7 +138,43 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch("relax evaluate", () -> split(systems, k -> {
+        stream.launch("relax evaluate", () -> {
+            listsFor(ints, cap, systems);
+            evaluateRows(pos, force, atomEnergy, ints, doubles, cap, systems, pair);
+        });
+    }
+
+    /// The Verlet lists of the systems whose cells are scanned (`PairList`), by system id; a
+    /// list no evaluation used for a while is dropped (its system left the batch).
+    private final java.util.HashMap<Long, PairList> lists = new java.util.HashMap<>();
+    private PairList[] rowLists = new PairList[0];
+    private long evaluations;
+
+    /// Puts each scanned system's list at its row of `rowLists` (null for the others), making
+    /// the lists of newcomers; every 64 evaluations drops the lists of systems no longer here.
+    private void listsFor(MemorySegment ints, long cap, int systems) {
+        if (rowLists.length < systems) {
+            rowLists = new PairList[Math.max(systems, 2 * rowLists.length)];
+        }
+        long now = ++evaluations;
+        for (int k = 0; k < systems; k++) {
+            if (!keepLists || ints.getAtIndex(I32, CELL_KIND * cap + k) != CellImages.IMAGES) {
+                rowLists[k] = null;
+                continue;
+            }
+            long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
+            PairList list = lists.computeIfAbsent(id, x -> new PairList());
+            list.used = now;
+            rowLists[k] = list;
+        }
+        if (now % 64 == 0 && !lists.isEmpty()) {
+            lists.values().removeIf(l -> l.used < now - 64);
+        }
+    }
+
+    private void evaluateRows(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
+                              long cap, int systems, Pair pair) {
+        split(systems, k -> {
             long n = ints.getAtIndex(I32, COUNT * cap + k);
             long images = 1;
             if (ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES) {
@@ -135,6 +192,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
                 PairGather gather = w.pairs;
                 gather.kind = ints.getAtIndex(I32, CELL_KIND * cap + k);
+                gather.list = rowLists[k];
                 for (int d = 0; d < 3; d++) {
                     gather.images[d] = ints.getAtIndex(I32, (IMAGES_A + d) * cap + k);
                 }
@@ -170,7 +228,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                     ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NON_FINITE);
                 }
             }
-        }));
+        });
     }
 
     /// One thread's working arrays for one system at a time (grown, never shrunk: a step

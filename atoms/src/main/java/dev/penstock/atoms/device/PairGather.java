@@ -41,6 +41,10 @@ final class PairGather {
     final double[] cell = new double[18];
     final int[] images = new int[3];
     int kind;
+    /// The system's Verlet list where its cell is scanned (null: scan every pair's images).
+    PairList list;
+    /// Lists this gather built.
+    long builds;
     private boolean selfOverlap;
 
     private double[] x = new double[0];
@@ -88,6 +92,13 @@ final class PairGather {
             self = 0.0 + (own + own); // relax.cu: e = 0; e += t + t
         }
         Arrays.fill(en, 0, n, self);
+        if (scan && list != null) {
+            double cutoff = Math.sqrt(pair.rc2());
+            double halfSkin = 0.5 * cutoff * PairList.SKIN;
+            if (list.stale(r, n, cell, halfSkin * halfSkin)) {
+                build(list, r, n, cutoff * (1 + PairList.SKIN));
+            }
+        }
         overlap |= rows(n, pair, scan);
         for (int i = 0; i < n; i++) {
             f[3 * i] = fx[i];
@@ -315,8 +326,8 @@ final class PairGather {
         return overlap || overlaps.anyTrue();
     }
 
-    /// The rows of a scan of images: `scanStripes` for each row's striped partners, `tail` for
-    /// the rest, the run's constants in fields.
+    /// The rows: `nearestRows` without a scan, `listRows` for a listed system, else each row's
+    /// striped partners by `scanStripes` and the rest by `tail`, the run's constants in fields.
     private boolean rows(int n, Pair pair, boolean scan) {
         if (!scan) {
             return nearestRows(n, pair);
@@ -335,16 +346,16 @@ final class PairGather {
         reachB = reach(rc2, 12);
         reachC = reach(rc2, 15);
         overlapped = false;
+        if (list != null) {
+            return listRows(n, list);
+        }
         for (int i = 0; i < n; i++) {
             int m = n - 1 - i;
             int striped = i + 1 + m - m % W;
-            DoubleVector none = DoubleVector.broadcast(D, -0.0);
-            for (int v = 0; v < W; v += L) {
-                none.intoArray(px, v);
-                none.intoArray(py, v);
-                none.intoArray(pz, v);
-                none.intoArray(pu, v);
-            }
+            Arrays.fill(px, -0.0);
+            Arrays.fill(py, -0.0);
+            Arrays.fill(pz, -0.0);
+            Arrays.fill(pu, -0.0);
             scanStripes(i, striped);
             double sx = fx[i];
             double sy = fy[i];
@@ -511,26 +522,11 @@ final class PairGather {
 
     /// One pair term at separation d from atom i to partner j, into `sums` and, negated, j's sums.
     private void term(int j, double dx, double dy, double dz) {
-        double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= rc2) {
+        if (!pairTerm(dx * dx + dy * dy + dz * dz)) {
             return;
         }
-        overlapped |= r2 < od2;
-        double g;
-        double u;
-        if (morse) {
-            double dist = Math.sqrt(r2);
-            double ex = PortableMath.exp(-stiffness * (dist - r0));
-            double q = 1 - ex;
-            g = twoDa * q * ex / dist;
-            u = depth * (q * q - 1) - shift;
-        } else {
-            double inv2 = 1 / r2;
-            double s2 = sigma2 * inv2;
-            double s6 = s2 * s2 * s2;
-            g = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
-            u = eps4 * (s6 * s6 - s6) - shift;
-        }
+        double g = tg;
+        double u = tu;
         sums[3] += u;
         sums[0] += g * dx;
         sums[1] += g * dy;
@@ -540,4 +536,238 @@ final class PairGather {
         fy[j] += g * -dy;
         fz[j] += g * -dz;
     }
+
+    private double tg; // pairTerm's g and u
+    private double tu;
+
+    /// A pair's g (the force over the separation) and energy at r² into `tg` and `tu`, as the
+    /// vector loops compute them; false (nothing to add) beyond the cutoff.
+    private boolean pairTerm(double r2) {
+        if (r2 >= rc2) {
+            return false;
+        }
+        overlapped |= r2 < od2;
+        if (morse) {
+            double dist = Math.sqrt(r2);
+            double ex = PortableMath.exp(-stiffness * (dist - r0));
+            double q = 1 - ex;
+            tg = twoDa * q * ex / dist;
+            tu = depth * (q * q - 1) - shift;
+        } else {
+            double inv2 = 1 / r2;
+            double s2 = sigma2 * inv2;
+            double s6 = s2 * s2 * s2;
+            tg = eps4 * (-12 * s6 * s6 + 6 * s6) * inv2;
+            tu = eps4 * (s6 * s6 - s6) - shift;
+        }
+        return true;
+    }
+
+    /// Builds `list` for the atoms in `x`, `y`, `z`: every partner j > i and image within the
+    /// list radius `rl`, in the scan's order, over the offsets that radius can reach.
+    private void build(PairList list, double[] r, int n, double rl) {
+        builds++;
+        double[] h = cell;
+        double rl2 = rl * rl;
+        for (int d = 0; d < 3; d++) {
+            reachL[d] = reach(rl2, 9 + 3 * d);
+            double norm2 = h[9 + 3 * d] * h[9 + 3 * d] + h[10 + 3 * d] * h[10 + 3 * d] + h[11 + 3 * d] * h[11 + 3 * d];
+            imagesL[d] = norm2 == 0 ? 0 : (int) Math.floor(rl * Math.sqrt(norm2) * (1 + 1e-12) + 0.5);
+        }
+        list.begin(r, n, cell);
+        for (int i = 0; i < n; i++) {
+            list.start[i] = list.size;
+            for (int j = i + 1; j < n; j++) {
+                double dx0 = x[j] - x[i];
+                double dy0 = y[j] - y[i];
+                double dz0 = z[j] - z[i];
+                double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
+                double sb = dx0 * h[12] + dy0 * h[13] + dz0 * h[14];
+                double sc = dx0 * h[15] + dy0 * h[16] + dz0 * h[17];
+                double ba = -((sa + SHIFTER) - SHIFTER);
+                double bb = -((sb + SHIFTER) - SHIFTER);
+                double bc = -((sc + SHIFTER) - SHIFTER);
+                for (int oa = -imagesL[0]; oa <= imagesL[0]; oa++) {
+                    if (!(Math.abs(sa + ba + oa) < reachL[0])) {
+                        continue;
+                    }
+                    for (int ob = -imagesL[1]; ob <= imagesL[1]; ob++) {
+                        if (!(Math.abs(sb + bb + ob) < reachL[1])) {
+                            continue;
+                        }
+                        for (int oc = -imagesL[2]; oc <= imagesL[2]; oc++) {
+                            if (!(Math.abs(sc + bc + oc) < reachL[2])) {
+                                continue;
+                            }
+                            double na = ba + oa;
+                            double nb = bb + ob;
+                            double nc = bc + oc;
+                            double dx = dx0 + ((na * h[0] + nb * h[3]) + nc * h[6]);
+                            double dy = dy0 + ((na * h[1] + nb * h[4]) + nc * h[7]);
+                            double dz = dz0 + ((na * h[2] + nb * h[5]) + nc * h[8]);
+                            if (dx * dx + dy * dy + dz * dz < rl2) {
+                                list.add(j, na, nb, nc);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        list.start[n] = list.size;
+    }
+
+    private final double[] reachL = new double[3]; // build's reach and offsets along a, b, c
+    private final int[] imagesL = new int[3];
+
+    /// The rows of a listed system: row i's entries in list order, those with j in the stripes
+    /// into partial sum (j − i − 1) mod W, the rest into the running sum after the fold — the
+    /// scan's additions in the scan's order, without the pairs the list left out (all beyond
+    /// the cutoff, where the scan adds nothing). Each row's terms are computed `L` entries at a
+    /// time (the partners' coordinates gathered by index), then added in list order.
+    private boolean listRows(int n, PairList list) {
+        double[] h = cell;
+        int[] start = list.start;
+        int[] partner = list.partner;
+        double[] la = list.na;
+        double[] lb = list.nb;
+        double[] lc = list.nc;
+        double rc2 = this.rc2;
+        double od2 = this.od2;
+        double shift = this.shift;
+        boolean morse = this.morse;
+        double eps4 = this.eps4;
+        double sigma2 = this.sigma2;
+        double depth = this.depth;
+        double stiffness = this.stiffness;
+        double r0 = this.r0;
+        double twoDa = this.twoDa;
+        DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        DoubleVector one = DoubleVector.broadcast(D, 1);
+        VectorMask<Double> overlaps = D.maskAll(false);
+        for (int i = 0; i < n; i++) {
+            int first = start[i];
+            int end = start[i + 1];
+            int count = end - first;
+            if (termX.length < count + L) {
+                termX = new double[count + L];
+                termY = new double[count + L];
+                termZ = new double[count + L];
+                termU = new double[count + L];
+            }
+            DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
+            DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
+            DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
+            int e = first;
+            for (; e + L <= end; e += L) {
+                DoubleVector na = DoubleVector.fromArray(D, la, e);
+                DoubleVector nb = DoubleVector.fromArray(D, lb, e);
+                DoubleVector nc = DoubleVector.fromArray(D, lc, e);
+                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi)
+                        .add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
+                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi)
+                        .add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
+                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi)
+                        .add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
+                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+                DoubleVector g;
+                DoubleVector u;
+                if (morse) {
+                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                    DoubleVector q = one.sub(ex);
+                    g = q.mul(twoDa).mul(ex).div(dist);
+                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+                } else {
+                    DoubleVector inv2 = one.div(r2);
+                    DoubleVector s2 = inv2.mul(sigma2);
+                    DoubleVector s6 = s2.mul(s2).mul(s2);
+                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                }
+                int o = e - first;
+                u.intoArray(termU, o);
+                none.blend(g.mul(dx), in).intoArray(termX, o);
+                none.blend(g.mul(dy), in).intoArray(termY, o);
+                none.blend(g.mul(dz), in).intoArray(termZ, o);
+            }
+            for (; e < end; e++) { // the last entries one by one, as the lanes compute them
+                int j = partner[e];
+                double dx = (x[j] - x[i]) + ((la[e] * h[0] + lb[e] * h[3]) + lc[e] * h[6]);
+                double dy = (y[j] - y[i]) + ((la[e] * h[1] + lb[e] * h[4]) + lc[e] * h[7]);
+                double dz = (z[j] - z[i]) + ((la[e] * h[2] + lb[e] * h[5]) + lc[e] * h[8]);
+                int o = e - first;
+                if (pairTerm(dx * dx + dy * dy + dz * dz)) {
+                    termU[o] = tu;
+                    termX[o] = tg * dx;
+                    termY[o] = tg * dy;
+                    termZ[o] = tg * dz;
+                } else {
+                    termU[o] = -0.0;
+                    termX[o] = -0.0;
+                    termY[o] = -0.0;
+                    termZ[o] = -0.0;
+                }
+            }
+            // the additions, in list order: a term beyond the cutoff is −0.0 and changes no sum
+            for (int q = 0; q < W; q++) {
+                px[q] = -0.0;
+                py[q] = -0.0;
+                pz[q] = -0.0;
+                pu[q] = -0.0;
+            }
+            int m = n - 1 - i;
+            int striped = i + 1 + m - m % W;
+            e = first;
+            for (; e < end && partner[e] < striped; e++) {
+                int j = partner[e];
+                int q = (j - i - 1) % W;
+                int o = e - first;
+                pu[q] += termU[o];
+                px[q] += termX[o];
+                py[q] += termY[o];
+                pz[q] += termZ[o];
+                en[j] += termU[o];
+                fx[j] += -termX[o];
+                fy[j] += -termY[o];
+                fz[j] += -termZ[o];
+            }
+            double sx = fx[i];
+            double sy = fy[i];
+            double sz = fz[i];
+            double se = en[i];
+            if (striped > i + 1) {
+                for (int q = 0; q < W; q++) {
+                    sx += px[q];
+                    sy += py[q];
+                    sz += pz[q];
+                    se += pu[q];
+                }
+            }
+            for (; e < end; e++) {
+                int j = partner[e];
+                int o = e - first;
+                se += termU[o];
+                sx += termX[o];
+                sy += termY[o];
+                sz += termZ[o];
+                en[j] += termU[o];
+                fx[j] += -termX[o];
+                fy[j] += -termY[o];
+                fz[j] += -termZ[o];
+            }
+            fx[i] = sx;
+            fy[i] = sy;
+            fz[i] = sz;
+            en[i] = se;
+        }
+        return overlapped || overlaps.anyTrue();
+    }
+
+    // a listed row's terms, by entry: g·d (x, y, z) and the pair energy, −0.0 beyond the cutoff
+    private double[] termX = new double[0];
+    private double[] termY = new double[0];
+    private double[] termZ = new double[0];
+    private double[] termU = new double[0];
 }

@@ -1,0 +1,82 @@
+package dev.penstock.atoms.device;
+
+import java.util.Arrays;
+
+/// A Verlet list of one system whose cell the kernels scan (`CellImages.IMAGES`): for each atom
+/// i, its partners j > i and their images n = (na, nb, nc) that were within the cutoff plus a
+/// skin when the list was built, in the scan's order — j ascending, then n ascending
+/// lexicographically (the scan's offsets around a pair's base image are ascending, so its images
+/// are too, whatever the base). `PairGather` sums a listed system's pairs in that order; an entry
+/// beyond the cutoff adds nothing, as it adds nothing in the scan, so a list gives the scan's
+/// sums bit for bit — whenever it was built, as long as it holds every pair within the cutoff.
+/// It does while no atom has moved more than half the skin since the build (two atoms then close
+/// in by less than the skin); `PairGather` rebuilds it when one has.
+///
+/// Kept by `CpuRelaxKernels` per system (by id) between evaluations: its arrays grow and are
+/// reused, so a rebuild allocates only when the list outgrows them.
+final class PairList {
+    /// The skin as a fraction of the cutoff.
+    static final double SKIN = 0.12;
+
+    /// positions at the build (3 per atom), atoms at the build, the build's list radius squared
+    double[] at = new double[0];
+    int atoms = -1;
+    /// entries of atom i: `[start[i], start[i + 1])`
+    int[] start = new int[1];
+    int[] partner = new int[0];
+    double[] na = new double[0];
+    double[] nb = new double[0];
+    double[] nc = new double[0];
+    int size;
+    /// the evaluation that last used it (`CpuRelaxKernels` drops lists no evaluation used)
+    long used;
+
+    /// the cell of the build (`PairGather.cell`: lattice and reciprocal rows)
+    final double[] cell = new double[18];
+
+    /// Whether the list must be rebuilt before it serves the `n` atoms at `r` in cell `h`: never
+    /// built for them or that cell, or an atom moved more than half the skin (`halfSkin2` =
+    /// (skin/2)²) since.
+    boolean stale(double[] r, int n, double[] h, double halfSkin2) {
+        if (atoms != n || !Arrays.equals(cell, h)) {
+            return true;
+        }
+        for (int i = 0; i < 3 * n; i += 3) {
+            double dx = r[i] - at[i];
+            double dy = r[i + 1] - at[i + 1];
+            double dz = r[i + 2] - at[i + 2];
+            if (dx * dx + dy * dy + dz * dz > halfSkin2) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// Starts a build for the `n` atoms at `r` in cell `h`.
+    void begin(double[] r, int n, double[] h) {
+        System.arraycopy(h, 0, cell, 0, cell.length);
+        if (at.length < 3 * n) {
+            at = new double[3 * n];
+            start = new int[n + 1];
+        }
+        System.arraycopy(r, 0, at, 0, 3 * n);
+        atoms = n;
+        size = 0;
+    }
+
+    /// Appends partner j at image (a, b, c) to the current atom.
+    void add(int j, double a, double b, double c) {
+        if (size == partner.length) {
+            int grown = Math.max(64, 2 * size);
+            partner = Arrays.copyOf(partner, grown);
+            na = Arrays.copyOf(na, grown);
+            nb = Arrays.copyOf(nb, grown);
+            nc = Arrays.copyOf(nc, grown);
+        }
+        partner[size] = j;
+        na[size] = a;
+        nb[size] = b;
+        nc[size] = c;
+        size++;
+    }
+}
