@@ -36,6 +36,19 @@ final class PairGather {
     private static final int W = RelaxKernels.STRIPE;
     private static final double SHIFTER = 6755399441055744.0; // 1.5·2^52: x + it − it is rint(x)
 
+    static {
+        // Every vector class the loops touch, loaded before any loop is compiled: the JIT
+        // compiles a loop's vector and mask calls against the classes loaded so far, and one
+        // loaded later (the index gather's IntVector, the exponential's LongVector) threw away the
+        // compiled pair loop mid-run (-XX:+PrintCompilation: "marked for deoptimization"; on the
+        // README example it ran interpreted for another second).
+        double[] a = new double[L];
+        int[] index = new int[L];
+        DoubleVector v = DoubleVector.fromArray(D, a, 0, index, 0);
+        VectorMask<Double> m = v.compare(VectorOperators.LT, 1.0).and(v.abs().compare(VectorOperators.LT, 1.0));
+        PortableMath.exp(v.blend(DoubleVector.broadcast(D, -0.0), m)).lanewise(VectorOperators.SQRT).intoArray(a, 0);
+    }
+
     /// The system's cell: its kind (`CellImages`), lattice rows a, b, c (`cell[0 … 8]`),
     /// reciprocal rows (`cell[9 … 17]`) and scanned offsets along a, b, c.
     final double[] cell = new double[18];
@@ -722,7 +735,7 @@ final class PairGather {
             e = first;
             for (; e < end && partner[e] < striped; e++) {
                 int j = partner[e];
-                int q = (j - i - 1) % W;
+                int q = (j - i - 1) & (W - 1); // (j − i − 1) mod W: j > i, W a power of two
                 int o = e - first;
                 pu[q] += termU[o];
                 px[q] += termX[o];
