@@ -144,13 +144,13 @@ public final class CpuRelaxKernels implements RelaxKernels {
         });
     }
 
-    /// The Verlet lists of the systems whose cells are scanned (`PairList`), by system id; a
+    /// The Verlet lists of the systems whose cells are scanned or that are large (`PairList`), by system id; a
     /// list no evaluation used for a while is dropped (its system left the batch).
     private final java.util.HashMap<Long, PairList> lists = new java.util.HashMap<>();
     private PairList[] rowLists = new PairList[0];
     private long evaluations;
 
-    /// Puts each scanned system's list at its row of `rowLists` (null for the others), making
+    /// Puts each listed system's list at its row of `rowLists` (null for the others), making
     /// the lists of newcomers; every 64 evaluations drops the lists of systems no longer here.
     private void listsFor(MemorySegment ints, long cap, int systems) {
         if (rowLists.length < systems) {
@@ -158,7 +158,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }
         long now = ++evaluations;
         for (int k = 0; k < systems; k++) {
-            if (!keepLists || ints.getAtIndex(I32, CELL_KIND * cap + k) != CellImages.IMAGES) {
+            if (!keepLists || !listed(ints, cap, k)) {
                 rowLists[k] = null;
                 continue;
             }
@@ -172,10 +172,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }
     }
 
+    /// Whether system `k` is summed through a Verlet list: a scanned cell, or a large system.
+    private static boolean listed(MemorySegment ints, long cap, int k) {
+        return ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES || ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS;
+    }
+
     private void evaluateRows(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
                               long cap, int systems, Pair pair) {
         split(systems, k -> {
             long n = ints.getAtIndex(I32, COUNT * cap + k);
+            if (rowLists[k] != null) {
+                return 100 * n; // a list's entries, about
+            }
             long images = 1;
             if (ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES) {
                 for (int d = 0; d < 3; d++) {

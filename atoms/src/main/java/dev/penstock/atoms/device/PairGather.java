@@ -105,11 +105,15 @@ final class PairGather {
             self = 0.0 + (own + own); // relax.cu: e = 0; e += t + t
         }
         Arrays.fill(en, 0, n, self);
-        if (scan && list != null) {
+        if (list != null) {
             double cutoff = Math.sqrt(pair.rc2());
             double halfSkin = 0.5 * cutoff * PairList.SKIN;
             if (list.stale(r, n, cell, halfSkin * halfSkin)) {
-                build(list, r, n, cutoff * (1 + PairList.SKIN));
+                if (scan) {
+                    build(list, r, n, cutoff * (1 + PairList.SKIN));
+                } else {
+                    binned(list, r, n, cutoff * (1 + PairList.SKIN));
+                }
             }
         }
         overlap |= rows(n, pair, scan);
@@ -342,7 +346,7 @@ final class PairGather {
     /// The rows: `nearestRows` without a scan, `listRows` for a listed system, else each row's
     /// striped partners by `scanStripes` and the rest by `tail`, the run's constants in fields.
     private boolean rows(int n, Pair pair, boolean scan) {
-        if (!scan) {
+        if (!scan && list == null) {
             return nearestRows(n, pair);
         }
         rc2 = pair.rc2();
@@ -629,6 +633,159 @@ final class PairGather {
         list.start[n] = list.size;
     }
 
+    /// Builds `list` for a free system or a nearest-image cell (no scan) from bins at least `rl`
+    /// wide: along a periodic axis ⌊L / rl⌋ of them (one if that is under three), wrapped; along a
+    /// free one over the atoms' extent. Each atom's partners j > i within `rl` by the evaluation's
+    /// own separation (the nearest image's in a `NEAREST` cell) come from its bin and the ones
+    /// next to it, sorted into row order.
+    private void binned(PairList list, double[] r, int n, double rl) {
+        builds++;
+        double rl2 = rl * rl;
+        boolean nearest = kind == CellImages.NEAREST;
+        double[][] coords = {x, y, z};
+        for (int d = 0; d < 3; d++) {
+            double length = nearest ? cell[4 * d] : 0;
+            double[] c = coords[d];
+            binWraps[d] = length != 0;
+            if (length != 0) {
+                binOrigin[d] = 0;
+                binExtent[d] = length;
+            } else {
+                double min = Double.POSITIVE_INFINITY;
+                double max = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < n; i++) {
+                    min = Math.min(min, c[i]);
+                    max = Math.max(max, c[i]);
+                }
+                binOrigin[d] = min;
+                binExtent[d] = max - min;
+            }
+            binCount[d] = (int) Math.max(1, Math.min(1024, Math.floor(binExtent[d] / rl)));
+        }
+        while ((long) binCount[0] * binCount[1] * binCount[2] > 8L * n + 64) { // a sparse system: fewer, wider bins
+            int d = binCount[0] >= binCount[1] && binCount[0] >= binCount[2] ? 0 : binCount[1] >= binCount[2] ? 1 : 2;
+            binCount[d] = Math.max(1, binCount[d] / 2);
+        }
+        for (int d = 0; d < 3; d++) {
+            if (binWraps[d] && binCount[d] < 3) {
+                binCount[d] = 1; // two wrapped bins would meet twice: one bin takes every atom along the axis
+            }
+            binWraps[d] &= binCount[d] >= 3;
+            binWidth[d] = binExtent[d] > 0 ? binExtent[d] / binCount[d] : 1;
+        }
+        int bins = binCount[0] * binCount[1] * binCount[2];
+        if (binOf.length < n) {
+            binOf = new int[n];
+            binAtoms = new int[n];
+            candidates = new int[n];
+        }
+        if (binStart.length < bins + 1) {
+            binStart = new int[Math.max(bins + 1, 2 * binStart.length)];
+        }
+        Arrays.fill(binStart, 0, bins + 1, 0);
+        for (int i = 0; i < n; i++) {
+            int id = 0;
+            for (int d = 0; d < 3; d++) {
+                id = id * binCount[d] + binIndex(d, coords[d][i]);
+            }
+            binOf[i] = id;
+            binStart[id + 1]++;
+        }
+        for (int b = 0; b < bins; b++) {
+            binStart[b + 1] += binStart[b];
+        }
+        if (binCursor.length < bins) {
+            binCursor = new int[bins];
+        }
+        System.arraycopy(binStart, 0, binCursor, 0, bins);
+        for (int i = 0; i < n; i++) {
+            binAtoms[binCursor[binOf[i]]++] = i;
+        }
+        double lx = nearest ? cell[0] : 0;
+        double ly = nearest ? cell[4] : 0;
+        double lz = nearest ? cell[8] : 0;
+        double ilx = lx == 0 ? 0 : 1 / lx;
+        double ily = ly == 0 ? 0 : 1 / ly;
+        double ilz = lz == 0 ? 0 : 1 / lz;
+        list.begin(r, n, cell);
+        for (int i = 0; i < n; i++) {
+            list.start[i] = list.size;
+            int found = 0;
+            int id = binOf[i];
+            int bc = id % binCount[2];
+            int bb = id / binCount[2] % binCount[1];
+            int ba = id / binCount[2] / binCount[1];
+            for (int oa = -1; oa <= 1; oa++) {
+                int na = neighbourBin(0, ba, oa);
+                for (int ob = -1; ob <= 1 && na >= 0; ob++) {
+                    int nb = neighbourBin(1, bb, ob);
+                    for (int oc = -1; oc <= 1 && nb >= 0; oc++) {
+                        int nc = neighbourBin(2, bc, oc);
+                        if (nc < 0) {
+                            continue;
+                        }
+                        int b = (na * binCount[1] + nb) * binCount[2] + nc;
+                        for (int t = binStart[b]; t < binStart[b + 1]; t++) {
+                            int j = binAtoms[t];
+                            if (j <= i) {
+                                continue;
+                            }
+                            double dx = x[j] - x[i];
+                            double dy = y[j] - y[i];
+                            double dz = z[j] - z[i];
+                            if (nearest) {
+                                dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                                dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                                dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+                            }
+                            if (dx * dx + dy * dy + dz * dz < rl2) {
+                                candidates[found++] = j;
+                            }
+                        }
+                    }
+                }
+            }
+            Arrays.sort(candidates, 0, found);
+            for (int t = 0; t < found; t++) {
+                list.add(candidates[t], 0, 0, 0);
+            }
+        }
+        list.start[n] = list.size;
+    }
+
+    /// The bin of coordinate `c` along axis `d`.
+    private int binIndex(int d, double c) {
+        double f = (c - binOrigin[d]) / binWidth[d];
+        if (binWraps[d]) {
+            f -= binCount[d] * Math.floor(f / binCount[d]);
+        }
+        return (int) Math.max(0, Math.min(binCount[d] - 1, Math.floor(f)));
+    }
+
+    /// The bin `offset` (−1, 0, 1) from bin `b` along axis `d`, or −1: wrapped where the bins
+    /// wrap, none past a free axis's edge, and only the one bin of an axis with one.
+    private int neighbourBin(int d, int b, int offset) {
+        if (binCount[d] == 1) {
+            return offset == 0 ? 0 : -1;
+        }
+        int to = b + offset;
+        if (binWraps[d]) {
+            return (to + binCount[d]) % binCount[d];
+        }
+        return to >= 0 && to < binCount[d] ? to : -1;
+    }
+
+    private final int[] binCount = new int[3];
+    private final double[] binOrigin = new double[3];
+    private final double[] binWidth = new double[3];
+    private final double[] binExtent = new double[3];
+    private int[] binCursor = new int[0];
+    private final boolean[] binWraps = new boolean[3];
+    private int[] binOf = new int[0];
+    private int[] binStart = new int[1];
+    private int[] binAtoms = new int[0];
+    private int[] candidates = new int[0];
+
     private final double[] reachL = new double[3]; // build's reach and offsets along a, b, c
     private final int[] imagesL = new int[3];
 
@@ -654,6 +811,14 @@ final class PairGather {
         double stiffness = this.stiffness;
         double r0 = this.r0;
         double twoDa = this.twoDa;
+        boolean scan = kind == CellImages.IMAGES;
+        boolean nearest = kind == CellImages.NEAREST;
+        double lx = nearest ? h[0] : 0;
+        double ly = nearest ? h[4] : 0;
+        double lz = nearest ? h[8] : 0;
+        double ilx = lx == 0 ? 0 : 1 / lx;
+        double ily = ly == 0 ? 0 : 1 / ly;
+        double ilz = lz == 0 ? 0 : 1 / lz;
         DoubleVector none = DoubleVector.broadcast(D, -0.0);
         DoubleVector one = DoubleVector.broadcast(D, 1);
         VectorMask<Double> overlaps = D.maskAll(false);
@@ -675,12 +840,18 @@ final class PairGather {
                 DoubleVector na = DoubleVector.fromArray(D, la, e);
                 DoubleVector nb = DoubleVector.fromArray(D, lb, e);
                 DoubleVector nc = DoubleVector.fromArray(D, lc, e);
-                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi)
-                        .add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
-                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi)
-                        .add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
-                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi)
-                        .add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
+                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi);
+                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi);
+                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi);
+                if (scan) { // the listed image's translation
+                    dx = dx.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
+                    dy = dy.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
+                    dz = dz.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
+                } else if (nearest) { // nearestRows' nearest image
+                    dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
+                    dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
+                    dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
+                }
                 DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
                 VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
                 overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
@@ -707,9 +878,18 @@ final class PairGather {
             }
             for (; e < end; e++) { // the last entries one by one, as the lanes compute them
                 int j = partner[e];
-                double dx = (x[j] - x[i]) + ((la[e] * h[0] + lb[e] * h[3]) + lc[e] * h[6]);
-                double dy = (y[j] - y[i]) + ((la[e] * h[1] + lb[e] * h[4]) + lc[e] * h[7]);
-                double dz = (z[j] - z[i]) + ((la[e] * h[2] + lb[e] * h[5]) + lc[e] * h[8]);
+                double dx = x[j] - x[i];
+                double dy = y[j] - y[i];
+                double dz = z[j] - z[i];
+                if (scan) {
+                    dx = dx + ((la[e] * h[0] + lb[e] * h[3]) + lc[e] * h[6]);
+                    dy = dy + ((la[e] * h[1] + lb[e] * h[4]) + lc[e] * h[7]);
+                    dz = dz + ((la[e] * h[2] + lb[e] * h[5]) + lc[e] * h[8]);
+                } else if (nearest) {
+                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+                }
                 int o = e - first;
                 if (pairTerm(dx * dx + dy * dy + dz * dz)) {
                     termU[o] = tu;

@@ -2,7 +2,8 @@ package dev.penstock.atoms.device;
 
 import java.util.Arrays;
 
-/// A Verlet list of one system whose cell the kernels scan (`CellImages.IMAGES`): for each atom
+/// A Verlet list of one system whose cell the kernels scan (`CellImages.IMAGES`), or of a large
+/// one (`ATOMS` or more, free or nearest-image: its partners only, from bins): for each atom
 /// i, its partners j > i and their images n = (na, nb, nc) that were within the cutoff plus a
 /// skin when the list was built, in the scan's order — j ascending, then n ascending
 /// lexicographically (the scan's offsets around a pair's base image are ascending, so its images
@@ -17,6 +18,9 @@ import java.util.Arrays;
 final class PairList {
     /// The skin as a fraction of the cutoff.
     static final double SKIN = 0.12;
+    /// The atoms from which a free system or a nearest-image cell is listed too (built from bins,
+    /// `PairGather.binned`): below, all pairs 8 at a time cost less than a list's scattered sums.
+    static final int ATOMS = 1024;
 
     /// positions at the build (3 per atom), atoms at the build, the build's list radius squared
     double[] at = new double[0];

@@ -331,6 +331,33 @@ class DeviceStageTest {
     }
 
     @Test
+    void largeSystemsAreListedFromBinsWithTheAllPairsNumbersBitForBit() {
+        double l = 7 * 1.1 * Math.sqrt(2);
+        java.util.function.Supplier<List<AtomicSystem>> large = () -> List.of(recelled(fccBox(0, 7, 0.1, 5), new double[] {l, 0, 0, 0, l, 0, 0, 0, l}, new boolean[] {false, false, false}), fccBox(1, 7, 0.06, 6),
+                recelled(fccBox(2, 7, 0.05, 7), new double[] {l, 0, 0, 0, l, 0, 0, 0, 3 * l}, new boolean[] {true, true, false}));
+        List<AtomicSystem> listed = large.get();
+        List<AtomicSystem> all = large.get();
+        Convergence rule = Convergence.of(0.01, 120);
+        CpuRelaxKernels kernels = new CpuRelaxKernels(2);
+        List<PackedRelax.Outcome> a;
+        List<PackedRelax.Outcome> b;
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, kernels, LJ, rule, 3, 4200)) {
+            a = r.relax(listed);
+        }
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.withoutLists(2), LJ, rule, 3, 4200)) {
+            b = r.relax(all);
+        }
+        for (int k = 0; k < 3; k++) {
+            assertThat(listed.get(k).atoms()).isGreaterThanOrEqualTo(PairList.ATOMS);
+            assertThat(a.get(k).steps()).as("system %d steps", k).isEqualTo(b.get(k).steps()).isGreaterThan(20);
+            assertThat(listed.get(k).energy()).as("system %d", k).isEqualTo(all.get(k).energy());
+            assertThat(listed.get(k).positions()).as("system %d", k).isEqualTo(all.get(k).positions());
+            assertThat(listed.get(k).forces()).as("system %d", k).isEqualTo(all.get(k).forces());
+        }
+        assertThat(kernels.listBuilds()).isBetween(3L, 3L * 60);
+    }
+
+    @Test
     void everyPeriodicCellRelaxesAsOnThePerSampleStageAndScansTheImagesItNeeds() {
         Map<Long, Integer> steps = new TreeMap<>();
         Map<Long, String> device;
