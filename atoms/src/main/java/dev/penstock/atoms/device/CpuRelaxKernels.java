@@ -365,7 +365,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     /// Whether an atom moved more than √`maxStep2` from `before` to `after` (`n3` coordinates):
     /// |r_new − r_old|² per atom, as `relax.cu` computes it.
-    private static boolean runaway(double[] before, double[] after, int n3, double maxStep2) {
+    static boolean runaway(double[] before, double[] after, int n3, double maxStep2) {
         for (int i = 0; i < n3; i += 3) {
             double dx = after[i] - before[i];
             double dy = after[i + 1] - before[i + 1];

@@ -28,6 +28,14 @@ import jdk.incubator.vector.VectorSpecies;
 /// operations in the scalar order, no fused multiply-adds): the partners' running sums take
 /// their terms at once (one lane per partner) and atom i's W partial sums are lanes too, so no
 /// step of the row is serial but the last `m mod W` pairs and the W-term fold.
+///
+/// A listed system (`PairList`: scanned cells, and large systems) takes its partners from the
+/// list instead, in the same order, so with the same sums bit for bit.
+///
+/// Why one file over 400 lines: its three pair loops (all pairs, a scan of images, a list) share
+/// the thread's arrays, the run's constants and the one order of additions each must reproduce
+/// bit for bit, and each writes its pair terms out rather than calling a helper (`nearestRows`
+/// says why); the lists' builds are `PairListBuilder`.
 final class PairGather {
     /// The widest vectors up to `STRIPE` lanes (a 4-lane machine runs each stripe as two).
     private static final VectorSpecies<Double> D =
@@ -58,6 +66,7 @@ final class PairGather {
     PairList list;
     /// Lists this gather built.
     long builds;
+    private final PairListBuilder builder = new PairListBuilder();
     private boolean selfOverlap;
 
     private double[] x = new double[0];
@@ -110,10 +119,11 @@ final class PairGather {
             double halfSkin = 0.5 * cutoff * PairList.SKIN;
             if (list.stale(r, n, cell, halfSkin * halfSkin)) {
                 if (scan) {
-                    build(list, r, n, cutoff * (1 + PairList.SKIN));
+                    builder.scan(list, r, x, y, z, n, cell, images, cutoff * (1 + PairList.SKIN));
                 } else {
-                    binned(list, r, n, cutoff * (1 + PairList.SKIN));
+                    builder.binned(list, r, x, y, z, n, cell, kind == CellImages.NEAREST, cutoff * (1 + PairList.SKIN));
                 }
+                builds++;
             }
         }
         overlap |= rows(n, pair, scan);
@@ -170,7 +180,11 @@ final class PairGather {
     /// bit for bit as they were, on the CPU and in `relax.cu` alike. A free axis (its row zero)
     /// reaches everywhere: δ is 0 there and its one offset is 0.
     private double reach(double rc2, int row) {
-        double[] h = cell;
+        return reach(cell, rc2, row);
+    }
+
+    /// `reach` of the cell rows `h` (`PairGather.cell`'s layout).
+    static double reach(double[] h, double rc2, int row) {
         double norm2 = h[row] * h[row] + h[row + 1] * h[row + 1] + h[row + 2] * h[row + 2];
         return norm2 == 0 ? Double.POSITIVE_INFINITY : Math.sqrt(rc2) * Math.sqrt(norm2) * (1 + 1e-9);
     }
@@ -579,215 +593,6 @@ final class PairGather {
         }
         return true;
     }
-
-    /// Builds `list` for the atoms in `x`, `y`, `z`: every partner j > i and image within the
-    /// list radius `rl`, in the scan's order, over the offsets that radius can reach.
-    private void build(PairList list, double[] r, int n, double rl) {
-        builds++;
-        double[] h = cell;
-        double rl2 = rl * rl;
-        for (int d = 0; d < 3; d++) {
-            reachL[d] = reach(rl2, 9 + 3 * d);
-            double norm2 = h[9 + 3 * d] * h[9 + 3 * d] + h[10 + 3 * d] * h[10 + 3 * d] + h[11 + 3 * d] * h[11 + 3 * d];
-            imagesL[d] = norm2 == 0 ? 0 : (int) Math.floor(rl * Math.sqrt(norm2) * (1 + 1e-12) + 0.5);
-        }
-        list.begin(r, n, cell);
-        for (int i = 0; i < n; i++) {
-            list.start[i] = list.size;
-            for (int j = i + 1; j < n; j++) {
-                double dx0 = x[j] - x[i];
-                double dy0 = y[j] - y[i];
-                double dz0 = z[j] - z[i];
-                double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
-                double sb = dx0 * h[12] + dy0 * h[13] + dz0 * h[14];
-                double sc = dx0 * h[15] + dy0 * h[16] + dz0 * h[17];
-                double ba = -((sa + SHIFTER) - SHIFTER);
-                double bb = -((sb + SHIFTER) - SHIFTER);
-                double bc = -((sc + SHIFTER) - SHIFTER);
-                for (int oa = -imagesL[0]; oa <= imagesL[0]; oa++) {
-                    if (!(Math.abs(sa + ba + oa) < reachL[0])) {
-                        continue;
-                    }
-                    for (int ob = -imagesL[1]; ob <= imagesL[1]; ob++) {
-                        if (!(Math.abs(sb + bb + ob) < reachL[1])) {
-                            continue;
-                        }
-                        for (int oc = -imagesL[2]; oc <= imagesL[2]; oc++) {
-                            if (!(Math.abs(sc + bc + oc) < reachL[2])) {
-                                continue;
-                            }
-                            double na = ba + oa;
-                            double nb = bb + ob;
-                            double nc = bc + oc;
-                            double dx = dx0 + ((na * h[0] + nb * h[3]) + nc * h[6]);
-                            double dy = dy0 + ((na * h[1] + nb * h[4]) + nc * h[7]);
-                            double dz = dz0 + ((na * h[2] + nb * h[5]) + nc * h[8]);
-                            if (dx * dx + dy * dy + dz * dz < rl2) {
-                                list.add(j, na, nb, nc);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        list.start[n] = list.size;
-    }
-
-    /// Builds `list` for a free system or a nearest-image cell (no scan) from bins at least `rl`
-    /// wide: along a periodic axis ⌊L / rl⌋ of them (one if that is under three), wrapped; along a
-    /// free one over the atoms' extent. Each atom's partners j > i within `rl` by the evaluation's
-    /// own separation (the nearest image's in a `NEAREST` cell) come from its bin and the ones
-    /// next to it, sorted into row order.
-    private void binned(PairList list, double[] r, int n, double rl) {
-        builds++;
-        double rl2 = rl * rl;
-        boolean nearest = kind == CellImages.NEAREST;
-        double[][] coords = {x, y, z};
-        for (int d = 0; d < 3; d++) {
-            double length = nearest ? cell[4 * d] : 0;
-            double[] c = coords[d];
-            binWraps[d] = length != 0;
-            if (length != 0) {
-                binOrigin[d] = 0;
-                binExtent[d] = length;
-            } else {
-                double min = Double.POSITIVE_INFINITY;
-                double max = Double.NEGATIVE_INFINITY;
-                for (int i = 0; i < n; i++) {
-                    min = Math.min(min, c[i]);
-                    max = Math.max(max, c[i]);
-                }
-                binOrigin[d] = min;
-                binExtent[d] = max - min;
-            }
-            binCount[d] = (int) Math.max(1, Math.min(1024, Math.floor(binExtent[d] / rl)));
-        }
-        while ((long) binCount[0] * binCount[1] * binCount[2] > 8L * n + 64) { // a sparse system: fewer, wider bins
-            int d = binCount[0] >= binCount[1] && binCount[0] >= binCount[2] ? 0 : binCount[1] >= binCount[2] ? 1 : 2;
-            binCount[d] = Math.max(1, binCount[d] / 2);
-        }
-        for (int d = 0; d < 3; d++) {
-            if (binWraps[d] && binCount[d] < 3) {
-                binCount[d] = 1; // two wrapped bins would meet twice: one bin takes every atom along the axis
-            }
-            binWraps[d] &= binCount[d] >= 3;
-            binWidth[d] = binExtent[d] > 0 ? binExtent[d] / binCount[d] : 1;
-        }
-        int bins = binCount[0] * binCount[1] * binCount[2];
-        if (binOf.length < n) {
-            binOf = new int[n];
-            binAtoms = new int[n];
-            candidates = new int[n];
-        }
-        if (binStart.length < bins + 1) {
-            binStart = new int[Math.max(bins + 1, 2 * binStart.length)];
-        }
-        Arrays.fill(binStart, 0, bins + 1, 0);
-        for (int i = 0; i < n; i++) {
-            int id = 0;
-            for (int d = 0; d < 3; d++) {
-                id = id * binCount[d] + binIndex(d, coords[d][i]);
-            }
-            binOf[i] = id;
-            binStart[id + 1]++;
-        }
-        for (int b = 0; b < bins; b++) {
-            binStart[b + 1] += binStart[b];
-        }
-        if (binCursor.length < bins) {
-            binCursor = new int[bins];
-        }
-        System.arraycopy(binStart, 0, binCursor, 0, bins);
-        for (int i = 0; i < n; i++) {
-            binAtoms[binCursor[binOf[i]]++] = i;
-        }
-        double lx = nearest ? cell[0] : 0;
-        double ly = nearest ? cell[4] : 0;
-        double lz = nearest ? cell[8] : 0;
-        double ilx = lx == 0 ? 0 : 1 / lx;
-        double ily = ly == 0 ? 0 : 1 / ly;
-        double ilz = lz == 0 ? 0 : 1 / lz;
-        list.begin(r, n, cell);
-        for (int i = 0; i < n; i++) {
-            list.start[i] = list.size;
-            int found = 0;
-            int id = binOf[i];
-            int bc = id % binCount[2];
-            int bb = id / binCount[2] % binCount[1];
-            int ba = id / binCount[2] / binCount[1];
-            for (int oa = -1; oa <= 1; oa++) {
-                int na = neighbourBin(0, ba, oa);
-                for (int ob = -1; ob <= 1 && na >= 0; ob++) {
-                    int nb = neighbourBin(1, bb, ob);
-                    for (int oc = -1; oc <= 1 && nb >= 0; oc++) {
-                        int nc = neighbourBin(2, bc, oc);
-                        if (nc < 0) {
-                            continue;
-                        }
-                        int b = (na * binCount[1] + nb) * binCount[2] + nc;
-                        for (int t = binStart[b]; t < binStart[b + 1]; t++) {
-                            int j = binAtoms[t];
-                            if (j <= i) {
-                                continue;
-                            }
-                            double dx = x[j] - x[i];
-                            double dy = y[j] - y[i];
-                            double dz = z[j] - z[i];
-                            if (nearest) {
-                                dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
-                                dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
-                                dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
-                            }
-                            if (dx * dx + dy * dy + dz * dz < rl2) {
-                                candidates[found++] = j;
-                            }
-                        }
-                    }
-                }
-            }
-            Arrays.sort(candidates, 0, found);
-            for (int t = 0; t < found; t++) {
-                list.add(candidates[t], 0, 0, 0);
-            }
-        }
-        list.start[n] = list.size;
-    }
-
-    /// The bin of coordinate `c` along axis `d`.
-    private int binIndex(int d, double c) {
-        double f = (c - binOrigin[d]) / binWidth[d];
-        if (binWraps[d]) {
-            f -= binCount[d] * Math.floor(f / binCount[d]);
-        }
-        return (int) Math.max(0, Math.min(binCount[d] - 1, Math.floor(f)));
-    }
-
-    /// The bin `offset` (−1, 0, 1) from bin `b` along axis `d`, or −1: wrapped where the bins
-    /// wrap, none past a free axis's edge, and only the one bin of an axis with one.
-    private int neighbourBin(int d, int b, int offset) {
-        if (binCount[d] == 1) {
-            return offset == 0 ? 0 : -1;
-        }
-        int to = b + offset;
-        if (binWraps[d]) {
-            return (to + binCount[d]) % binCount[d];
-        }
-        return to >= 0 && to < binCount[d] ? to : -1;
-    }
-
-    private final int[] binCount = new int[3];
-    private final double[] binOrigin = new double[3];
-    private final double[] binWidth = new double[3];
-    private final double[] binExtent = new double[3];
-    private int[] binCursor = new int[0];
-    private final boolean[] binWraps = new boolean[3];
-    private int[] binOf = new int[0];
-    private int[] binStart = new int[1];
-    private int[] binAtoms = new int[0];
-    private int[] candidates = new int[0];
-
-    private final double[] reachL = new double[3]; // build's reach and offsets along a, b, c
-    private final int[] imagesL = new int[3];
 
     /// The rows of a listed system: row i's entries in list order, those with j in the stripes
     /// into partial sum (j − i − 1) mod W, the rest into the running sum after the fold — the

@@ -42,18 +42,7 @@ final class PairList {
     /// built for them or that cell, or an atom moved more than half the skin (`halfSkin2` =
     /// (skin/2)²) since.
     boolean stale(double[] r, int n, double[] h, double halfSkin2) {
-        if (atoms != n || !Arrays.equals(cell, h)) {
-            return true;
-        }
-        for (int i = 0; i < 3 * n; i += 3) {
-            double dx = r[i] - at[i];
-            double dy = r[i + 1] - at[i + 1];
-            double dz = r[i + 2] - at[i + 2];
-            if (dx * dx + dy * dy + dz * dz > halfSkin2) {
-                return true;
-            }
-        }
-        return false;
+        return atoms != n || !Arrays.equals(cell, h) || CpuRelaxKernels.runaway(at, r, 3 * n, halfSkin2);
     }
 
     /// Starts a build for the `n` atoms at `r` in cell `h`.
