@@ -177,10 +177,25 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES || ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS;
     }
 
+    /// Whether system `k` is one large listed system whose atoms the threads split
+    /// (`PairGather.fullRows`) rather than one thread taking it whole.
+    private boolean wide(MemorySegment ints, long cap, int k) {
+        return threads > 1 && rowLists[k] != null && ints.getAtIndex(I32, CELL_KIND * cap + k) != CellImages.IMAGES
+                && ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS;
+    }
+
     private void evaluateRows(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
                               long cap, int systems, Pair pair) {
+        for (int k = 0; k < systems; k++) {
+            if (wide(ints, cap, k)) {
+                evaluateWide(pos, force, atomEnergy, ints, doubles, cap, k, pair);
+            }
+        }
         split(systems, k -> {
             long n = ints.getAtIndex(I32, COUNT * cap + k);
+            if (wide(ints, cap, k)) {
+                return 0; // done above
+            }
             if (rowLists[k] != null) {
                 return 100 * n; // a list's entries, about
             }
@@ -194,49 +209,106 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }, MIN_PAIRS, (part, from, to) -> {
             Scratch w = scratch[part];
             for (int k = from; k < to; k++) {
+                if (wide(ints, cap, k)) {
+                    continue;
+                }
                 int start = ints.getAtIndex(I32, START * cap + k);
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
                 w.fit(n);
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
                 PairGather gather = w.pairs;
-                gather.kind = ints.getAtIndex(I32, CELL_KIND * cap + k);
-                gather.list = rowLists[k];
-                for (int d = 0; d < 3; d++) {
-                    gather.images[d] = ints.getAtIndex(I32, (IMAGES_A + d) * cap + k);
-                }
-                for (int e = 0; e < 9; e++) {
-                    gather.cell[e] = doubles.getAtIndex(F64, (RelaxColumns.CELL + e) * cap + k);
-                    gather.cell[9 + e] = doubles.getAtIndex(F64, (RelaxColumns.RECIPROCAL + e) * cap + k);
-                }
+                cellOf(gather, ints, doubles, cap, k);
                 boolean overlap = gather.run(w.r, n, pair, w.f, w.e);
-                MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
-                double e = 0;
-                double max = 0;
-                boolean finite = true;
-                for (int i = 0; i < n; i++) {
-                    double half = 0.5 * w.e[i];
-                    atomEnergy.setAtIndex(F64, start + i, half);
-                    e += half;
-                    double fx = w.f[3 * i];
-                    double fy = w.f[3 * i + 1];
-                    double fz = w.f[3 * i + 2];
-                    double f2 = fx * fx + fy * fy + fz * fz;
-                    finite &= f2 <= Double.MAX_VALUE;
-                    max = Math.max(max, f2);
-                }
-                finite &= Math.abs(e) <= Double.MAX_VALUE;
-                doubles.setAtIndex(F64, ENERGY * cap + k, e);
-                doubles.setAtIndex(F64, FMAX * cap + k, Math.sqrt(max));
-                if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
-                    continue; // flagged by the step before this evaluation: that reason stands
-                }
-                if (overlap) {
-                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_OVERLAP);
-                } else if (!finite) {
-                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NON_FINITE);
-                }
+                finish(w, force, atomEnergy, ints, doubles, cap, k, start, n, overlap);
             }
         });
+    }
+
+    /// Sets `gather`'s cell, kind and list to system `k`'s.
+    private void cellOf(PairGather gather, MemorySegment ints, MemorySegment doubles, long cap, int k) {
+        gather.kind = ints.getAtIndex(I32, CELL_KIND * cap + k);
+        gather.list = rowLists[k];
+        for (int d = 0; d < 3; d++) {
+            gather.images[d] = ints.getAtIndex(I32, (IMAGES_A + d) * cap + k);
+        }
+        for (int e = 0; e < 9; e++) {
+            gather.cell[e] = doubles.getAtIndex(F64, (RelaxColumns.CELL + e) * cap + k);
+            gather.cell[9 + e] = doubles.getAtIndex(F64, (RelaxColumns.RECIPROCAL + e) * cap + k);
+        }
+    }
+
+    private final boolean[] partOverlaps = new boolean[64];
+
+    /// One large system's evaluation with its atoms split over the crew: the stream thread
+    /// loads it and builds its full list, then every part gathers its run of atoms, then the
+    /// system's sums in atom order as any system's.
+    private void evaluateWide(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
+                              long cap, int k, Pair pair) {
+        int start = ints.getAtIndex(I32, START * cap + k);
+        int n = ints.getAtIndex(I32, COUNT * cap + k);
+        int parts = Math.min(threads, partOverlaps.length);
+        if (crew == null) {
+            crew = new Crew("penstock-relax-kernels", threads);
+        }
+        for (int q = 0; q < parts; q++) {
+            Scratch w = scratch[q];
+            w.fit(n);
+            cellOf(w.pairs, ints, doubles, cap, k);
+        }
+        Scratch lead = scratch[0];
+        MemorySegment.copy(pos, F64, 24L * start, lead.r, 0, 3 * n);
+        lead.pairs.load(lead.r, n, pair, true);
+        crew.run(parts, q -> {
+            Scratch w = scratch[q];
+            if (q != 0) {
+                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
+                w.pairs.load(w.r, n, pair, false);
+            }
+            int from = (int) ((long) n * q / parts);
+            int to = (int) ((long) n * (q + 1) / parts);
+            partOverlaps[q] = w.pairs.fullRows(from, to, w.f, w.e);
+            if (q != 0) { // the lead's arrays take every part's rows
+                System.arraycopy(w.f, 3 * from, lead.f, 3 * from, 3 * (to - from));
+                System.arraycopy(w.e, from, lead.e, from, to - from);
+            }
+        });
+        boolean overlap = false;
+        for (int q = 0; q < parts; q++) {
+            overlap |= partOverlaps[q];
+        }
+        finish(lead, force, atomEnergy, ints, doubles, cap, k, start, n, overlap);
+    }
+
+    /// Stores system `k`'s forces and half pair energies from `w` (atoms `[start, start + n)`),
+    /// and its energy, max |F_i| and flags, summed in atom order.
+    private static void finish(Scratch w, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles, long cap,
+                               int k, int start, int n, boolean overlap) {
+        MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
+        double e = 0;
+        double max = 0;
+        boolean finite = true;
+        for (int i = 0; i < n; i++) {
+            double half = 0.5 * w.e[i];
+            atomEnergy.setAtIndex(F64, start + i, half);
+            e += half;
+            double fx = w.f[3 * i];
+            double fy = w.f[3 * i + 1];
+            double fz = w.f[3 * i + 2];
+            double f2 = fx * fx + fy * fy + fz * fz;
+            finite &= f2 <= Double.MAX_VALUE;
+            max = Math.max(max, f2);
+        }
+        finite &= Math.abs(e) <= Double.MAX_VALUE;
+        doubles.setAtIndex(F64, ENERGY * cap + k, e);
+        doubles.setAtIndex(F64, FMAX * cap + k, Math.sqrt(max));
+        if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
+            return; // flagged by the step before this evaluation: that reason stands
+        }
+        if (overlap) {
+            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_OVERLAP);
+        } else if (!finite) {
+            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NON_FINITE);
+        }
     }
 
     /// One thread's working arrays for one system at a time (grown, never shrunk: a step

@@ -117,11 +117,11 @@ final class PairGather {
         if (list != null) {
             double cutoff = Math.sqrt(pair.rc2());
             double halfSkin = 0.5 * cutoff * PairList.SKIN;
-            if (list.stale(r, n, cell, halfSkin * halfSkin)) {
+            if (list.full || list.stale(r, n, cell, halfSkin * halfSkin)) {
                 if (scan) {
                     builder.scan(list, r, x, y, z, n, cell, images, cutoff * (1 + PairList.SKIN));
                 } else {
-                    builder.binned(list, r, x, y, z, n, cell, kind == CellImages.NEAREST, cutoff * (1 + PairList.SKIN));
+                    builder.binned(list, r, x, y, z, n, cell, kind == CellImages.NEAREST, cutoff * (1 + PairList.SKIN), false);
                 }
                 builds++;
             }
@@ -357,12 +357,8 @@ final class PairGather {
         return overlap || overlaps.anyTrue();
     }
 
-    /// The rows: `nearestRows` without a scan, `listRows` for a listed system, else each row's
-    /// striped partners by `scanStripes` and the rest by `tail`, the run's constants in fields.
-    private boolean rows(int n, Pair pair, boolean scan) {
-        if (!scan && list == null) {
-            return nearestRows(n, pair);
-        }
+    /// Sets the run's constants from `pair` and this gather's cell.
+    private void constants(Pair pair) {
         rc2 = pair.rc2();
         od2 = pair.od2();
         shift = pair.shift();
@@ -377,6 +373,15 @@ final class PairGather {
         reachB = reach(rc2, 12);
         reachC = reach(rc2, 15);
         overlapped = false;
+    }
+
+    /// The rows: `nearestRows` without a scan, `listRows` for a listed system, else each row's
+    /// striped partners by `scanStripes` and the rest by `tail`, the run's constants in fields.
+    private boolean rows(int n, Pair pair, boolean scan) {
+        if (!scan && list == null) {
+            return nearestRows(n, pair);
+        }
+        constants(pair);
         if (list != null) {
             return listRows(n, list);
         }
@@ -642,13 +647,13 @@ final class PairGather {
             DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
             int e = first;
             for (; e + L <= end; e += L) {
-                DoubleVector na = DoubleVector.fromArray(D, la, e);
-                DoubleVector nb = DoubleVector.fromArray(D, lb, e);
-                DoubleVector nc = DoubleVector.fromArray(D, lc, e);
                 DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi);
                 DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi);
                 DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi);
-                if (scan) { // the listed image's translation
+                if (scan) { // the listed image's translation (a list without a scan keeps no images)
+                    DoubleVector na = DoubleVector.fromArray(D, la, e);
+                    DoubleVector nb = DoubleVector.fromArray(D, lb, e);
+                    DoubleVector nc = DoubleVector.fromArray(D, lc, e);
                     dx = dx.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
                     dy = dy.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
                     dz = dz.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
@@ -759,6 +764,172 @@ final class PairGather {
             fy[i] = sy;
             fz[i] = sz;
             en[i] = se;
+        }
+        return overlapped || overlaps.anyTrue();
+    }
+
+    /// Takes the `n` atoms at `r` and `pair` for `fullRows` (its cell and kind set, no scan),
+    /// building `list` as a full list first where `build` and it is stale; every thread's gather
+    /// over one large system loads it, one of them (before the others start) builds.
+    void load(double[] r, int n, Pair pair, boolean build) {
+        fit(n);
+        for (int i = 0; i < n; i++) {
+            x[i] = r[3 * i];
+            y[i] = r[3 * i + 1];
+            z[i] = r[3 * i + 2];
+        }
+        constants(pair);
+        if (build) {
+            double cutoff = Math.sqrt(pair.rc2());
+            double halfSkin = 0.5 * cutoff * PairList.SKIN;
+            if (!list.full || list.stale(r, n, cell, halfSkin * halfSkin)) {
+                builder.binned(list, r, x, y, z, n, cell, kind == CellImages.NEAREST, cutoff * (1 + PairList.SKIN), true);
+                builds++;
+            }
+        }
+    }
+
+    /// Forces and pair-energy sums (twice the share) of atoms `[from, to)` of the loaded system
+    /// into `f` (3 per atom) and `e`, at their own rows, from its full list: each atom gathers its
+    /// own terms (its partners before it, then the striped ones after it, the fold, the rest) in
+    /// the half loop's order — a partner k before it gave it g·(r_k − r_i) there too, the same
+    /// number, as r_k − r_i is exactly −(r_i − r_k) and the nearest image of a negation is the
+    /// negation of the nearest image — so `run`'s sums bit for bit, whatever the split. Returns
+    /// whether a pair of these atoms overlaps.
+    boolean fullRows(int from, int to, double[] f, double[] e) {
+        boolean nearest = kind == CellImages.NEAREST;
+        double lx = nearest ? cell[0] : 0;
+        double ly = nearest ? cell[4] : 0;
+        double lz = nearest ? cell[8] : 0;
+        double ilx = lx == 0 ? 0 : 1 / lx;
+        double ily = ly == 0 ? 0 : 1 / ly;
+        double ilz = lz == 0 ? 0 : 1 / lz;
+        int[] start = list.start;
+        int[] partner = list.partner;
+        int n = list.atoms;
+        DoubleVector none = DoubleVector.broadcast(D, -0.0);
+        DoubleVector one = DoubleVector.broadcast(D, 1);
+        VectorMask<Double> overlaps = D.maskAll(false);
+        overlapped = false;
+        for (int i = from; i < to; i++) {
+            int first = start[i];
+            int end = start[i + 1];
+            int count = end - first;
+            if (termX.length < count + L) {
+                termX = new double[count + L];
+                termY = new double[count + L];
+                termZ = new double[count + L];
+                termU = new double[count + L];
+            }
+            DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
+            DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
+            DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
+            int t = first;
+            for (; t + L <= end; t += L) {
+                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, t).sub(vxi);
+                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, t).sub(vyi);
+                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, t).sub(vzi);
+                if (nearest) {
+                    dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
+                    dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
+                    dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
+                }
+                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+                DoubleVector g;
+                DoubleVector u;
+                if (morse) {
+                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                    DoubleVector q = one.sub(ex);
+                    g = q.mul(twoDa).mul(ex).div(dist);
+                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+                } else {
+                    DoubleVector inv2 = one.div(r2);
+                    DoubleVector s2 = inv2.mul(sigma2);
+                    DoubleVector s6 = s2.mul(s2).mul(s2);
+                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+                }
+                int o = t - first;
+                u.intoArray(termU, o);
+                none.blend(g.mul(dx), in).intoArray(termX, o);
+                none.blend(g.mul(dy), in).intoArray(termY, o);
+                none.blend(g.mul(dz), in).intoArray(termZ, o);
+            }
+            for (; t < end; t++) {
+                int j = partner[t];
+                double dx = x[j] - x[i];
+                double dy = y[j] - y[i];
+                double dz = z[j] - z[i];
+                if (nearest) {
+                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+                }
+                int o = t - first;
+                if (pairTerm(dx * dx + dy * dy + dz * dz)) {
+                    termU[o] = tu;
+                    termX[o] = tg * dx;
+                    termY[o] = tg * dy;
+                    termZ[o] = tg * dz;
+                } else {
+                    termU[o] = -0.0;
+                    termX[o] = -0.0;
+                    termY[o] = -0.0;
+                    termZ[o] = -0.0;
+                }
+            }
+            // the half loop's order: the running sums from +0.0 over the partners before i, then
+            // the striped partners' W partial sums from −0.0 folded in, then the rest
+            double sx = 0;
+            double sy = 0;
+            double sz = 0;
+            double se = 0;
+            t = first;
+            for (; t < end && partner[t] < i; t++) {
+                int o = t - first;
+                sx += termX[o];
+                sy += termY[o];
+                sz += termZ[o];
+                se += termU[o];
+            }
+            int m = n - 1 - i;
+            int striped = i + 1 + m - m % W;
+            for (int q = 0; q < W; q++) {
+                px[q] = -0.0;
+                py[q] = -0.0;
+                pz[q] = -0.0;
+                pu[q] = -0.0;
+            }
+            for (; t < end && partner[t] < striped; t++) {
+                int q = (partner[t] - i - 1) & (W - 1);
+                int o = t - first;
+                px[q] += termX[o];
+                py[q] += termY[o];
+                pz[q] += termZ[o];
+                pu[q] += termU[o];
+            }
+            if (striped > i + 1) {
+                for (int q = 0; q < W; q++) {
+                    sx += px[q];
+                    sy += py[q];
+                    sz += pz[q];
+                    se += pu[q];
+                }
+            }
+            for (; t < end; t++) {
+                int o = t - first;
+                sx += termX[o];
+                sy += termY[o];
+                sz += termZ[o];
+                se += termU[o];
+            }
+            f[3 * i] = sx;
+            f[3 * i + 1] = sy;
+            f[3 * i + 2] = sz;
+            e[i] = se;
         }
         return overlapped || overlaps.anyTrue();
     }

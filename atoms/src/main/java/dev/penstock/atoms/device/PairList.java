@@ -37,6 +37,9 @@ final class PairList {
 
     /// the cell of the build (`PairGather.cell`: lattice and reciprocal rows)
     final double[] cell = new double[18];
+    /// whether each atom's entries are all its partners (j < i too: a full list, for a gather per
+    /// atom split over threads), not only those after it
+    boolean full;
 
     /// Whether the list must be rebuilt before it serves the `n` atoms at `r` in cell `h`: never
     /// built for them or that cell, or an atom moved more than half the skin (`halfSkin2` =
@@ -55,6 +58,16 @@ final class PairList {
         System.arraycopy(r, 0, at, 0, 3 * n);
         atoms = n;
         size = 0;
+    }
+
+    /// Appends partners `js[0 … count)` (no images: a free system or the nearest image) to the
+    /// current atom.
+    void addPartners(int[] js, int count) {
+        if (size + count > partner.length) {
+            partner = Arrays.copyOf(partner, Math.max(64, Math.max(size + count, 2 * size)));
+        }
+        System.arraycopy(js, 0, partner, size, count);
+        size += count;
     }
 
     /// Appends partner j at image (a, b, c) to the current atom.

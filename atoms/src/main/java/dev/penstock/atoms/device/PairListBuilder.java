@@ -20,6 +20,7 @@ final class PairListBuilder {
             imagesL[d] = norm2 == 0 ? 0 : (int) Math.floor(rl * Math.sqrt(norm2) * (1 + 1e-12) + 0.5);
         }
         list.begin(r, n, cell);
+        list.full = false;
         for (int i = 0; i < n; i++) {
             list.start[i] = list.size;
             for (int j = i + 1; j < n; j++) {
@@ -61,12 +62,12 @@ final class PairListBuilder {
         list.start[n] = list.size;
     }
 
-    /// Builds `list` for a free system or a nearest-image cell (no scan) from bins at least `rl`
-    /// wide: along a periodic axis ⌊L / rl⌋ of them (one if that is under three), wrapped; along a
-    /// free one over the atoms' extent. Each atom's partners j > i within `rl` by the evaluation's
+    /// Builds `list` (`full`: every partner of each atom, else those after it) for a free system
+    /// or a nearest-image cell (no scan) from bins at least `rl` wide: along a periodic axis ⌊L / rl⌋ of them (one if that is under three), wrapped; along a
+    /// free one over the atoms' extent. Each atom's partners (j > i, or all) within `rl` by the evaluation's
     /// own separation (the nearest image's in a `NEAREST` cell) come from its bin and the ones
     /// next to it, sorted into row order.
-    void binned(PairList list, double[] r, double[] x, double[] y, double[] z, int n, double[] cell, boolean nearest, double rl) {
+    void binned(PairList list, double[] r, double[] x, double[] y, double[] z, int n, double[] cell, boolean nearest, double rl, boolean full) {
         double rl2 = rl * rl;
         double[][] coords = {x, y, z};
         for (int d = 0; d < 3; d++) {
@@ -134,6 +135,7 @@ final class PairListBuilder {
         double ily = ly == 0 ? 0 : 1 / ly;
         double ilz = lz == 0 ? 0 : 1 / lz;
         list.begin(r, n, cell);
+        list.full = full;
         for (int i = 0; i < n; i++) {
             list.start[i] = list.size;
             int found = 0;
@@ -153,7 +155,7 @@ final class PairListBuilder {
                         int b = (na * binCount[1] + nb) * binCount[2] + nc;
                         for (int t = binStart[b]; t < binStart[b + 1]; t++) {
                             int j = binAtoms[t];
-                            if (j <= i) {
+                            if (full ? j == i : j <= i) {
                                 continue;
                             }
                             double dx = x[j] - x[i];
@@ -172,9 +174,7 @@ final class PairListBuilder {
                 }
             }
             Arrays.sort(candidates, 0, found);
-            for (int t = 0; t < found; t++) {
-                list.add(candidates[t], 0, 0, 0);
-            }
+            list.addPartners(candidates, found);
         }
         list.start[n] = list.size;
     }

@@ -331,7 +331,7 @@ class DeviceStageTest {
     }
 
     @Test
-    void largeSystemsAreListedFromBinsWithTheAllPairsNumbersBitForBit() {
+    void largeSystemsAreListedFromBinsWithTheAllPairsNumbersBitForBitOnOneThreadOrSplitOverTwo() {
         double l = 7 * 1.1 * Math.sqrt(2);
         java.util.function.Supplier<List<AtomicSystem>> large = () -> List.of(recelled(fccBox(0, 7, 0.1, 5), new double[] {l, 0, 0, 0, l, 0, 0, 0, l}, new boolean[] {false, false, false}), fccBox(1, 7, 0.06, 6),
                 recelled(fccBox(2, 7, 0.05, 7), new double[] {l, 0, 0, 0, l, 0, 0, 0, 3 * l}, new boolean[] {true, true, false}));
@@ -347,7 +347,13 @@ class DeviceStageTest {
         try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.withoutLists(2), LJ, rule, 3, 4200)) {
             b = r.relax(all);
         }
+        List<AtomicSystem> halfListed = large.get(); // one thread: half lists, each system whole (two: full lists, atoms split)
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(1), LJ, rule, 3, 4200)) {
+            r.relax(halfListed);
+        }
         for (int k = 0; k < 3; k++) {
+            assertThat(halfListed.get(k).positions()).as("system %d on one thread", k).isEqualTo(all.get(k).positions());
+            assertThat(halfListed.get(k).forces()).as("system %d on one thread", k).isEqualTo(all.get(k).forces());
             assertThat(listed.get(k).atoms()).isGreaterThanOrEqualTo(PairList.ATOMS);
             assertThat(a.get(k).steps()).as("system %d steps", k).isEqualTo(b.get(k).steps()).isGreaterThan(20);
             assertThat(listed.get(k).energy()).as("system %d", k).isEqualTo(all.get(k).energy());
