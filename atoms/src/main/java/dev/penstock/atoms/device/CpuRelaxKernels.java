@@ -60,8 +60,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
         this(threads, true);
     }
 
-    /// Kernels that scan every pair's images each evaluation instead of keeping Verlet lists
-    /// (`PairList`) of scanned cells: the same numbers, slower (for the tests that hold them so).
+    /// Kernels that sum every pair (scanning the images of scanned cells) each evaluation instead
+    /// of keeping Verlet lists (`PairList`) of scanned cells and large systems: the same numbers,
+    /// slower (for the tests that hold them so).
     static CpuRelaxKernels withoutLists(int threads) {
         return new CpuRelaxKernels(threads, false);
     }

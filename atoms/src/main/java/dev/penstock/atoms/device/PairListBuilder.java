@@ -84,8 +84,9 @@ final class PairListBuilder {
                     min = Math.min(min, c[i]);
                     max = Math.max(max, c[i]);
                 }
-                binOrigin[d] = min;
-                binExtent[d] = max - min;
+                boolean finite = max - min < Double.POSITIVE_INFINITY; // false too for a NaN (the evaluation flags the system)
+                binOrigin[d] = finite ? min : 0;
+                binExtent[d] = finite ? max - min : 0; // then one bin: every atom a candidate, still a complete list
             }
             binCount[d] = (int) Math.max(1, Math.min(1024, Math.floor(binExtent[d] / rl)));
         }
