@@ -41,10 +41,11 @@ diff = float(np.max(np.abs(a - b)))
 print(f"dry_run_states: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
 sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
 PY
-# a stage pipeline on the device (a fused stage, then a chained one): simulate --device cuda writes what --device cpu writes, byte for byte
-./penstock simulate examples/argon-free-clusters.xyz --pipeline "fire(fmax=0.005) + nve(dt=5, steps=100) | nve(dt=5, steps=100)" \
+# a stage pipeline on the device (a fused stage, then a chained one): simulate --device cuda writes what --device cpu writes, byte for byte;
+# the README's 24 systems, its four periodic boxes shorter than twice the cutoff (CUDA scans their images, the CPU keeps Verlet lists)
+./penstock simulate examples/argon-clusters.xyz --pipeline "fire(fmax=0.005) + nve(dt=5, steps=100) | nve(dt=5, steps=100)" \
   --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" --max-atoms 600 --device cuda --out "$out/systems-cuda.xyz"
-./penstock simulate examples/argon-free-clusters.xyz --pipeline "fire(fmax=0.005) + nve(dt=5, steps=100) | nve(dt=5, steps=100)" \
+./penstock simulate examples/argon-clusters.xyz --pipeline "fire(fmax=0.005) + nve(dt=5, steps=100) | nve(dt=5, steps=100)" \
   --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" --max-atoms 600 --device cpu --out "$out/systems-cpu.xyz"
 if cmp -s "$out/systems-cuda.xyz" "$out/systems-cpu.xyz"; then
   echo "dry_run_simulate: --device cuda wrote the bytes --device cpu wrote"
