@@ -599,14 +599,13 @@ final class PairGather {
         return true;
     }
 
-    /// The rows of a listed system: row i's entries in list order, those with j in the stripes
-    /// into partial sum (j − i − 1) mod W, the rest into the running sum after the fold — the
-    /// scan's additions in the scan's order, without the pairs the list left out (all beyond
-    /// the cutoff, where the scan adds nothing). Each row's terms are computed `L` entries at a
-    /// time (the partners' coordinates gathered by index), then added in list order.
-    private boolean listRows(int n, PairList list) {
+    /// Row i's terms with its list entries `[first, end)` into `termX` … `termU` (entry e at
+    /// e − first; −0.0 beyond the cutoff): `L` entries at a time, the partners' coordinates
+    /// gathered by index, the last ones one by one as the lanes compute them; each separation as
+    /// the evaluation takes it (a scanned cell's listed image, a cell's nearest image, or the
+    /// atoms' difference). Returns whether one of these pairs overlaps.
+    private boolean rowTerms(PairList list, int i, int first, int end) {
         double[] h = cell;
-        int[] start = list.start;
         int[] partner = list.partner;
         double[] la = list.na;
         double[] lb = list.nb;
@@ -632,87 +631,100 @@ final class PairGather {
         DoubleVector none = DoubleVector.broadcast(D, -0.0);
         DoubleVector one = DoubleVector.broadcast(D, 1);
         VectorMask<Double> overlaps = D.maskAll(false);
+        int count = end - first;
+        if (termX.length < count + L) {
+            termX = new double[count + L];
+            termY = new double[count + L];
+            termZ = new double[count + L];
+            termU = new double[count + L];
+        }
+        DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
+        DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
+        DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
+        int e = first;
+        for (; e + L <= end; e += L) {
+            DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi);
+            DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi);
+            DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi);
+            if (scan) { // the listed image's translation (a list without a scan keeps no images)
+                DoubleVector na = DoubleVector.fromArray(D, la, e);
+                DoubleVector nb = DoubleVector.fromArray(D, lb, e);
+                DoubleVector nc = DoubleVector.fromArray(D, lc, e);
+                dx = dx.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
+                dy = dy.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
+                dz = dz.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
+            } else if (nearest) { // nearestRows' nearest image
+                dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
+                dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
+                dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
+            }
+            DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+            VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
+            overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
+            DoubleVector g;
+            DoubleVector u;
+            if (morse) {
+                DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
+                DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
+                DoubleVector q = one.sub(ex);
+                g = q.mul(twoDa).mul(ex).div(dist);
+                u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
+            } else {
+                DoubleVector inv2 = one.div(r2);
+                DoubleVector s2 = inv2.mul(sigma2);
+                DoubleVector s6 = s2.mul(s2).mul(s2);
+                g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
+                u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
+            }
+            int o = e - first;
+            u.intoArray(termU, o);
+            none.blend(g.mul(dx), in).intoArray(termX, o);
+            none.blend(g.mul(dy), in).intoArray(termY, o);
+            none.blend(g.mul(dz), in).intoArray(termZ, o);
+        }
+        for (; e < end; e++) { // the last entries one by one, as the lanes compute them
+            int j = partner[e];
+            double dx = x[j] - x[i];
+            double dy = y[j] - y[i];
+            double dz = z[j] - z[i];
+            if (scan) {
+                dx = dx + ((la[e] * h[0] + lb[e] * h[3]) + lc[e] * h[6]);
+                dy = dy + ((la[e] * h[1] + lb[e] * h[4]) + lc[e] * h[7]);
+                dz = dz + ((la[e] * h[2] + lb[e] * h[5]) + lc[e] * h[8]);
+            } else if (nearest) {
+                dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
+                dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
+                dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
+            }
+            int o = e - first;
+            if (pairTerm(dx * dx + dy * dy + dz * dz)) {
+                termU[o] = tu;
+                termX[o] = tg * dx;
+                termY[o] = tg * dy;
+                termZ[o] = tg * dz;
+            } else {
+                termU[o] = -0.0;
+                termX[o] = -0.0;
+                termY[o] = -0.0;
+                termZ[o] = -0.0;
+            }
+        }
+        return overlaps.anyTrue();
+    }
+
+    /// The rows of a listed system: row i's entries in list order, those with j in the stripes
+    /// into partial sum (j − i − 1) mod W, the rest into the running sum after the fold — the
+    /// scan's additions in the scan's order, without the pairs the list left out (all beyond
+    /// the cutoff, where the scan adds nothing). Each row's terms are computed `L` entries at a
+    /// time (the partners' coordinates gathered by index), then added in list order.
+    private boolean listRows(int n, PairList list) {
+        int[] start = list.start;
+        int[] partner = list.partner;
+        boolean overlap = false;
         for (int i = 0; i < n; i++) {
             int first = start[i];
             int end = start[i + 1];
-            int count = end - first;
-            if (termX.length < count + L) {
-                termX = new double[count + L];
-                termY = new double[count + L];
-                termZ = new double[count + L];
-                termU = new double[count + L];
-            }
-            DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
-            DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
-            DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
-            int e = first;
-            for (; e + L <= end; e += L) {
-                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, e).sub(vxi);
-                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, e).sub(vyi);
-                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, e).sub(vzi);
-                if (scan) { // the listed image's translation (a list without a scan keeps no images)
-                    DoubleVector na = DoubleVector.fromArray(D, la, e);
-                    DoubleVector nb = DoubleVector.fromArray(D, lb, e);
-                    DoubleVector nc = DoubleVector.fromArray(D, lc, e);
-                    dx = dx.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
-                    dy = dy.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
-                    dz = dz.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
-                } else if (nearest) { // nearestRows' nearest image
-                    dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
-                    dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
-                    dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
-                }
-                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
-                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
-                DoubleVector g;
-                DoubleVector u;
-                if (morse) {
-                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
-                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
-                    DoubleVector q = one.sub(ex);
-                    g = q.mul(twoDa).mul(ex).div(dist);
-                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
-                } else {
-                    DoubleVector inv2 = one.div(r2);
-                    DoubleVector s2 = inv2.mul(sigma2);
-                    DoubleVector s6 = s2.mul(s2).mul(s2);
-                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
-                }
-                int o = e - first;
-                u.intoArray(termU, o);
-                none.blend(g.mul(dx), in).intoArray(termX, o);
-                none.blend(g.mul(dy), in).intoArray(termY, o);
-                none.blend(g.mul(dz), in).intoArray(termZ, o);
-            }
-            for (; e < end; e++) { // the last entries one by one, as the lanes compute them
-                int j = partner[e];
-                double dx = x[j] - x[i];
-                double dy = y[j] - y[i];
-                double dz = z[j] - z[i];
-                if (scan) {
-                    dx = dx + ((la[e] * h[0] + lb[e] * h[3]) + lc[e] * h[6]);
-                    dy = dy + ((la[e] * h[1] + lb[e] * h[4]) + lc[e] * h[7]);
-                    dz = dz + ((la[e] * h[2] + lb[e] * h[5]) + lc[e] * h[8]);
-                } else if (nearest) {
-                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
-                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
-                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
-                }
-                int o = e - first;
-                if (pairTerm(dx * dx + dy * dy + dz * dz)) {
-                    termU[o] = tu;
-                    termX[o] = tg * dx;
-                    termY[o] = tg * dy;
-                    termZ[o] = tg * dz;
-                } else {
-                    termU[o] = -0.0;
-                    termX[o] = -0.0;
-                    termY[o] = -0.0;
-                    termZ[o] = -0.0;
-                }
-            }
+            overlap |= rowTerms(list, i, first, end);
             // the additions, in list order: a term beyond the cutoff is −0.0 and changes no sum
             for (int q = 0; q < W; q++) {
                 px[q] = -0.0;
@@ -722,7 +734,7 @@ final class PairGather {
             }
             int m = n - 1 - i;
             int striped = i + 1 + m - m % W;
-            e = first;
+            int e = first;
             for (; e < end && partner[e] < striped; e++) {
                 int j = partner[e];
                 int q = (j - i - 1) & (W - 1); // (j − i − 1) mod W: j > i, W a power of two
@@ -765,7 +777,7 @@ final class PairGather {
             fz[i] = sz;
             en[i] = se;
         }
-        return overlapped || overlaps.anyTrue();
+        return overlapped || overlap;
     }
 
     /// Takes the `n` atoms at `r` and `pair` for `fullRows` (its cell and kind set, no scan),
@@ -797,97 +809,22 @@ final class PairGather {
     /// negation of the nearest image — so `run`'s sums bit for bit, whatever the split. Returns
     /// whether a pair of these atoms overlaps.
     boolean fullRows(int from, int to, double[] f, double[] e) {
-        boolean nearest = kind == CellImages.NEAREST;
-        double lx = nearest ? cell[0] : 0;
-        double ly = nearest ? cell[4] : 0;
-        double lz = nearest ? cell[8] : 0;
-        double ilx = lx == 0 ? 0 : 1 / lx;
-        double ily = ly == 0 ? 0 : 1 / ly;
-        double ilz = lz == 0 ? 0 : 1 / lz;
         int[] start = list.start;
         int[] partner = list.partner;
         int n = list.atoms;
-        DoubleVector none = DoubleVector.broadcast(D, -0.0);
-        DoubleVector one = DoubleVector.broadcast(D, 1);
-        VectorMask<Double> overlaps = D.maskAll(false);
+        boolean overlap = false;
         overlapped = false;
         for (int i = from; i < to; i++) {
             int first = start[i];
             int end = start[i + 1];
-            int count = end - first;
-            if (termX.length < count + L) {
-                termX = new double[count + L];
-                termY = new double[count + L];
-                termZ = new double[count + L];
-                termU = new double[count + L];
-            }
-            DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
-            DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
-            DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
-            int t = first;
-            for (; t + L <= end; t += L) {
-                DoubleVector dx = DoubleVector.fromArray(D, x, 0, partner, t).sub(vxi);
-                DoubleVector dy = DoubleVector.fromArray(D, y, 0, partner, t).sub(vyi);
-                DoubleVector dz = DoubleVector.fromArray(D, z, 0, partner, t).sub(vzi);
-                if (nearest) {
-                    dx = dx.sub(dx.mul(ilx).add(SHIFTER).sub(SHIFTER).mul(lx));
-                    dy = dy.sub(dy.mul(ily).add(SHIFTER).sub(SHIFTER).mul(ly));
-                    dz = dz.sub(dz.mul(ilz).add(SHIFTER).sub(SHIFTER).mul(lz));
-                }
-                DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
-                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
-                DoubleVector g;
-                DoubleVector u;
-                if (morse) {
-                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
-                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
-                    DoubleVector q = one.sub(ex);
-                    g = q.mul(twoDa).mul(ex).div(dist);
-                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
-                } else {
-                    DoubleVector inv2 = one.div(r2);
-                    DoubleVector s2 = inv2.mul(sigma2);
-                    DoubleVector s6 = s2.mul(s2).mul(s2);
-                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
-                }
-                int o = t - first;
-                u.intoArray(termU, o);
-                none.blend(g.mul(dx), in).intoArray(termX, o);
-                none.blend(g.mul(dy), in).intoArray(termY, o);
-                none.blend(g.mul(dz), in).intoArray(termZ, o);
-            }
-            for (; t < end; t++) {
-                int j = partner[t];
-                double dx = x[j] - x[i];
-                double dy = y[j] - y[i];
-                double dz = z[j] - z[i];
-                if (nearest) {
-                    dx = dx - lx * ((dx * ilx + SHIFTER) - SHIFTER);
-                    dy = dy - ly * ((dy * ily + SHIFTER) - SHIFTER);
-                    dz = dz - lz * ((dz * ilz + SHIFTER) - SHIFTER);
-                }
-                int o = t - first;
-                if (pairTerm(dx * dx + dy * dy + dz * dz)) {
-                    termU[o] = tu;
-                    termX[o] = tg * dx;
-                    termY[o] = tg * dy;
-                    termZ[o] = tg * dz;
-                } else {
-                    termU[o] = -0.0;
-                    termX[o] = -0.0;
-                    termY[o] = -0.0;
-                    termZ[o] = -0.0;
-                }
-            }
+            overlap |= rowTerms(list, i, first, end);
             // the half loop's order: the running sums from +0.0 over the partners before i, then
             // the striped partners' W partial sums from −0.0 folded in, then the rest
             double sx = 0;
             double sy = 0;
             double sz = 0;
             double se = 0;
-            t = first;
+            int t = first;
             for (; t < end && partner[t] < i; t++) {
                 int o = t - first;
                 sx += termX[o];
@@ -931,7 +868,7 @@ final class PairGather {
             f[3 * i + 2] = sz;
             e[i] = se;
         }
-        return overlapped || overlaps.anyTrue();
+        return overlapped || overlap;
     }
 
     // a listed row's terms, by entry: g·d (x, y, z) and the pair energy, −0.0 beyond the cutoff
