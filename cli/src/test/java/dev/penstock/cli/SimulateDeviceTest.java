@@ -172,6 +172,27 @@ class SimulateDeviceTest {
     }
 
     @Test
+    void theReadmesPeriodicBoxesOnFlinkWriteTheBitsTheyWriteLocally() throws Exception {
+        // each Flink task keeps its own Verlet lists (rebuilt after a restore): the same bits as one local batch
+        String lj = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)";
+        String pipeline = "fire(fmax=0.005) + nve(dt=5, steps=100) | nve(dt=5, steps=100)";
+        Path local = dir.resolve("boxes-local.xyz");
+        Path flink = dir.resolve("boxes-flink.xyz");
+        MainTest.run(0, "simulate", "../examples/argon-clusters.xyz", "--pipeline", pipeline, "--potential", lj, "--max-atoms", "600", "--out",
+                local.toString(), "--device", "cpu");
+        assertThat(MainTest.run(0, "simulate", "../examples/argon-clusters.xyz", "--pipeline", pipeline, "--potential", lj, "--max-atoms", "600",
+                "--out", flink.toString(), "--device", "cpu", "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "100"))
+                .contains("24 of 24 systems finished on Flink");
+        Map<Long, AtomicSystem> a = read(local);
+        Map<Long, AtomicSystem> b = read(flink);
+        assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(24);
+        for (long id : a.keySet()) {
+            assertThat(b.get(id).positions()).as("system %d, bit for bit", id).isEqualTo(a.get(id).positions());
+            assertThat(b.get(id).energy()).as("system %d", id).isEqualTo(a.get(id).energy());
+        }
+    }
+
+    @Test
     void whatTheDeviceStagesCannotRunIsRefusedBeforeAnythingRuns() throws Exception {
         Path in = clusters();
         Path xyz = dir.resolve("never.xyz");
