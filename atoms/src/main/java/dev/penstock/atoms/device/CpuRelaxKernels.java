@@ -50,7 +50,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static final long MIN_ATOMS = 8_000;
 
     private final int threads;
-    private final boolean keepLists;
+    private final boolean listLarge;
     private final Scratch[] scratch;
     private final int[] bounds;
     private Crew crew;
@@ -60,10 +60,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
         this(threads, true);
     }
 
-    /// Kernels that sum every pair (scanning the images of scanned cells) each evaluation instead
-    /// of keeping Verlet lists (`PairList`) of scanned cells and large systems: the same numbers,
-    /// slower (for the tests that hold them so).
-    static CpuRelaxKernels withoutLists(int threads) {
+    /// Kernels that sum all pairs of large free and nearest-image systems each evaluation
+    /// instead of keeping their Verlet lists (`PairList`; scanned cells keep theirs): the same
+    /// numbers, slower (for the tests that hold them so).
+    static CpuRelaxKernels allPairs(int threads) {
         return new CpuRelaxKernels(threads, false);
     }
 
@@ -76,8 +76,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return n;
     }
 
-    private CpuRelaxKernels(int threads, boolean keepLists) {
-        this.keepLists = keepLists;
+    private CpuRelaxKernels(int threads, boolean listLarge) {
+        this.listLarge = listLarge;
         if (threads < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
@@ -159,14 +159,17 @@ public final class CpuRelaxKernels implements RelaxKernels {
         }
         long now = ++evaluations;
         for (int k = 0; k < systems; k++) {
-            if (!keepLists || !listed(ints, cap, k)) {
+            if (!listed(ints, cap, k)) {
                 rowLists[k] = null;
                 continue;
             }
             long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
-            PairList list = lists.computeIfAbsent(id, x -> new PairList());
+            PairList list = rowLists[k];
+            if (list == null || list.id != id) { // the row holds another system since the last step: look it up
+                list = lists.computeIfAbsent(id, x -> new PairList(x));
+                rowLists[k] = list;
+            }
             list.used = now;
-            rowLists[k] = list;
         }
         if (now % 64 == 0 && !lists.isEmpty()) {
             lists.values().removeIf(l -> l.used < now - 64);
@@ -174,8 +177,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     /// Whether system `k` is summed through a Verlet list: a scanned cell, or a large system.
-    private static boolean listed(MemorySegment ints, long cap, int k) {
-        return ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES || ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS;
+    private boolean listed(MemorySegment ints, long cap, int k) {
+        return ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES
+                || (listLarge && ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS);
     }
 
     /// Whether system `k` is one large listed system whose atoms the threads split

@@ -32,10 +32,10 @@ import jdk.incubator.vector.VectorSpecies;
 /// A listed system (`PairList`: scanned cells, and large systems) takes its partners from the
 /// list instead, in the same order, so with the same sums bit for bit.
 ///
-/// Why one file over 400 lines: its three pair loops (all pairs, a scan of images, a list) share
+/// Why one file over 400 lines: its pair loops (all pairs; a list's rows, half or full) share
 /// the thread's arrays, the run's constants and the one order of additions each must reproduce
-/// bit for bit, and each writes its pair terms out rather than calling a helper (`nearestRows`
-/// says why); the lists' builds are `PairListBuilder`.
+/// bit for bit, and each writes its pair terms out rather than calling a helper that takes
+/// vectors (`nearestRows` says why); the lists' builds are `PairListBuilder`.
 final class PairGather {
     /// The widest vectors up to `STRIPE` lanes (a 4-lane machine runs each stripe as two).
     private static final VectorSpecies<Double> D =
@@ -67,7 +67,6 @@ final class PairGather {
     /// Lists this gather built.
     long builds;
     private final PairListBuilder builder = new PairListBuilder();
-    private boolean selfOverlap;
 
     private double[] x = new double[0];
     private double[] y = new double[0];
@@ -106,11 +105,10 @@ final class PairGather {
         Arrays.fill(fy, 0, n, 0);
         Arrays.fill(fz, 0, n, 0);
         boolean scan = kind == CellImages.IMAGES;
-        boolean overlap = false;
+        constants(pair);
         double self = 0;
         if (scan) {
-            double own = selfEnergy(pair);
-            overlap = selfOverlap;
+            double own = selfEnergy();
             self = 0.0 + (own + own); // relax.cu: e = 0; e += t + t
         }
         Arrays.fill(en, 0, n, self);
@@ -125,8 +123,10 @@ final class PairGather {
                 }
                 builds++;
             }
+        } else if (scan) {
+            throw new IllegalStateException("a scanned cell's pairs are summed through its Verlet list, and this gather has none");
         }
-        overlap |= rows(n, pair, scan);
+        boolean overlap = rows(n, pair);
         for (int i = 0; i < n; i++) {
             f[3 * i] = fx[i];
             f[3 * i + 1] = fy[i];
@@ -137,10 +137,9 @@ final class PairGather {
     }
 
     /// The pair energies of an atom with its own images (the positive offsets, ascending, from
-    /// −0.0); `selfOverlap` says whether one is closer than the overlap distance.
-    private double selfEnergy(Pair pair) {
+    /// −0.0), as `pairTerm` computes them (one closer than the overlap distance sets `overlapped`).
+    private double selfEnergy() {
         double t = -0.0;
-        boolean overlap = false;
         for (int oa = -images[0]; oa <= images[0]; oa++) {
             for (int ob = -images[1]; ob <= images[1]; ob++) {
                 for (int oc = -images[2]; oc <= images[2]; oc++) {
@@ -150,40 +149,22 @@ final class PairGather {
                     double dx = (oa * cell[0] + ob * cell[3]) + oc * cell[6];
                     double dy = (oa * cell[1] + ob * cell[4]) + oc * cell[7];
                     double dz = (oa * cell[2] + ob * cell[5]) + oc * cell[8];
-                    double r2 = dx * dx + dy * dy + dz * dz;
-                    if (r2 < pair.rc2()) {
-                        overlap |= r2 < pair.od2();
-                        t += energy(pair, r2);
+                    if (pairTerm(dx * dx + dy * dy + dz * dz)) {
+                        t += tu;
                     }
                 }
             }
         }
-        selfOverlap = overlap;
         return t;
-    }
-
-    /// One pair's energy at r² (as the loops compute it).
-    private static double energy(Pair pair, double r2) {
-        if (pair.kind() == Pair.MORSE) {
-            double q = 1 - PortableMath.exp(-pair.b() * (Math.sqrt(r2) - pair.c()));
-            return pair.a() * (q * q - 1) - pair.shift();
-        }
-        double s2 = pair.b() * (1 / r2);
-        double s6 = s2 * s2 * s2;
-        return pair.a() * (s6 * s6 - s6) - pair.shift();
     }
 
     /// How far, in fractional coordinates along the axis of reciprocal row `row`, an image within
     /// the cutoff can lie: cutoff / (face distance), with a margin over rounding. An offset whose
     /// |δ + o| is not below it is skipped: every such image lies beyond the cutoff (|s|·face
     /// distance ≤ |d|), where its terms would be −0.0 and add nothing — so skipping leaves the sums
-    /// bit for bit as they were, on the CPU and in `relax.cu` alike. A free axis (its row zero)
-    /// reaches everywhere: δ is 0 there and its one offset is 0.
-    private double reach(double rc2, int row) {
-        return reach(cell, rc2, row);
-    }
-
-    /// `reach` of the cell rows `h` (`PairGather.cell`'s layout).
+    /// bit for bit as they were (`relax.cu`'s scan; `PairListBuilder.scan` with the list radius).
+    /// A free axis (its row zero) reaches everywhere: δ is 0 there and its one offset is 0. `h`:
+    /// the cell rows in `PairGather.cell`'s layout.
     static double reach(double[] h, double rc2, int row) {
         double norm2 = h[row] * h[row] + h[row + 1] * h[row + 1] + h[row + 2] * h[row + 2];
         return norm2 == 0 ? Double.POSITIVE_INFINITY : Math.sqrt(rc2) * Math.sqrt(norm2) * (1 + 1e-9);
@@ -200,9 +181,6 @@ final class PairGather {
     private double stiffness;
     private double r0;
     private double twoDa;
-    private double reachA; // IMAGES: PairGather.reach along a, b, c
-    private double reachB;
-    private double reachC;
     private boolean overlapped;
 
     /// The rows without a scan (a free system or the nearest image): each partner's one
@@ -369,208 +347,13 @@ final class PairGather {
         stiffness = pair.b();
         r0 = pair.c();
         twoDa = 2 * depth * stiffness;
-        reachA = reach(rc2, 9);
-        reachB = reach(rc2, 12);
-        reachC = reach(rc2, 15);
         overlapped = false;
     }
 
-    /// The rows: `nearestRows` without a scan, `listRows` for a listed system, else each row's
-    /// striped partners by `scanStripes` and the rest by `tail`, the run's constants in fields.
-    private boolean rows(int n, Pair pair, boolean scan) {
-        if (!scan && list == null) {
-            return nearestRows(n, pair);
-        }
-        constants(pair);
-        if (list != null) {
-            return listRows(n, list);
-        }
-        for (int i = 0; i < n; i++) {
-            int m = n - 1 - i;
-            int striped = i + 1 + m - m % W;
-            Arrays.fill(px, -0.0);
-            Arrays.fill(py, -0.0);
-            Arrays.fill(pz, -0.0);
-            Arrays.fill(pu, -0.0);
-            scanStripes(i, striped);
-            double sx = fx[i];
-            double sy = fy[i];
-            double sz = fz[i];
-            double se = en[i];
-            if (striped > i + 1) {
-                for (int q = 0; q < W; q++) {
-                    sx += px[q];
-                    sy += py[q];
-                    sz += pz[q];
-                    se += pu[q];
-                }
-            }
-            sums[0] = sx;
-            sums[1] = sy;
-            sums[2] = sz;
-            sums[3] = se;
-            for (int j = striped; j < n; j++) {
-                tail(i, j);
-            }
-            fx[i] = sums[0];
-            fy[i] = sums[1];
-            fz[i] = sums[2];
-            en[i] = sums[3];
-        }
-        return overlapped;
-    }
-
-    private final double[] sums = new double[4]; // atom i's running sums in the tail: x, y, z, energy
-
-    /// Row i's striped partners (i, `striped`) over the scanned images, `W` partners at a time:
-    /// each partner's base image −rint(s(d)) and δ = s + base, then the offsets (oa, ob, oc), oc
-    /// fastest, each ascending, skipping an offset at which no lane's image is within the cutoff.
-    private void scanStripes(int i, int striped) {
-        double rc2 = this.rc2; // the run's constants as locals: the JIT keeps them in registers
-        double od2 = this.od2;
-        double shift = this.shift;
-        boolean morse = this.morse;
-        double eps4 = this.eps4;
-        double sigma2 = this.sigma2;
-        double depth = this.depth;
-        double stiffness = this.stiffness;
-        double r0 = this.r0;
-        double twoDa = this.twoDa;
-        double[] x = this.x;
-        double[] y = this.y;
-        double[] z = this.z;
-        double[] fx = this.fx;
-        double[] fy = this.fy;
-        double[] fz = this.fz;
-        double[] en = this.en;
-        double[] px = this.px;
-        double[] py = this.py;
-        double[] pz = this.pz;
-        double[] pu = this.pu;
-        double reachA = this.reachA;
-        double reachB = this.reachB;
-        double reachC = this.reachC;
-        double[] h = cell;
-        int ia = images[0];
-        int ib = images[1];
-        int ic = images[2];
-        int nb2 = 2 * ib + 1;
-        int nc2 = 2 * ic + 1;
-        int scanned = (2 * ia + 1) * nb2 * nc2;
-        DoubleVector vxi = DoubleVector.broadcast(D, x[i]);
-        DoubleVector vyi = DoubleVector.broadcast(D, y[i]);
-        DoubleVector vzi = DoubleVector.broadcast(D, z[i]);
-        DoubleVector none = DoubleVector.broadcast(D, -0.0);
-        DoubleVector one = DoubleVector.broadcast(D, 1);
-        VectorMask<Double> overlaps = D.maskAll(false);
-        for (int c = i + 1; c < striped; c += W) {
-            for (int v = 0; v < W; v += L) {
-                int j = c + v;
-                DoubleVector dx0 = DoubleVector.fromArray(D, x, j).sub(vxi);
-                DoubleVector dy0 = DoubleVector.fromArray(D, y, j).sub(vyi);
-                DoubleVector dz0 = DoubleVector.fromArray(D, z, j).sub(vzi);
-                DoubleVector sa = dx0.mul(h[9]).add(dy0.mul(h[10])).add(dz0.mul(h[11]));
-                DoubleVector sb = dx0.mul(h[12]).add(dy0.mul(h[13])).add(dz0.mul(h[14]));
-                DoubleVector sc = dx0.mul(h[15]).add(dy0.mul(h[16])).add(dz0.mul(h[17]));
-                DoubleVector ba = sa.add(SHIFTER).sub(SHIFTER).neg();
-                DoubleVector bb = sb.add(SHIFTER).sub(SHIFTER).neg();
-                DoubleVector bc = sc.add(SHIFTER).sub(SHIFTER).neg();
-                DoubleVector da = sa.add(ba);
-                DoubleVector db = sb.add(bb);
-                DoubleVector dc = sc.add(bc);
-                for (int t = 0; t < scanned; t++) {
-                    int oa = t / (nb2 * nc2) - ia;
-                    int ob = t / nc2 % nb2 - ib;
-                    int oc = t % nc2 - ic;
-                    if (!da.add(oa).abs().compare(VectorOperators.LT, reachA).and(db.add(ob).abs().compare(VectorOperators.LT, reachB))
-                            .and(dc.add(oc).abs().compare(VectorOperators.LT, reachC)).anyTrue()) {
-                        continue; // no lane's image at this offset is within the cutoff: its terms would all be −0.0
-                    }
-                    DoubleVector na = ba.add(oa);
-                    DoubleVector nb = bb.add(ob);
-                    DoubleVector nc = bc.add(oc);
-                    DoubleVector dx = dx0.add(na.mul(h[0]).add(nb.mul(h[3])).add(nc.mul(h[6])));
-                    DoubleVector dy = dy0.add(na.mul(h[1]).add(nb.mul(h[4])).add(nc.mul(h[7])));
-                    DoubleVector dz = dz0.add(na.mul(h[2]).add(nb.mul(h[5])).add(nc.mul(h[8])));
-                    DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                VectorMask<Double> in = r2.compare(VectorOperators.LT, rc2);
-                DoubleVector g;
-                DoubleVector u;
-                if (morse) { // Morse.derivative(r) / r and Morse.energy(r), the exponential PortableMath's
-                    DoubleVector dist = r2.lanewise(VectorOperators.SQRT);
-                    DoubleVector ex = PortableMath.exp(dist.sub(r0).mul(-stiffness));
-                    DoubleVector q = one.sub(ex);
-                    g = q.mul(twoDa).mul(ex).div(dist);
-                    u = none.blend(q.mul(q).sub(1).mul(depth).sub(shift), in);
-                } else {
-                    DoubleVector inv2 = one.div(r2);
-                    DoubleVector s2 = inv2.mul(sigma2);
-                    DoubleVector s6 = s2.mul(s2).mul(s2);
-                    g = s6.mul(-12).mul(s6).add(s6.mul(6)).mul(eps4).mul(inv2);
-                    u = none.blend(s6.mul(s6).sub(s6).mul(eps4).sub(shift), in);
-                }
-                DoubleVector.fromArray(D, pu, v).add(u).intoArray(pu, v);
-                DoubleVector.fromArray(D, px, v).add(none.blend(g.mul(dx), in)).intoArray(px, v);
-                DoubleVector.fromArray(D, py, v).add(none.blend(g.mul(dy), in)).intoArray(py, v);
-                DoubleVector.fromArray(D, pz, v).add(none.blend(g.mul(dz), in)).intoArray(pz, v);
-                DoubleVector.fromArray(D, en, j).add(u).intoArray(en, j);
-                DoubleVector.fromArray(D, fx, j).add(none.blend(g.mul(dx.neg()), in)).intoArray(fx, j);
-                DoubleVector.fromArray(D, fy, j).add(none.blend(g.mul(dy.neg()), in)).intoArray(fy, j);
-                DoubleVector.fromArray(D, fz, j).add(none.blend(g.mul(dz.neg()), in)).intoArray(fz, j);
-                overlaps = overlaps.or(r2.compare(VectorOperators.LT, od2).and(in));
-                }
-            }
-        }
-        overlapped |= overlaps.anyTrue();
-    }
-
-    /// One partner j of row i past the stripes (in row order): its images in the scan's order,
-    /// each term into atom i's running sums (`sums`) and, negated, into j's.
-    private void tail(int i, int j) {
-        double[] h = cell;
-        double dx0 = x[j] - x[i];
-        double dy0 = y[j] - y[i];
-        double dz0 = z[j] - z[i];
-        double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
-        double sb = dx0 * h[12] + dy0 * h[13] + dz0 * h[14];
-        double sc = dx0 * h[15] + dy0 * h[16] + dz0 * h[17];
-        double ba = -((sa + SHIFTER) - SHIFTER);
-        double bb = -((sb + SHIFTER) - SHIFTER);
-        double bc = -((sc + SHIFTER) - SHIFTER);
-        double da = sa + ba;
-        double db = sb + bb;
-        double dc = sc + bc;
-        for (int oa = -images[0]; oa <= images[0]; oa++) {
-            for (int ob = -images[1]; ob <= images[1]; ob++) {
-                for (int oc = -images[2]; oc <= images[2]; oc++) {
-                    if (!(Math.abs(da + oa) < reachA && Math.abs(db + ob) < reachB && Math.abs(dc + oc) < reachC)) {
-                        continue;
-                    }
-                    double na = ba + oa;
-                    double nb = bb + ob;
-                    double nc = bc + oc;
-                    term(j, dx0 + ((na * h[0] + nb * h[3]) + nc * h[6]), dy0 + ((na * h[1] + nb * h[4]) + nc * h[7]),
-                            dz0 + ((na * h[2] + nb * h[5]) + nc * h[8]));
-                }
-            }
-        }
-    }
-
-    /// One pair term at separation d from atom i to partner j, into `sums` and, negated, j's sums.
-    private void term(int j, double dx, double dy, double dz) {
-        if (!pairTerm(dx * dx + dy * dy + dz * dz)) {
-            return;
-        }
-        double g = tg;
-        double u = tu;
-        sums[3] += u;
-        sums[0] += g * dx;
-        sums[1] += g * dy;
-        sums[2] += g * dz;
-        en[j] += u;
-        fx[j] += g * -dx;
-        fy[j] += g * -dy;
-        fz[j] += g * -dz;
+    /// The rows: `listRows` for a listed system (every scanned cell has a list), else
+    /// `nearestRows`.
+    private boolean rows(int n, Pair pair) {
+        return list != null ? listRows(n, list) : nearestRows(n, pair);
     }
 
     private double tg; // pairTerm's g and u

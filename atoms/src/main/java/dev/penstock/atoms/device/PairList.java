@@ -34,6 +34,13 @@ final class PairList {
     int size;
     /// the evaluation that last used it (`CpuRelaxKernels` drops lists no evaluation used)
     long used;
+    /// the system it lists
+    final long id;
+
+    /// An empty list of system `id`.
+    PairList(long id) {
+        this.id = id;
+    }
 
     /// the cell of the build (`PairGather.cell`: lattice and reciprocal rows)
     final double[] cell = new double[18];

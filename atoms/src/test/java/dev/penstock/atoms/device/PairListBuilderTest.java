@@ -32,7 +32,7 @@ class PairListBuilderTest {
             y[i] = r[3 * i + 1];
             z[i] = r[3 * i + 2];
         }
-        PairList list = new PairList();
+        PairList list = new PairList(0);
         new PairListBuilder().binned(list, r, x, y, z, n, cell, nearest, RL, full);
         for (int i = 0; i < n; i++) {
             List<Integer> expected = new ArrayList<>();
