@@ -262,6 +262,13 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
 }
 
+// Whether system k takes the step of sub-stage `sub`: in it, and neither fresh, flagged nor done
+// (CpuRelaxKernels.moves).
+__device__ __forceinline__ bool relax_moves(const int* ints, int cap, int k, int sub) {
+    return ints[RELAX_SUB * cap + k] == sub && ints[RELAX_FRESH * cap + k] == 0 && ints[RELAX_FLAG * cap + k] == 0
+           && ints[RELAX_DONE * cap + k] == 0;
+}
+
 extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const double* force, const double* atomEnergy, double* doubles) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
@@ -286,7 +293,7 @@ extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, doub
                                            const double* mass, int massWeighted, double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0 || ints[RELAX_DONE * cap + k] != 0) return;
+    if (!relax_moves(ints, cap, k, sub)) return;
     long a = 3L * ints[RELAX_START * cap + k];
     long b = a + 3L * ints[RELAX_COUNT * cap + k];
     doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
@@ -363,8 +370,7 @@ extern "C" __global__ void relax_fire2_step(int systems, int* ints, int cap, dou
                                             double* last, const double* mass, double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0
-        || ints[RELAX_DONE * cap + k] != 0) return;
+    if (!relax_moves(ints, cap, k, sub)) return;
     long a0 = 3L * ints[RELAX_START * cap + k];
     long b = a0 + 3L * ints[RELAX_COUNT * cap + k];
     doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
