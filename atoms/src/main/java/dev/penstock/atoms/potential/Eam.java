@@ -28,12 +28,80 @@ import java.util.Arrays;
 /// threads (each system's list and scratch are its own).
 public final class Eam extends FileModel {
 
+
     private final EamTables t;
-    private final ThreadLocal<double[][]> scratch = ThreadLocal.withInitial(() -> new double[][] {new double[0], new double[0]});
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+
+    /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
+    /// 1 finds them; pass 3 takes only those, without the distance test's unpredictable branch).
+    private static final class Scratch {
+        double[] rho = new double[0];
+        double[] fp = new double[0];
+        int[] insideEnd = new int[0];
+        // per pair inside the cutoff: j, 3 · its image code, its pair table's base in `force`
+        int[] j = new int[0];
+        int[] c3 = new int[0];
+        int[] base = new int[0];
+        final double[] sums = new double[7];
+
+        void fit(int atoms, int pairs) {
+            if (rho.length < atoms) {
+                rho = new double[atoms];
+                fp = new double[atoms];
+                insideEnd = new int[atoms];
+            }
+            if (j.length < pairs) {
+                j = new int[pairs];
+                c3 = new int[pairs];
+                base = new int[pairs];
+            }
+        }
+    }
+
+    /// Per ordered pair of elements (ti · n + tj), the splines the pair loops read, interleaved
+    /// per grid point m so that one lookup touches one or two cache lines (as LAMMPS's `eam/opt`
+    /// packs them): `density` 8 per point — ρ_{j→i}'s value coefficients, then ρ_{i→j}'s;
+    /// `force` 16 per point — ρ_{i→j}', ρ_{j→i}', φr' (3 each), φr's value (4), 3 unused.
+    /// Each is every pair's table, one after another; `densityBase`/`forceBase` say where pair
+    /// ti · n + tj's starts.
+    private final double[] density;
+    private final int[] densityBase;
+    private final double[] force;
+    private final int[] forceBase;
+    /// Whether the pair's two density functions are one (a single element, or funcfl/setfl
+    /// pairs of one element): pass 1 then computes each pair's value once, the same number.
+    private final boolean[] oneDensity;
 
     private Eam(EamTables t) {
         super(new Species(t.file, t.elements, t.numbers), t.cut);
         this.t = t;
+        int n = t.elements.length;
+        densityBase = new int[n * n];
+        forceBase = new int[n * n];
+        oneDensity = new boolean[n * n];
+        int points = t.rhorSpline[0].length / 7;
+        force = new double[n * n * 16 * points];
+        density = new double[n * n * 8 * points];
+        for (int ti = 0; ti < n; ti++) {
+            for (int tj = 0; tj < n; tj++) {
+                double[] intoI = t.rhorSpline[t.rhorOf(tj, ti)];
+                double[] intoJ = t.rhorSpline[t.rhorOf(ti, tj)];
+                double[] z2 = t.z2rSpline[t.z2rOf(ti, tj)];
+                int dBase = (ti * n + tj) * 8 * points;
+                densityBase[ti * n + tj] = dBase;
+                int base = (ti * n + tj) * 16 * points;
+                forceBase[ti * n + tj] = base;
+                for (int m = 0; m < points; m++) {
+                    System.arraycopy(intoI, 7 * m + 3, density, dBase + 8 * m, 4);
+                    System.arraycopy(intoJ, 7 * m + 3, density, dBase + 8 * m + 4, 4);
+                    System.arraycopy(intoJ, 7 * m, force, base + 16 * m, 3);
+                    System.arraycopy(intoI, 7 * m, force, base + 16 * m + 3, 3);
+                    System.arraycopy(z2, 7 * m, force, base + 16 * m + 6, 3);
+                    System.arraycopy(z2, 7 * m + 3, force, base + 16 * m + 9, 4);
+                }
+                oneDensity[ti * n + tj] = t.rhorOf(tj, ti) == t.rhorOf(ti, tj);
+            }
+        }
     }
 
     /// Reads `file` (its format from its name); a missing, bad or truncated file fails here,
@@ -101,46 +169,23 @@ public final class Eam extends FileModel {
         double[] r = s.positions();
         double[] f = s.forces();
         Arrays.fill(f, 0);
-        double[][] work = scratch.get();
-        if (work[0].length < n) {
-            work[0] = new double[n];
-            work[1] = new double[n];
-        }
-        double[] rho = work[0];
-        double[] fp = work[1];
-        Arrays.fill(rho, 0, n, 0);
         int[] start = list.start();
         int[] end = list.end();
+        Scratch work = scratch.get();
+        work.fit(n, list.second().length);
+        double[] rho = work.rho;
+        double[] fp = work.fp;
+        int[] insideEnd = work.insideEnd;
+        Arrays.fill(rho, 0, n, 0);
         int[] second = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
-        double cutsq = t.cut * t.cut;
-        double rdr = 1.0 / t.dr;
         double rdrho = 1.0 / t.drho;
-        int nr = t.nr;
-        // pass 1: densities
+        // pass 1: densities; the pairs inside the cutoff kept for pass 3
+        int kept = 0;
         for (int i = 0; i < n; i++) {
-            double xi = r[3 * i];
-            double yi = r[3 * i + 1];
-            double zi = r[3 * i + 2];
-            int ti = type[i];
-            for (int q = start[i]; q < end[i]; q++) {
-                int j = second[q];
-                int c = 3 * code[q];
-                double dx = xi - (r[3 * j] + shift[c]);
-                double dy = yi - (r[3 * j + 1] + shift[c + 1]);
-                double dz = zi - (r[3 * j + 2] + shift[c + 2]);
-                double rsq = dx * dx + dy * dy + dz * dz;
-                if (rsq < cutsq) {
-                    overlap(s, i, j, rsq);
-                    int tj = type[j];
-                    double p = Math.sqrt(rsq) * rdr + 1.0;
-                    int m = Math.min((int) p, nr - 1);
-                    p = Math.min(p - m, 1.0);
-                    rho[i] += value(t.rhorSpline[t.rhorOf(tj, ti)], m, p);
-                    rho[j] += value(t.rhorSpline[t.rhorOf(ti, tj)], m, p);
-                }
-            }
+            kept = densities(s, work, i, start[i], end[i], kept, type, second, code, r, shift);
+            insideEnd[i] = kept;
         }
         // pass 2: embedding energies and their derivatives
         double energy = 0;
@@ -157,67 +202,132 @@ public final class Eam extends FileModel {
             energy += phi;
         }
         // pass 3: pair energies, forces and the virial (LAMMPS's ev_tally terms: del ⊗ del · fpair)
-        double wxx = 0;
-        double wyy = 0;
-        double wzz = 0;
-        double wxy = 0;
-        double wxz = 0;
-        double wyz = 0;
+        double[] sums = work.sums;
+        Arrays.fill(sums, 0);
+        sums[0] = energy;
         for (int i = 0; i < n; i++) {
-            double xi = r[3 * i];
-            double yi = r[3 * i + 1];
-            double zi = r[3 * i + 2];
-            int ti = type[i];
-            double fxi = 0;
-            double fyi = 0;
-            double fzi = 0;
-            for (int q = start[i]; q < end[i]; q++) {
-                int j = second[q];
-                int c = 3 * code[q];
-                double dx = xi - (r[3 * j] + shift[c]);
-                double dy = yi - (r[3 * j + 1] + shift[c + 1]);
-                double dz = zi - (r[3 * j + 2] + shift[c + 2]);
-                double rsq = dx * dx + dy * dy + dz * dz;
-                if (rsq < cutsq) {
-                    int tj = type[j];
-                    double rij = Math.sqrt(rsq);
-                    double p = rij * rdr + 1.0;
-                    int m = Math.min((int) p, nr - 1);
-                    p = Math.min(p - m, 1.0);
-                    double rhoip = derivative(t.rhorSpline[t.rhorOf(ti, tj)], m, p);
-                    double rhojp = derivative(t.rhorSpline[t.rhorOf(tj, ti)], m, p);
-                    double[] z2 = t.z2rSpline[t.z2rOf(ti, tj)];
-                    double z2p = derivative(z2, m, p);
-                    double z2v = value(z2, m, p);
-                    double recip = 1.0 / rij;
-                    double phi = z2v * recip;
-                    double phip = z2p * recip - phi * recip;
-                    double psip = fp[i] * rhojp + fp[j] * rhoip + phip;
-                    double fpair = -psip * recip;
-                    fxi += dx * fpair;
-                    fyi += dy * fpair;
-                    fzi += dz * fpair;
-                    f[3 * j] -= dx * fpair;
-                    f[3 * j + 1] -= dy * fpair;
-                    f[3 * j + 2] -= dz * fpair;
-                    energy += phi;
-                    wxx += dx * dx * fpair;
-                    wyy += dy * dy * fpair;
-                    wzz += dz * dz * fpair;
-                    wxy += dx * dy * fpair;
-                    wxz += dx * dz * fpair;
-                    wyz += dy * dz * fpair;
-                }
-            }
-            f[3 * i] += fxi;
-            f[3 * i + 1] += fyi;
-            f[3 * i + 2] += fzi;
+            pairForces(work, i, i == 0 ? 0 : insideEnd[i - 1], insideEnd[i], r, f, shift, fp);
         }
+        energy = sums[0];
+        double wxx = sums[1];
+        double wyy = sums[2];
+        double wzz = sums[3];
+        double wxy = sums[4];
+        double wxz = sums[5];
+        double wyz = sums[6];
         if (!Double.isFinite(energy)) {
             throw new IllegalStateException("system " + s.id() + ": the EAM energy is " + energy);
         }
         s.energy(energy);
         s.virial(new double[] {wxx, wxy, wxz, wxy, wyy, wyz, wxz, wyz, wzz});
+    }
+
+    /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff add their
+    /// densities and are kept (from `kept` on) for pass 3. Returns the new count kept.
+    private int densities(AtomicSystem s, Scratch w, int i, int from, int to, int kept, int[] type, int[] second, short[] code, double[] r,
+                          double[] shift) {
+        int row = type[i] * t.elements.length;
+        double xi = r[3 * i];
+        double yi = r[3 * i + 1];
+        double zi = r[3 * i + 2];
+        double cutsq = t.cut * t.cut;
+        double rdr = 1.0 / t.dr;
+        int last = t.nr - 1;
+        double[] rho = w.rho;
+        double[] d = density;
+        for (int q = from; q < to; q++) {
+            int j = second[q];
+            int c = 3 * code[q];
+            double dx = xi - (r[3 * j] + shift[c]);
+            double dy = yi - (r[3 * j + 1] + shift[c + 1]);
+            double dz = zi - (r[3 * j + 2] + shift[c + 2]);
+            double rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < cutsq) {
+                overlap(s, i, j, rsq);
+                int pt = row + type[j];
+                double p = Math.sqrt(rsq) * rdr + 1.0;
+                int m = Math.min((int) p, last);
+                p = Math.min(p - m, 1.0);
+                int b = densityBase[pt] + 8 * m;
+                double intoI = ((d[b] * p + d[b + 1]) * p + d[b + 2]) * p + d[b + 3];
+                rho[i] += intoI;
+                rho[j] += oneDensity[pt] ? intoI : ((d[b + 4] * p + d[b + 5]) * p + d[b + 6]) * p + d[b + 7];
+                w.j[kept] = j;
+                w.c3[kept] = c;
+                w.base[kept++] = forceBase[pt];
+            }
+        }
+        return kept;
+    }
+
+    /// Pass 3 for atom i's pairs `[from, to)` of those pass 1 kept (inside the cutoff): no
+    /// distance test, so no unpredictable branch; the arithmetic and order of LAMMPS's loop.
+    private void pairForces(Scratch w, int i, int from, int to, double[] r, double[] f, double[] shift, double[] fp) {
+        double xi = r[3 * i];
+        double yi = r[3 * i + 1];
+        double zi = r[3 * i + 2];
+        double fpi = fp[i];
+        double rdr = 1.0 / t.dr;
+        int last = t.nr - 1;
+        double[] g = force;
+        int[] kj = w.j;
+        int[] kc = w.c3;
+        int[] kb = w.base;
+        double fxi = 0;
+        double fyi = 0;
+        double fzi = 0;
+        double[] sums = w.sums;
+        double energy = sums[0];
+        double wxx = sums[1];
+        double wyy = sums[2];
+        double wzz = sums[3];
+        double wxy = sums[4];
+        double wxz = sums[5];
+        double wyz = sums[6];
+        for (int e = from; e < to; e++) {
+            int j = kj[e];
+            int c = kc[e];
+            double dx = xi - (r[3 * j] + shift[c]);
+            double dy = yi - (r[3 * j + 1] + shift[c + 1]);
+            double dz = zi - (r[3 * j + 2] + shift[c + 2]);
+            double rij = Math.sqrt(dx * dx + dy * dy + dz * dz);
+            double p = rij * rdr + 1.0;
+            int m = Math.min((int) p, last);
+            p = Math.min(p - m, 1.0);
+            int b = kb[e] + 16 * m;
+            double rhoip = (g[b] * p + g[b + 1]) * p + g[b + 2];
+            double rhojp = (g[b + 3] * p + g[b + 4]) * p + g[b + 5];
+            double z2p = (g[b + 6] * p + g[b + 7]) * p + g[b + 8];
+            double z2v = ((g[b + 9] * p + g[b + 10]) * p + g[b + 11]) * p + g[b + 12];
+            double recip = 1.0 / rij;
+            double phi = z2v * recip;
+            double phip = z2p * recip - phi * recip;
+            double psip = fpi * rhojp + fp[j] * rhoip + phip;
+            double fpair = -psip * recip;
+            fxi += dx * fpair;
+            fyi += dy * fpair;
+            fzi += dz * fpair;
+            f[3 * j] -= dx * fpair;
+            f[3 * j + 1] -= dy * fpair;
+            f[3 * j + 2] -= dz * fpair;
+            energy += phi;
+            wxx += dx * dx * fpair;
+            wyy += dy * dy * fpair;
+            wzz += dz * dz * fpair;
+            wxy += dx * dy * fpair;
+            wxz += dx * dz * fpair;
+            wyz += dy * dz * fpair;
+        }
+        f[3 * i] += fxi;
+        f[3 * i + 1] += fyi;
+        f[3 * i + 2] += fzi;
+        sums[0] = energy;
+        sums[1] = wxx;
+        sums[2] = wyy;
+        sums[3] = wzz;
+        sums[4] = wxy;
+        sums[5] = wxz;
+        sums[6] = wyz;
     }
 
     private static double value(double[] sp, int m, double p) {
