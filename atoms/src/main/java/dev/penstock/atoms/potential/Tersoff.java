@@ -82,6 +82,8 @@ public final class Tersoff extends TripletModel {
         double[] fk = new double[3];
         double[] near = new double[0];
         double[] nearSq = new double[0];
+        int[] close = new int[0];
+        double cutmaxSq = cutoff() * cutoff();
         for (int i = 0; i < n; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
@@ -126,6 +128,7 @@ public final class Tersoff extends TripletModel {
             if (near.length < 3 * count) {
                 near = new double[3 * count];
                 nearSq = new double[count];
+                close = new int[count];
             }
             for (int b = 0; b < count; b++) {
                 int q = start[i] + b;
@@ -135,7 +138,16 @@ public final class Tersoff extends TripletModel {
                 near[3 * b + 2] = r[3 * k + 2] + shift[3 * q + 2] - zi;
                 nearSq[b] = near[3 * b] * near[3 * b] + near[3 * b + 1] * near[3 * b + 1] + near[3 * b + 2] * near[3 * b + 2];
             }
-            for (int a = 0; a < count; a++) {
+            // the short list (as LAMMPS's neighshort): the neighbours inside the largest cutoff, in
+            // list order — every one the loops below skip is outside its triple's cutoff anyway, so
+            // the sums are the same, term for term (a NaN distance stays in, to fail the energy)
+            int shortCount = 0;
+            for (int b = 0; b < count; b++) {
+                close[shortCount] = b;
+                shortCount += nearSq[b] >= cutmaxSq ? 0 : 1;
+            }
+            for (int sa = 0; sa < shortCount; sa++) {
+                int a = close[sa];
                 int j = nbr[start[i] + a];
                 int tj = type[j];
                 double[] ij = p[elem3[(ti * ne + tj) * ne + tj]];
@@ -147,7 +159,8 @@ public final class Tersoff extends TripletModel {
                 d1[1] = near[3 * a + 1];
                 d1[2] = near[3 * a + 2];
                 double zeta = 0;
-                for (int b = 0; b < count; b++) {
+                for (int sb = 0; sb < shortCount; sb++) {
+                    int b = close[sb];
                     double[] ijk = p[elem3[(ti * ne + tj) * ne + type[nbr[start[i] + b]]]];
                     if (b == a || nearSq[b] >= ijk[CUTSQ]) {
                         continue;
@@ -179,7 +192,8 @@ public final class Tersoff extends TripletModel {
                 w[4] -= d1[0] * d1[2] * fpair;
                 w[5] -= d1[1] * d1[2] * fpair;
                 // attractive term via every k
-                for (int b = 0; b < count; b++) {
+                for (int sb = 0; sb < shortCount; sb++) {
+                    int b = close[sb];
                     int k = nbr[start[i] + b];
                     double[] ijk = p[elem3[(ti * ne + tj) * ne + type[k]]];
                     if (b == a || nearSq[b] >= ijk[CUTSQ]) {
