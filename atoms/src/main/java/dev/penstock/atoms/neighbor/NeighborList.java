@@ -271,6 +271,8 @@ public final class NeighborList {
     /// forward bins and their box shifts are worked out once per bin, not per atom. Their pairs
     /// go to `out`, contiguous per atom (start/end relative to `out`).
     private void scan(Cells g, int from, int to, PairBuffer out) {
+        int[] hits = new int[64];
+        int[] hitBin = new int[64];
         AtomicSystem s = g.s;
         int[] nc = g.nc;
         Cell cell = g.cell;
@@ -326,32 +328,57 @@ public final class NeighborList {
             int iy0 = py ? g.image[3 * i + 1] : 0;
             int iz0 = pz ? g.image[3 * i + 2] : 0;
             start[i] = out.size;
-            for (int q = qi + 1; q < g.cellStart[own + 1]; q++) {
-                double dx = g.wx[q] - xi;
-                double dy = g.wy[q] - yi;
-                double dz = g.wz[q] - zi;
-                if (dx * dx + dy * dy + dz * dz < g.rl2) {
-                    int j = g.sorted[q];
-                    out.add(i, j, codeOf(px ? ix0 - g.image[3 * j] : 0, py ? iy0 - g.image[3 * j + 1] : 0,
-                            pz ? iz0 - g.image[3 * j + 2] : 0));
-                }
+            // the candidates inside the list radius, without a branch on the distance (a
+            // candidate's slot is kept only if it is inside: ~1 in 6 are, unpredictably), then
+            // their pairs in the same order
+            int found = 0;
+            int own1 = g.cellStart[own + 1];
+            int candidates = own1 - qi - 1;
+            for (int o = 0; o < count; o++) {
+                candidates += nbLast[o] - nbFirst[o];
+            }
+            if (hits.length < candidates) {
+                hits = new int[Math.max(candidates, 2 * hits.length)];
+                hitBin = new int[hits.length];
+            }
+            int[] h = hits;
+            int[] hb = hitBin;
+            double rl2 = g.rl2;
+            double[] wx = g.wx;
+            double[] wy = g.wy;
+            double[] wz = g.wz;
+            for (int q = qi + 1; q < own1; q++) {
+                double dx = wx[q] - xi;
+                double dy = wy[q] - yi;
+                double dz = wz[q] - zi;
+                h[found] = q;
+                hb[found] = -1;
+                found += dx * dx + dy * dy + dz * dz < rl2 ? 1 : 0;
             }
             for (int o = 0; o < count; o++) {
                 double ox = nbShift[3 * o] - xi;
                 double oy = nbShift[3 * o + 1] - yi;
                 double oz = nbShift[3 * o + 2] - zi;
                 for (int q = nbFirst[o]; q < nbLast[o]; q++) {
-                    double dx = g.wx[q] + ox;
-                    double dy = g.wy[q] + oy;
-                    double dz = g.wz[q] + oz;
-                    if (dx * dx + dy * dy + dz * dz < g.rl2) {
-                        int j = g.sorted[q];
-                        // whole boxes between the stored positions of j and i along this separation
-                        int ix = px ? nbBox[3 * o] + ix0 - g.image[3 * j] : 0;
-                        int iy = py ? nbBox[3 * o + 1] + iy0 - g.image[3 * j + 1] : 0;
-                        int iz = pz ? nbBox[3 * o + 2] + iz0 - g.image[3 * j + 2] : 0;
-                        out.add(i, j, codeOf(ix, iy, iz));
-                    }
+                    double dx = wx[q] + ox;
+                    double dy = wy[q] + oy;
+                    double dz = wz[q] + oz;
+                    h[found] = q;
+                    hb[found] = o;
+                    found += dx * dx + dy * dy + dz * dz < rl2 ? 1 : 0;
+                }
+            }
+            for (int e = 0; e < found; e++) {
+                int j = g.sorted[h[e]];
+                int o = hb[e];
+                if (o < 0) {
+                    out.add(i, j, codeOf(px ? ix0 - g.image[3 * j] : 0, py ? iy0 - g.image[3 * j + 1] : 0, pz ? iz0 - g.image[3 * j + 2] : 0));
+                } else {
+                    // whole boxes between the stored positions of j and i along this separation
+                    int ix = px ? nbBox[3 * o] + ix0 - g.image[3 * j] : 0;
+                    int iy = py ? nbBox[3 * o + 1] + iy0 - g.image[3 * j + 1] : 0;
+                    int iz = pz ? nbBox[3 * o + 2] + iz0 - g.image[3 * j + 2] : 0;
+                    out.add(i, j, codeOf(ix, iy, iz));
                 }
             }
             end[i] = out.size;
