@@ -28,8 +28,8 @@ import java.util.Map;
 /// at every step); the speed against LAMMPS as its users time it (its benchmark's own neighbour
 /// settings, thermo every 50 steps), plain and with `-sf opt`, the faster counting; each side's
 /// median of three interleaved runs, Penstock's timed over its 100-step loop after three
-/// warm-ups. Penstock's file potentials compute one system on one thread, so the figure is for
-/// one thread against one LAMMPS process.
+/// warm-ups. One thread against one LAMMPS process; for EAM also one system split over two
+/// threads (`Eam.threads(2)`) against LAMMPS on two MPI processes (`mpirun -np 2`).
 public final class MaterialsMdBench {
     private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
     private static final int REPEATS = 3;
@@ -70,6 +70,7 @@ public final class MaterialsMdBench {
     private final Material material;
     private final Path dir;
     private final PrintStream out;
+    private int[] threads = {1, 2};
 
     /// The benchmark of `potential` (`eam` or `tersoff`), files under `dir`.
     public MaterialsMdBench(String potential, Path dir, PrintStream out) {
@@ -80,6 +81,12 @@ public final class MaterialsMdBench {
         };
         this.dir = dir.resolve("md-" + potential);
         this.out = out;
+    }
+
+    /// The thread counts EAM runs at (each against LAMMPS on as many processes); default 1, 2.
+    public MaterialsMdBench threads(int... t) {
+        this.threads = t.clone();
+        return this;
     }
 
     /// Runs LAMMPS and Penstock; returns the figures (none without LAMMPS, saying so).
@@ -98,34 +105,45 @@ public final class MaterialsMdBench {
         Model model = material.model();
         double[] energy = new double[101];
         int n = simulate(model, energy);
-        for (int k = 0; k < REPEATS; k++) {
-            simulate(model, null); // warm-up
-        }
-        double[] plain = new double[REPEATS];
-        double[] opt = new double[REPEATS];
-        double[] mine = new double[REPEATS];
-        for (int k = 0; k < REPEATS; k++) { // interleaved: the machine's drift hits every side alike
-            plain[k] = LammpsRuns.run(dir, 1, "in.timed", false, null);
-            opt[k] = LammpsRuns.run(dir, 1, "in.timed", true, null);
-            mine[k] = timed(model);
-        }
         double maxRel = 0;
         for (int step = 0; step <= 100 && step < lammpsEnergy.size(); step++) {
             maxRel = Math.max(maxRel, Math.abs(energy[step] - lammpsEnergy.get(step)) / Math.abs(lammpsEnergy.get(step)));
         }
-        double seconds = LammpsRuns.median(mine);
-        double lammps = Math.min(LammpsRuns.median(plain), LammpsRuns.median(opt));
-        out.printf(Locale.ROOT, "%s (%s), %d atoms, 100 NVE steps, 1 thread, median of %d: Penstock %.3f s (runs %s), LAMMPS %.3f s (runs %s), "
-                + "with -sf opt %.3f s (runs %s); total energy within %.2e of LAMMPS's at every step%n", material.name(), material.file(), n,
-                REPEATS, seconds, LammpsRuns.seconds(mine), LammpsRuns.median(plain), LammpsRuns.seconds(plain), LammpsRuns.median(opt),
-                LammpsRuns.seconds(opt), maxRel);
         m.put("potential", material.name() + " (" + material.file() + ")");
         m.put("atoms", Integer.toString(n));
-        m.put("atom_steps_per_s", String.format(Locale.ROOT, "%.4g", n * 100 / seconds));
-        m.put("lammps_plain_atom_steps_per_s", String.format(Locale.ROOT, "%.4g", n * 100 / LammpsRuns.median(plain)));
-        m.put("lammps_opt_atom_steps_per_s", String.format(Locale.ROOT, "%.4g", n * 100 / LammpsRuns.median(opt)));
-        m.put("lammps_atom_steps_per_s", String.format(Locale.ROOT, "%.4g", n * 100 / lammps));
-        m.put("ratio_vs_lammps", String.format(Locale.ROOT, "%.3f", lammps / seconds));
+        // EAM also splits one system over threads (`Eam.threads`), against LAMMPS on as many MPI
+        // processes; Tersoff's passes are not split yet
+        for (int t : model instanceof Eam ? threads : new int[] {1}) {
+            if (t > 1) {
+                ((Eam) model).threads(t);
+            }
+            for (int k = 0; k < REPEATS; k++) {
+                simulate(model, null); // warm-up
+            }
+            double[] plain = new double[REPEATS];
+            double[] opt = new double[REPEATS];
+            double[] mine = new double[REPEATS];
+            for (int k = 0; k < REPEATS; k++) { // interleaved: the machine's drift hits every side alike
+                plain[k] = LammpsRuns.run(dir, t, "in.timed", false, null);
+                opt[k] = LammpsRuns.run(dir, t, "in.timed", true, null);
+                mine[k] = timed(model);
+            }
+            double seconds = LammpsRuns.median(mine);
+            double lammps = Math.min(LammpsRuns.median(plain), LammpsRuns.median(opt));
+            out.printf(Locale.ROOT, "%s (%s), %d atoms, 100 NVE steps, %d thread(s) against %d LAMMPS process(es), median of %d: Penstock %.3f s "
+                    + "(runs %s), LAMMPS %.3f s (runs %s), with -sf opt %.3f s (runs %s); total energy within %.2e of LAMMPS's at every step%n",
+                    material.name(), material.file(), n, t, t, REPEATS, seconds, LammpsRuns.seconds(mine), LammpsRuns.median(plain),
+                    LammpsRuns.seconds(plain), LammpsRuns.median(opt), LammpsRuns.seconds(opt), maxRel);
+            String tail = t == 1 ? "" : "_" + t + "t";
+            m.put("atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / seconds));
+            m.put("lammps_plain_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / LammpsRuns.median(plain)));
+            m.put("lammps_opt_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / LammpsRuns.median(opt)));
+            m.put("lammps_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / lammps));
+            m.put("ratio_vs_lammps" + tail, String.format(Locale.ROOT, "%.3f", lammps / seconds));
+        }
+        if (model instanceof Eam eam) {
+            eam.close();
+        }
         m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
         return m;
     }

@@ -25,12 +25,17 @@ import java.util.Arrays;
 /// file's elements. Periodic and free systems, any cell (the neighbour list's images).
 ///
 /// Threading: like `PairPotential`: different systems may be computed at once from different
-/// threads (each system's list and scratch are its own).
-public final class Eam extends FileModel {
+/// threads (each system's list and scratch are its own), and `threads(n)` splits one system's
+/// passes over n threads (each part's rows scatter into its own arrays, summed in part order:
+/// deterministic for a given n).
+public final class Eam extends FileModel implements AutoCloseable {
 
 
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private int threads = 1;
+    private java.util.concurrent.ExecutorService pool;
+    private Scratch[] parts = new Scratch[0];
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
     /// 1 finds them; pass 3 takes only those, without the distance test's unpredictable branch).
@@ -43,12 +48,15 @@ public final class Eam extends FileModel {
         int[] c3 = new int[0];
         int[] base = new int[0];
         final double[] sums = new double[7];
+        double[] force = new double[0]; // a part's forces (`threads` > 1)
+        double embedding;               // a part's embedding energies
 
         void fit(int atoms, int pairs) {
             if (rho.length < atoms) {
                 rho = new double[atoms];
                 fp = new double[atoms];
                 insideEnd = new int[atoms];
+                force = new double[3 * atoms];
             }
             if (j.length < pairs) {
                 j = new int[pairs];
@@ -116,6 +124,37 @@ public final class Eam extends FileModel {
         return new Eam(t);
     }
 
+    /// Splits each system's passes over `n` threads: part p takes rows [n_atoms·p/n,
+    /// n_atoms·(p+1)/n), scattering densities and forces into its own arrays, summed in part
+    /// order; 1 (the default) runs on the caller. Results are deterministic for a given `n` (the
+    /// order of the sums depends on it; they agree with 1 thread's to rounding). Returns this.
+    public synchronized Eam threads(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
+        }
+        close();
+        threads = n;
+        if (n > 1) {
+            pool = java.util.concurrent.Executors.newFixedThreadPool(n - 1, Thread.ofPlatform().daemon().name("penstock-eam-", 0).factory());
+            parts = new Scratch[n];
+            for (int p = 0; p < n; p++) {
+                parts[p] = new Scratch();
+            }
+        }
+        return this;
+    }
+
+    /// Stops the threads of `threads(n)` (if any); the model then runs on the caller.
+    @Override
+    public synchronized void close() {
+        if (pool != null) {
+            pool.shutdownNow();
+            pool = null;
+        }
+        parts = new Scratch[0];
+        threads = 1;
+    }
+
     /// The prepared tables as a device kernel takes them (`cuda/src/main/cuda/eam.cu`): the grid,
     /// the splines (seven coefficients per point, one flat array per function) and which spline
     /// each role of each element (pair) uses: `frhoOf[e]`, `rhorOf[tj · n + ti]` (summed into
@@ -163,6 +202,10 @@ public final class Eam extends FileModel {
 
     @Override
     public void compute(AtomicSystem s) {
+        if (threads > 1) {
+            computeSplit(s);
+            return;
+        }
         int n = s.atoms();
         int[] type = species.types(s);
         NeighborList list = lists.current(s, null, 1);
@@ -180,7 +223,6 @@ public final class Eam extends FileModel {
         int[] second = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
-        double rdrho = 1.0 / t.drho;
         // pass 1: densities; the pairs inside the cutoff kept for pass 3
         int kept = 0;
         for (int i = 0; i < n; i++) {
@@ -188,8 +230,22 @@ public final class Eam extends FileModel {
             insideEnd[i] = kept;
         }
         // pass 2: embedding energies and their derivatives
-        double energy = 0;
+        double energy = embed(type, rho, fp, 0, n);
+        // pass 3: pair energies, forces and the virial (LAMMPS's ev_tally terms: del ⊗ del · fpair)
+        double[] sums = work.sums;
+        Arrays.fill(sums, 0);
+        sums[0] = energy;
         for (int i = 0; i < n; i++) {
+            pairForces(work, i, i == 0 ? 0 : insideEnd[i - 1], insideEnd[i], r, f, shift, fp);
+        }
+        finish(s, sums);
+    }
+
+    /// Pass 2 for atoms `[from, to)`: F'(ρ_i) into `fp`; returns their embedding energies' sum.
+    private double embed(int[] type, double[] rho, double[] fp, int from, int to) {
+        double rdrho = 1.0 / t.drho;
+        double energy = 0;
+        for (int i = from; i < to; i++) {
             double p = rho[i] * rdrho + 1.0;
             int m = Math.max(1, Math.min((int) p, t.nrho - 1));
             p = Math.min(p - m, 1.0);
@@ -201,25 +257,128 @@ public final class Eam extends FileModel {
             }
             energy += phi;
         }
-        // pass 3: pair energies, forces and the virial (LAMMPS's ev_tally terms: del ⊗ del · fpair)
-        double[] sums = work.sums;
-        Arrays.fill(sums, 0);
-        sums[0] = energy;
-        for (int i = 0; i < n; i++) {
-            pairForces(work, i, i == 0 ? 0 : insideEnd[i - 1], insideEnd[i], r, f, shift, fp);
-        }
-        energy = sums[0];
-        double wxx = sums[1];
-        double wyy = sums[2];
-        double wzz = sums[3];
-        double wxy = sums[4];
-        double wxz = sums[5];
-        double wyz = sums[6];
+        return energy;
+    }
+
+    /// The energy and virial of `sums` (energy, xx yy zz xy xz yz) into the system.
+    private static void finish(AtomicSystem s, double[] sums) {
+        double energy = sums[0];
         if (!Double.isFinite(energy)) {
             throw new IllegalStateException("system " + s.id() + ": the EAM energy is " + energy);
         }
         s.energy(energy);
-        s.virial(new double[] {wxx, wxy, wxz, wxy, wyy, wyz, wxz, wyz, wzz});
+        s.virial(new double[] {sums[1], sums[4], sums[5], sums[4], sums[2], sums[6], sums[5], sums[6], sums[3]});
+    }
+
+    /// `compute` with the rows split over `parts` (see `threads`): pass 1 per part into its own
+    /// densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part into its
+    /// own forces and sums, summed the same way.
+    private void computeSplit(AtomicSystem s) {
+        Scratch[] ps;
+        java.util.concurrent.ExecutorService workers;
+        synchronized (this) {
+            ps = parts;
+            workers = pool;
+        }
+        int n = s.atoms();
+        int k = ps.length;
+        int[] type = species.types(s);
+        NeighborList list = lists.current(s, workers, k);
+        double[] r = s.positions();
+        double[] f = s.forces();
+        int[] start = list.start();
+        int[] end = list.end();
+        int[] second = list.second();
+        short[] code = list.imageCodes();
+        double[] shift = list.imageShifts();
+        Scratch all = ps[0];
+        for (Scratch w : ps) {
+            w.fit(n, list.second().length);
+        }
+        double[] rho = all.rho; // part 0's densities become the sums, after every part is done
+        double[] fp = all.fp;
+        split(workers, k, p -> {
+            Scratch w = ps[p];
+            Arrays.fill(w.rho, 0, n, 0);
+            int kept = 0;
+            for (int i = rowFrom(n, k, p); i < rowFrom(n, k, p + 1); i++) {
+                kept = densities(s, w, i, start[i], end[i], kept, type, second, code, r, shift);
+                w.insideEnd[i] = kept;
+            }
+        });
+        split(workers, k, p -> {
+            for (int i = rowFrom(n, k, p); i < rowFrom(n, k, p + 1); i++) {
+                double sum = rho[i];
+                for (int q = 1; q < k; q++) {
+                    sum += ps[q].rho[i];
+                }
+                rho[i] = sum;
+            }
+            ps[p].embedding = embed(type, rho, fp, rowFrom(n, k, p), rowFrom(n, k, p + 1));
+        });
+        split(workers, k, p -> {
+            Scratch w = ps[p];
+            Arrays.fill(w.force, 0, 3 * n, 0);
+            Arrays.fill(w.sums, 0);
+            int from = rowFrom(n, k, p);
+            for (int i = from; i < rowFrom(n, k, p + 1); i++) {
+                pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp);
+            }
+        });
+        split(workers, k, p -> {
+            for (int c = 3 * rowFrom(n, k, p); c < 3 * rowFrom(n, k, p + 1); c++) {
+                double sum = ps[0].force[c];
+                for (int q = 1; q < k; q++) {
+                    sum += ps[q].force[c];
+                }
+                f[c] = sum;
+            }
+        });
+        double[] sums = new double[7];
+        for (Scratch w : ps) {
+            sums[0] += w.embedding;
+        }
+        for (Scratch w : ps) {
+            for (int c = 0; c < 7; c++) {
+                sums[c] += w.sums[c];
+            }
+        }
+        finish(s, sums);
+    }
+
+    private static int rowFrom(int n, int parts, int p) {
+        return (int) ((long) n * p / parts);
+    }
+
+    /// Runs `part` for parts 0 … k − 1, part k − 1 on the caller, the rest on `workers`; returns
+    /// when all are done, rethrowing the first failure.
+    private static void split(java.util.concurrent.ExecutorService workers, int k, java.util.function.IntConsumer part) {
+        java.util.List<java.util.concurrent.Future<?>> tasks = new java.util.ArrayList<>(k - 1);
+        for (int p = 0; p < k - 1; p++) {
+            int q = p;
+            tasks.add(workers.submit(() -> part.accept(q)));
+        }
+        RuntimeException failed = null;
+        try {
+            part.accept(k - 1);
+        } catch (RuntimeException e) {
+            failed = e;
+        }
+        for (java.util.concurrent.Future<?> task : tasks) {
+            try {
+                task.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (failed == null) {
+                    failed = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted computing EAM forces", e);
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff add their

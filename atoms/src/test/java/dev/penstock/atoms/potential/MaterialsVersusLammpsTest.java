@@ -103,6 +103,37 @@ class MaterialsVersusLammpsTest {
         check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
     }
 
+    /// One system's passes split over threads (`Eam.threads`): LAMMPS's numbers still, to the same
+    /// tolerances, and the same bits run after run for a given split (each part's rows scatter
+    /// into its own arrays, summed in part order). Fails if a part's densities or forces are
+    /// dropped or counted twice, or if the sums depended on which thread finished first.
+    @Test
+    void eamSplitOverThreadsStillMatchesLammpsTheSameBitsRunAfterRun() throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        Structure alloy = fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5);
+        Structure fs = cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9);
+        for (int threads : new int[] {2, 3}) {
+            try (Eam cuNi = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads);
+                 Eam cuZr = Eam.read(POTENTIALS.resolve("CuZr_mm.eam.fs")).threads(threads)) {
+                check(cuNi, "CuNi.eam.alloy", "eam/alloy", alloy, new int[] {29, 28});
+                check(cuZr, "CuZr_mm.eam.fs", "eam/fs", fs, new int[] {29, 40});
+                for (Structure st : List.of(alloy, fs)) {
+                    Eam model = st == alloy ? cuNi : cuZr;
+                    AtomicSystem once = st.system();
+                    model.compute(once);
+                    for (int run = 0; run < 5; run++) {
+                        AtomicSystem again = st.system();
+                        model.forget(again.id());
+                        model.compute(again);
+                        assertThat(again.energy()).as("%s, %d threads, run %d", st.name(), threads, run).isEqualTo(once.energy());
+                        assertThat(again.forces()).isEqualTo(once.forces());
+                        assertThat(again.virial()).isEqualTo(once.virial());
+                    }
+                }
+            }
+        }
+    }
+
     /// Diamond-lattice structures (zincblende for two elements: `species[0]` on the fcc sites,
     /// `species[1]` a quarter diagonal away), perturbed by ±0.1 Å; triclinic with `tiltXy` ≠ 0.
     private static Structure diamond(String name, int k, double a, double tiltXy, int[] species, long seed) {
