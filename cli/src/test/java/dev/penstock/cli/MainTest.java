@@ -151,6 +151,36 @@ class MainTest {
                 "slowest_stage: ", "ratio_vs_slowest_stage: ");
     }
 
+    /// `bench relax --potential eam` on the README's first three copper nanoparticles: LAMMPS's
+    /// `min_style fire` and Penstock's FIRE 2.0 reach the same minima (per atom, to the 1e-4 eV an
+    /// fmax of 0.01 eV/Å allows) in step counts within a fifth of each other.
+    @Test
+    void theCopperRelaxBenchmarkReachesLammpsMinima(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/lmp"))
+                || dev.penstock.testing.Ci.required(), "LAMMPS (lammps) is not installed");
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(java.nio.file.Path.of("../examples/copper-nanoparticles.xyz"));
+        java.util.List<String> three = new java.util.ArrayList<>();
+        for (int frame = 0, at = 0; frame < 3; frame++) {
+            int atoms = Integer.parseInt(lines.get(at).trim());
+            three.addAll(lines.subList(at, at + atoms + 2));
+            at += atoms + 2;
+        }
+        java.nio.file.Path particles = dir.resolve("three.xyz");
+        java.nio.file.Files.write(particles, three);
+        String out = run(0, "bench", "relax", "--potential", "eam", "--particles", particles.toString(), "--dir", dir.toString());
+        assertThat(out).contains("particles: 3", "ratio_vs_lammps: ", "ratio_per_step_vs_lammps: ");
+        assertThat(figure(out, "max_energy_diff_per_atom_fire2_vs_lammps")).isLessThan(1e-4);
+        assertThat(figure(out, "max_energy_diff_per_atom_fire_vs_lammps")).isLessThan(1e-4);
+        double lammps = figure(out, "lammps_steps");
+        assertThat(figure(out, "fire2_steps")).isBetween(0.8 * lammps, 1.2 * lammps);
+        assertThat(run(2, "bench", "relax", "--potential", "tersoff")).contains("option '--potential'").contains("tersoff");
+    }
+
+    private static double figure(String out, String name) {
+        String line = out.lines().filter(l -> l.startsWith(name + ": ")).findFirst().orElseThrow(() -> new AssertionError(name + " in " + out));
+        return Double.parseDouble(line.substring(name.length() + 2).trim());
+    }
+
     @Test
     void aSmallInflightBenchmarkComparesRefillWithStaticBatches() {
         String out = run(0, "bench", "inflight", "--clusters", "12", "--max-atoms", "400");
