@@ -28,8 +28,8 @@ import java.util.Map;
 /// at every step); the speed against LAMMPS as its users time it (its benchmark's own neighbour
 /// settings, thermo every 50 steps), plain and with `-sf opt`, the faster counting; each side's
 /// median of three interleaved runs, Penstock's timed over its 100-step loop after three
-/// warm-ups. One thread against one LAMMPS process; for EAM also one system split over two
-/// threads (`Eam.threads(2)`) against LAMMPS on two MPI processes (`mpirun -np 2`).
+/// warm-ups. One thread against one LAMMPS process, and one system split over two threads
+/// (`Eam.threads(2)`, `Tersoff.threads(2)`) against LAMMPS on two MPI processes (`mpirun -np 2`).
 public final class MaterialsMdBench {
     private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
     private static final int REPEATS = 3;
@@ -83,7 +83,7 @@ public final class MaterialsMdBench {
         this.out = out;
     }
 
-    /// The thread counts EAM runs at (each against LAMMPS on as many processes); default 1, 2.
+    /// The thread counts to run at (each against LAMMPS on as many processes); default 1, 2.
     public MaterialsMdBench threads(int... t) {
         this.threads = t.clone();
         return this;
@@ -111,11 +111,13 @@ public final class MaterialsMdBench {
         }
         m.put("potential", material.name() + " (" + material.file() + ")");
         m.put("atoms", Integer.toString(n));
-        // EAM also splits one system over threads (`Eam.threads`), against LAMMPS on as many MPI
-        // processes; Tersoff's passes are not split yet
-        for (int t : model instanceof Eam ? threads : new int[] {1}) {
-            if (t > 1) {
-                ((Eam) model).threads(t);
+        // one system split over threads (`Eam.threads`, `Tersoff.threads`), against LAMMPS on as
+        // many MPI processes
+        for (int t : threads) {
+            switch (model) {
+                case Eam eam -> eam.threads(t);
+                case Tersoff tersoff -> tersoff.threads(t);
+                default -> throw new IllegalStateException("no thread split for " + model);
             }
             for (int k = 0; k < REPEATS; k++) {
                 simulate(model, null); // warm-up
@@ -141,9 +143,7 @@ public final class MaterialsMdBench {
             m.put("lammps_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / lammps));
             m.put("ratio_vs_lammps" + tail, String.format(Locale.ROOT, "%.3f", lammps / seconds));
         }
-        if (model instanceof Eam eam) {
-            eam.close();
-        }
+        ((AutoCloseable) model).close();
         m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
         return m;
     }

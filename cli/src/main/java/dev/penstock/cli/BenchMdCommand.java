@@ -26,8 +26,8 @@ public final class BenchMdCommand implements Callable<Integer> {
             description = "thread counts; LAMMPS runs with mpirun -np T (default: ${DEFAULT-VALUE})")
     int[] threads;
 
-    @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam (--threads "
-            + "applies) or tersoff (one thread against one LAMMPS process); eam and tersoff have fixed sizes (default: ${DEFAULT-VALUE})")
+    @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam or tersoff "
+            + "(fixed sizes; --threads applies) (default: ${DEFAULT-VALUE})")
     String potential;
 
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")

@@ -33,8 +33,7 @@ public final class Eam extends FileModel implements AutoCloseable {
 
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
-    private int threads = 1;
-    private java.util.concurrent.ExecutorService pool;
+    private RowParts crew; // null: one thread
     private Scratch[] parts = new Scratch[0];
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
@@ -133,9 +132,8 @@ public final class Eam extends FileModel implements AutoCloseable {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
         }
         close();
-        threads = n;
         if (n > 1) {
-            pool = java.util.concurrent.Executors.newFixedThreadPool(n - 1, Thread.ofPlatform().daemon().name("penstock-eam-", 0).factory());
+            crew = new RowParts(n, "penstock-eam");
             parts = new Scratch[n];
             for (int p = 0; p < n; p++) {
                 parts[p] = new Scratch();
@@ -147,12 +145,11 @@ public final class Eam extends FileModel implements AutoCloseable {
     /// Stops the threads of `threads(n)` (if any); the model then runs on the caller.
     @Override
     public synchronized void close() {
-        if (pool != null) {
-            pool.shutdownNow();
-            pool = null;
+        if (crew != null) {
+            crew.close();
+            crew = null;
         }
         parts = new Scratch[0];
-        threads = 1;
     }
 
     /// The prepared tables as a device kernel takes them (`cuda/src/main/cuda/eam.cu`): the grid,
@@ -202,8 +199,14 @@ public final class Eam extends FileModel implements AutoCloseable {
 
     @Override
     public void compute(AtomicSystem s) {
-        if (threads > 1) {
-            computeSplit(s);
+        RowParts split;
+        Scratch[] ps;
+        synchronized (this) {
+            split = crew;
+            ps = parts;
+        }
+        if (split != null) {
+            computeSplit(s, split, ps);
             return;
         }
         int n = s.atoms();
@@ -273,17 +276,11 @@ public final class Eam extends FileModel implements AutoCloseable {
     /// `compute` with the rows split over `parts` (see `threads`): pass 1 per part into its own
     /// densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part into its
     /// own forces and sums, summed the same way.
-    private void computeSplit(AtomicSystem s) {
-        Scratch[] ps;
-        java.util.concurrent.ExecutorService workers;
-        synchronized (this) {
-            ps = parts;
-            workers = pool;
-        }
+    private void computeSplit(AtomicSystem s, RowParts split, Scratch[] ps) {
         int n = s.atoms();
-        int k = ps.length;
+        int k = split.count;
         int[] type = species.types(s);
-        NeighborList list = lists.current(s, workers, k);
+        NeighborList list = lists.current(s, split.pool, k);
         double[] r = s.positions();
         double[] f = s.forces();
         int[] start = list.start();
@@ -291,42 +288,41 @@ public final class Eam extends FileModel implements AutoCloseable {
         int[] second = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
-        Scratch all = ps[0];
         for (Scratch w : ps) {
             w.fit(n, list.second().length);
         }
-        double[] rho = all.rho; // part 0's densities become the sums, after every part is done
-        double[] fp = all.fp;
-        split(workers, k, p -> {
+        double[] rho = ps[0].rho; // part 0's densities become the sums, after every part is done
+        double[] fp = ps[0].fp;
+        split.run(p -> {
             Scratch w = ps[p];
             Arrays.fill(w.rho, 0, n, 0);
             int kept = 0;
-            for (int i = rowFrom(n, k, p); i < rowFrom(n, k, p + 1); i++) {
+            for (int i = split.from(n, p); i < split.from(n, p + 1); i++) {
                 kept = densities(s, w, i, start[i], end[i], kept, type, second, code, r, shift);
                 w.insideEnd[i] = kept;
             }
         });
-        split(workers, k, p -> {
-            for (int i = rowFrom(n, k, p); i < rowFrom(n, k, p + 1); i++) {
+        split.run(p -> {
+            for (int i = split.from(n, p); i < split.from(n, p + 1); i++) {
                 double sum = rho[i];
                 for (int q = 1; q < k; q++) {
                     sum += ps[q].rho[i];
                 }
                 rho[i] = sum;
             }
-            ps[p].embedding = embed(type, rho, fp, rowFrom(n, k, p), rowFrom(n, k, p + 1));
+            ps[p].embedding = embed(type, rho, fp, split.from(n, p), split.from(n, p + 1));
         });
-        split(workers, k, p -> {
+        split.run(p -> {
             Scratch w = ps[p];
             Arrays.fill(w.force, 0, 3 * n, 0);
             Arrays.fill(w.sums, 0);
-            int from = rowFrom(n, k, p);
-            for (int i = from; i < rowFrom(n, k, p + 1); i++) {
+            int from = split.from(n, p);
+            for (int i = from; i < split.from(n, p + 1); i++) {
                 pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp);
             }
         });
-        split(workers, k, p -> {
-            for (int c = 3 * rowFrom(n, k, p); c < 3 * rowFrom(n, k, p + 1); c++) {
+        split.run(p -> {
+            for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
                 double sum = ps[0].force[c];
                 for (int q = 1; q < k; q++) {
                     sum += ps[q].force[c];
@@ -344,41 +340,6 @@ public final class Eam extends FileModel implements AutoCloseable {
             }
         }
         finish(s, sums);
-    }
-
-    private static int rowFrom(int n, int parts, int p) {
-        return (int) ((long) n * p / parts);
-    }
-
-    /// Runs `part` for parts 0 … k − 1, part k − 1 on the caller, the rest on `workers`; returns
-    /// when all are done, rethrowing the first failure.
-    private static void split(java.util.concurrent.ExecutorService workers, int k, java.util.function.IntConsumer part) {
-        java.util.List<java.util.concurrent.Future<?>> tasks = new java.util.ArrayList<>(k - 1);
-        for (int p = 0; p < k - 1; p++) {
-            int q = p;
-            tasks.add(workers.submit(() -> part.accept(q)));
-        }
-        RuntimeException failed = null;
-        try {
-            part.accept(k - 1);
-        } catch (RuntimeException e) {
-            failed = e;
-        }
-        for (java.util.concurrent.Future<?> task : tasks) {
-            try {
-                task.get();
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (failed == null) {
-                    failed = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted computing EAM forces", e);
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
     }
 
     /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff add their

@@ -23,8 +23,10 @@ import java.util.List;
 /// of the file's elements must have exactly one entry. Sums run over the full neighbour list
 /// (`FullLists`); the virial is tallied as LAMMPS tallies it.
 ///
-/// Threading: different systems may be computed at once from different threads.
-public final class Tersoff extends TripletModel {
+/// Threading: different systems may be computed at once from different threads, and
+/// `threads(n)` splits one system's rows over n threads.
+public final class Tersoff extends TripletModel implements AutoCloseable {
+    private RowParts crew; // null: one thread
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -60,21 +62,83 @@ public final class Tersoff extends TripletModel {
         return new Tersoff(Species.of(file, f.elements()), p, f.index(), cutmax);
     }
 
+    /// Splits each system's rows over `n` threads (each part's rows add their forces into the
+    /// part's own array, summed in part order; energies and virials likewise): deterministic for a
+    /// given `n`, equal to one thread's to rounding. 1 (the default) runs on the caller. Returns this.
+    public synchronized Tersoff threads(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
+        }
+        close();
+        if (n > 1) {
+            crew = new RowParts(n, "penstock-tersoff");
+        }
+        return this;
+    }
+
+    /// Stops the threads of `threads(n)` (if any); the model then runs on the caller.
+    @Override
+    public synchronized void close() {
+        if (crew != null) {
+            crew.close();
+            crew = null;
+        }
+    }
+
     @Override
     public void compute(AtomicSystem s) {
+        RowParts split;
+        synchronized (this) {
+            split = crew;
+        }
         int n = s.atoms();
-        int ne = species.symbols().length;
         int[] type = species.types(s);
         FullLists.Full fl = full.of(s);
+        double[] f = s.forces();
+        double[] w;
+        double energy;
+        if (split == null) {
+            Arrays.fill(f, 0);
+            w = new double[7]; // xx yy zz xy xz yz, energy
+            rows(s, fl, type, 0, n, f, w);
+        } else {
+            double[][] forces = new double[split.count][3 * n];
+            double[][] sums = new double[split.count][7];
+            split.run(p -> rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p]));
+            split.run(p -> {
+                for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
+                    double sum = forces[0][c];
+                    for (int q = 1; q < split.count; q++) {
+                        sum += forces[q][c];
+                    }
+                    f[c] = sum;
+                }
+            });
+            w = sums[0];
+            for (int q = 1; q < split.count; q++) {
+                for (int c = 0; c < 7; c++) {
+                    w[c] += sums[q][c];
+                }
+            }
+        }
+        energy = w[6];
+        if (!Double.isFinite(energy)) {
+            throw new IllegalStateException("system " + s.id() + ": the Tersoff energy is " + energy);
+        }
+        s.energy(energy);
+        s.virial(new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+    }
+
+    /// Rows (atoms i) `[from, to)`: their terms added into `f` and `w` (virial xx yy zz xy xz yz,
+    /// then the energy), as LAMMPS's loop over i adds them.
+    private void rows(AtomicSystem s, FullLists.Full fl, int[] type, int from, int to, double[] f, double[] w) {
+        int ne = species.symbols().length;
         int[] start = fl.start();
         int[] nbr = fl.nbr();
         double[] shift = fl.shift();
         boolean[] half = fl.half();
         double[] r = s.positions();
-        double[] f = s.forces();
-        Arrays.fill(f, 0);
-        double energy = 0;
-        double[] w = new double[6]; // xx yy zz xy xz yz
+        double energy = w[6];
         double[] d1 = new double[3];
         double[] d2 = new double[3];
         double[] fi = new double[3];
@@ -84,7 +148,7 @@ public final class Tersoff extends TripletModel {
         double[] nearSq = new double[0];
         int[] close = new int[0];
         double cutmaxSq = cutoff() * cutoff();
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < to; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
             double zi = r[3 * i + 2];
@@ -221,10 +285,6 @@ public final class Tersoff extends TripletModel {
                 }
             }
         }
-        if (!Double.isFinite(energy)) {
-            throw new IllegalStateException("system " + s.id() + ": the Tersoff energy is " + energy);
-        }
-        s.energy(energy);
-        s.virial(new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+        w[6] = energy;
     }
 }

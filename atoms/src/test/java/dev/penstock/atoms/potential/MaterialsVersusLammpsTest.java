@@ -103,29 +103,32 @@ class MaterialsVersusLammpsTest {
         check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
     }
 
-    /// One system's passes split over threads (`Eam.threads`): LAMMPS's numbers still, to the same
-    /// tolerances, and the same bits run after run for a given split (each part's rows scatter
-    /// into its own arrays, summed in part order). Fails if a part's densities or forces are
-    /// dropped or counted twice, or if the sums depended on which thread finished first.
+    /// One system's rows split over threads (`Eam.threads`, `Tersoff.threads`): LAMMPS's numbers
+    /// still, to the same tolerances, and the same bits run after run for a given split (each
+    /// part's rows scatter into its own arrays, summed in part order). Fails if a part's densities
+    /// or forces are dropped or counted twice, or if the sums depended on which thread finished first.
     @Test
-    void eamSplitOverThreadsStillMatchesLammpsTheSameBitsRunAfterRun() throws Exception {
+    void fileModelsSplitOverThreadsStillMatchLammpsTheSameBitsRunAfterRun() throws Exception {
         assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
-        Structure alloy = fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5);
-        Structure fs = cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9);
+        record Case(String file, String style, Structure structure, int[] types) {
+        }
+        List<Case> cases = List.of(
+                new Case("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28}),
+                new Case("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40}),
+                new Case("SiC.tersoff", "tersoff", diamond("SiC zincblende (Tersoff)", 2, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6}));
         for (int threads : new int[] {2, 3}) {
-            try (Eam cuNi = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads);
-                 Eam cuZr = Eam.read(POTENTIALS.resolve("CuZr_mm.eam.fs")).threads(threads)) {
-                check(cuNi, "CuNi.eam.alloy", "eam/alloy", alloy, new int[] {29, 28});
-                check(cuZr, "CuZr_mm.eam.fs", "eam/fs", fs, new int[] {29, 40});
-                for (Structure st : List.of(alloy, fs)) {
-                    Eam model = st == alloy ? cuNi : cuZr;
-                    AtomicSystem once = st.system();
-                    model.compute(once);
+            for (Case c : cases) {
+                Path file = POTENTIALS.resolve(c.file());
+                try (AutoCloseable model = c.style().equals("tersoff") ? Tersoff.read(file).threads(threads) : Eam.read(file).threads(threads)) {
+                    Model m = (Model) model;
+                    check(m, c.file(), c.style(), c.structure(), c.types());
+                    AtomicSystem once = c.structure().system();
+                    m.compute(once);
                     for (int run = 0; run < 5; run++) {
-                        AtomicSystem again = st.system();
-                        model.forget(again.id());
-                        model.compute(again);
-                        assertThat(again.energy()).as("%s, %d threads, run %d", st.name(), threads, run).isEqualTo(once.energy());
+                        AtomicSystem again = c.structure().system();
+                        m.forget(again.id());
+                        m.compute(again);
+                        assertThat(again.energy()).as("%s, %d threads, run %d", c.structure().name(), threads, run).isEqualTo(once.energy());
                         assertThat(again.forces()).isEqualTo(once.forces());
                         assertThat(again.virial()).isEqualTo(once.virial());
                     }
