@@ -29,7 +29,12 @@ final class FullLists {
 
     /// System `s`'s full list, brought up to date with its half list.
     Full of(AtomicSystem s) {
-        NeighborList list = half.current(s, null, 1);
+        return of(s, null, 1);
+    }
+
+    /// `of(s)`, the half list's cell scan split over `threads` of `pool` when it is given.
+    Full of(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+        NeighborList list = half.current(s, pool, threads);
         Full have = lists.get(s.id());
         if (have != null && have.builds() == list.builds()) {
             return have;

@@ -93,7 +93,7 @@ public final class Tersoff extends TripletModel implements AutoCloseable {
         }
         int n = s.atoms();
         int[] type = species.types(s);
-        FullLists.Full fl = full.of(s);
+        FullLists.Full fl = split == null ? full.of(s) : full.of(s, split.pool, split.count);
         double[] f = s.forces();
         double[] w;
         double energy;
