@@ -28,12 +28,11 @@ import java.util.Arrays;
 /// threads (each system's list and scratch are its own), and `threads(n)` splits one system's
 /// passes over n threads (each part's rows scatter into its own arrays, summed in part order:
 /// deterministic for a given n).
-public final class Eam extends FileModel implements AutoCloseable {
+public final class Eam extends FileModel {
 
 
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
-    private RowParts crew; // null: one thread
     private Scratch[] parts = new Scratch[0];
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
@@ -128,28 +127,11 @@ public final class Eam extends FileModel implements AutoCloseable {
     /// order; 1 (the default) runs on the caller. Results are deterministic for a given `n` (the
     /// order of the sums depends on it; they agree with 1 thread's to rounding). Returns this.
     public synchronized Eam threads(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
-        }
-        close();
-        if (n > 1) {
-            crew = new RowParts(n, "penstock-eam");
-            parts = new Scratch[n];
-            for (int p = 0; p < n; p++) {
-                parts[p] = new Scratch();
-            }
+        parts = split(n, "penstock-eam") == null ? new Scratch[0] : new Scratch[n];
+        for (int p = 0; p < parts.length; p++) {
+            parts[p] = new Scratch();
         }
         return this;
-    }
-
-    /// Stops the threads of `threads(n)` (if any); the model then runs on the caller.
-    @Override
-    public synchronized void close() {
-        if (crew != null) {
-            crew.close();
-            crew = null;
-        }
-        parts = new Scratch[0];
     }
 
     /// The prepared tables as a device kernel takes them (`cuda/src/main/cuda/eam.cu`): the grid,
@@ -202,7 +184,7 @@ public final class Eam extends FileModel implements AutoCloseable {
         RowParts split;
         Scratch[] ps;
         synchronized (this) {
-            split = crew;
+            split = crew();
             ps = parts;
         }
         if (split != null) {

@@ -11,19 +11,47 @@ import java.util.List;
 /// from them (`FullLists`, for the three-body models), and the cutoff.
 ///
 /// Threading: different systems may be computed at once from different threads.
-abstract class FileModel implements Model {
+abstract class FileModel implements Model, AutoCloseable {
     private static final double SKIN = 1.0; // Å; only the rebuild rate depends on it
 
     final Species species;
     final NeighborLists lists;
     final FullLists full;
     private final double cutoff;
+    private RowParts crew; // null: one thread
 
     FileModel(Species species, double cutoff) {
         this.species = species;
         this.cutoff = cutoff;
         this.lists = new NeighborLists(cutoff, SKIN);
         this.full = new FullLists(lists);
+    }
+
+    /// Sets the split of one system's rows to `n` parts (1: none, the caller computes), stopping
+    /// the previous crew; returns the new one (null for 1).
+    final synchronized RowParts split(int n, String name) {
+        if (n < 1) {
+            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
+        }
+        close();
+        if (n > 1) {
+            crew = new RowParts(n, name);
+        }
+        return crew;
+    }
+
+    /// The crew rows are split over (null: none).
+    final synchronized RowParts crew() {
+        return crew;
+    }
+
+    /// Stops the threads rows were split over (if any); the model then runs on the caller.
+    @Override
+    public synchronized void close() {
+        if (crew != null) {
+            crew.close();
+            crew = null;
+        }
     }
 
     /// The file's elements, in the file's order.

@@ -25,8 +25,7 @@ import java.util.List;
 ///
 /// Threading: different systems may be computed at once from different threads, and
 /// `threads(n)` splits one system's rows over n threads.
-public final class Tersoff extends TripletModel implements AutoCloseable {
-    private RowParts crew; // null: one thread
+public final class Tersoff extends TripletModel {
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -65,32 +64,14 @@ public final class Tersoff extends TripletModel implements AutoCloseable {
     /// Splits each system's rows over `n` threads (each part's rows add their forces into the
     /// part's own array, summed in part order; energies and virials likewise): deterministic for a
     /// given `n`, equal to one thread's to rounding. 1 (the default) runs on the caller. Returns this.
-    public synchronized Tersoff threads(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
-        }
-        close();
-        if (n > 1) {
-            crew = new RowParts(n, "penstock-tersoff");
-        }
+    public Tersoff threads(int n) {
+        split(n, "penstock-tersoff");
         return this;
-    }
-
-    /// Stops the threads of `threads(n)` (if any); the model then runs on the caller.
-    @Override
-    public synchronized void close() {
-        if (crew != null) {
-            crew.close();
-            crew = null;
-        }
     }
 
     @Override
     public void compute(AtomicSystem s) {
-        RowParts split;
-        synchronized (this) {
-            split = crew;
-        }
+        RowParts split = crew();
         int n = s.atoms();
         int[] type = species.types(s);
         FullLists.Full fl = split == null ? full.of(s) : full.of(s, split.pool, split.count);
