@@ -28,8 +28,11 @@ import java.util.Arrays;
 /// threads (each system's list and scratch are its own), and `threads(n)` splits one system's
 /// passes over n threads (each part's rows scatter into its own arrays, summed in part order:
 /// deterministic for a given n).
+///
+/// Why one file over 400 lines: its three passes, whole or split over parts, share the
+/// interleaved tables, the scratch of kept pairs that pass 1 hands pass 3, and the one order of
+/// additions that keeps LAMMPS's numbers; the tables' reading and preparation are `EamTables`.
 public final class Eam extends FileModel {
-
 
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
