@@ -37,6 +37,7 @@ public final class Eam extends FileModel {
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
     private Scratch[] parts = new Scratch[0];
+    private volatile boolean virial = true;
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
     /// 1 finds them; pass 3 takes only those, without the distance test's unpredictable branch).
@@ -137,6 +138,14 @@ public final class Eam extends FileModel {
         return this;
     }
 
+    /// Whether `compute` sums the virial (default true). Off, as LAMMPS leaves it out when nothing
+    /// asks for the pressure (an NVE run that reports energies only), pass 3 skips its six sums
+    /// per pair and the system's virial is null; energies and forces are the same bits. Returns this.
+    public Eam virial(boolean on) {
+        virial = on;
+        return this;
+    }
+
     /// The prepared tables as a device kernel takes them (`cuda/src/main/cuda/eam.cu`): the grid,
     /// the splines (seven coefficients per point, one flat array per function) and which spline
     /// each role of each element (pair) uses: `frhoOf[e]`, `rhorOf[tj · n + ti]` (summed into
@@ -190,8 +199,9 @@ public final class Eam extends FileModel {
             split = crew();
             ps = parts;
         }
+        boolean withVirial = virial;
         if (split != null) {
-            computeSplit(s, split, ps);
+            computeSplit(s, split, ps, withVirial);
             return;
         }
         int n = s.atoms();
@@ -224,9 +234,9 @@ public final class Eam extends FileModel {
         Arrays.fill(sums, 0);
         sums[0] = energy;
         for (int i = 0; i < n; i++) {
-            pairForces(work, i, i == 0 ? 0 : insideEnd[i - 1], insideEnd[i], r, f, shift, fp);
+            pairForces(work, i, i == 0 ? 0 : insideEnd[i - 1], insideEnd[i], r, f, shift, fp, withVirial);
         }
-        finish(s, sums);
+        finish(s, sums, withVirial);
     }
 
     /// Pass 2 for atoms `[from, to)`: F'(ρ_i) into `fp`; returns their embedding energies' sum.
@@ -248,20 +258,21 @@ public final class Eam extends FileModel {
         return energy;
     }
 
-    /// The energy and virial of `sums` (energy, xx yy zz xy xz yz) into the system.
-    private static void finish(AtomicSystem s, double[] sums) {
+    /// The energy and virial of `sums` (energy, xx yy zz xy xz yz) into the system (no virial
+    /// unless `withVirial`).
+    private static void finish(AtomicSystem s, double[] sums, boolean withVirial) {
         double energy = sums[0];
         if (!Double.isFinite(energy)) {
             throw new IllegalStateException("system " + s.id() + ": the EAM energy is " + energy);
         }
         s.energy(energy);
-        s.virial(new double[] {sums[1], sums[4], sums[5], sums[4], sums[2], sums[6], sums[5], sums[6], sums[3]});
+        s.virial(withVirial ? new double[] {sums[1], sums[4], sums[5], sums[4], sums[2], sums[6], sums[5], sums[6], sums[3]} : null);
     }
 
     /// `compute` with the rows split over `parts` (see `threads`): pass 1 per part into its own
     /// densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part into its
     /// own forces and sums, summed the same way.
-    private void computeSplit(AtomicSystem s, RowParts split, Scratch[] ps) {
+    private void computeSplit(AtomicSystem s, RowParts split, Scratch[] ps, boolean withVirial) {
         int n = s.atoms();
         int k = split.count;
         int[] type = species.types(s);
@@ -303,7 +314,7 @@ public final class Eam extends FileModel {
             Arrays.fill(w.sums, 0);
             int from = split.from(n, p);
             for (int i = from; i < split.from(n, p + 1); i++) {
-                pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp);
+                pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp, withVirial);
             }
         });
         split.run(p -> {
@@ -324,7 +335,7 @@ public final class Eam extends FileModel {
                 sums[c] += w.sums[c];
             }
         }
-        finish(s, sums);
+        finish(s, sums, withVirial);
     }
 
     /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff add their
@@ -367,7 +378,7 @@ public final class Eam extends FileModel {
 
     /// Pass 3 for atom i's pairs `[from, to)` of those pass 1 kept (inside the cutoff): no
     /// distance test, so no unpredictable branch; the arithmetic and order of LAMMPS's loop.
-    private void pairForces(Scratch w, int i, int from, int to, double[] r, double[] f, double[] shift, double[] fp) {
+    private void pairForces(Scratch w, int i, int from, int to, double[] r, double[] f, double[] shift, double[] fp, boolean withVirial) {
         double xi = r[3 * i];
         double yi = r[3 * i + 1];
         double zi = r[3 * i + 2];
@@ -416,12 +427,14 @@ public final class Eam extends FileModel {
             f[3 * j + 1] -= dy * fpair;
             f[3 * j + 2] -= dz * fpair;
             energy += phi;
-            wxx += dx * dx * fpair;
-            wyy += dy * dy * fpair;
-            wzz += dz * dz * fpair;
-            wxy += dx * dy * fpair;
-            wxz += dx * dz * fpair;
-            wyz += dy * dz * fpair;
+            if (withVirial) {
+                wxx += dx * dx * fpair;
+                wyy += dy * dy * fpair;
+                wzz += dz * dz * fpair;
+                wxy += dx * dy * fpair;
+                wxz += dx * dz * fpair;
+                wyz += dy * dz * fpair;
+            }
         }
         f[3 * i] += fxi;
         f[3 * i + 1] += fyi;

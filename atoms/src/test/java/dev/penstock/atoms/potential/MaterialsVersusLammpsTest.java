@@ -137,6 +137,27 @@ class MaterialsVersusLammpsTest {
         }
     }
 
+    /// `Eam.virial(false)` (an NVE run that reports no pressure, as LAMMPS's benchmark): the same
+    /// energy and forces, bit for bit, on one thread and split, and no virial.
+    @Test
+    void eamWithoutTheVirialGivesTheSameEnergyAndForces() throws Exception {
+        assumeTrue(Files.isReadable(POTENTIALS.resolve("CuNi.eam.alloy")) || Ci.required(), "LAMMPS's potential files are not installed");
+        Structure alloy = fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5);
+        for (int threads : new int[] {1, 2}) {
+            try (Eam with = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads);
+                 Eam without = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads).virial(false)) {
+                AtomicSystem a = alloy.system();
+                AtomicSystem b = alloy.system();
+                with.compute(a);
+                without.compute(b);
+                assertThat(a.virial()).as("%d threads", threads).isNotNull();
+                assertThat(b.virial()).isNull();
+                assertThat(b.energy()).isEqualTo(a.energy());
+                assertThat(b.forces()).isEqualTo(a.forces());
+            }
+        }
+    }
+
     /// Diamond-lattice structures (zincblende for two elements: `species[0]` on the fcc sites,
     /// `species[1]` a quarter diagonal away), perturbed by ±0.1 Å; triclinic with `tiltXy` ≠ 0.
     private static Structure diamond(String name, int k, double a, double tiltXy, int[] species, long seed) {
