@@ -47,11 +47,11 @@ public final class MaterialsMdBench {
     /// @param dtPs    the time step, ps
     /// @param neigh   LAMMPS's `neigh_modify` for the timed runs (its benchmark's)
     record Material(String name, String file, int z, String setup, int kelvin, int seed, double dtPs, String neigh) {
-        /// The model; EAM without the virial, which LAMMPS does not compute here either (its thermo
+        /// The model, without the virial, which LAMMPS does not compute here either (its thermo
         /// asks for no pressure).
         Model model() throws Exception {
             Path f = POTENTIALS.resolve(file);
-            return name.equals("eam") ? Eam.read(f).virial(false) : Tersoff.read(f);
+            return name.equals("eam") ? Eam.read(f).virial(false) : Tersoff.read(f).virial(false);
         }
 
         String input(boolean exact, int thermo) {

@@ -26,6 +26,7 @@ import java.util.List;
 /// Threading: different systems may be computed at once from different threads, and
 /// `threads(n)` splits one system's rows over n threads.
 public final class Tersoff extends TripletModel {
+    private volatile boolean virial = true;
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -69,9 +70,18 @@ public final class Tersoff extends TripletModel {
         return this;
     }
 
+    /// Whether `compute` sums the virial (default true). Off, as LAMMPS leaves it out when nothing
+    /// asks for the pressure, the loops skip its sums and the system's virial is null; energies
+    /// and forces are the same bits. Returns this.
+    public Tersoff virial(boolean on) {
+        virial = on;
+        return this;
+    }
+
     @Override
     public void compute(AtomicSystem s) {
         RowParts split = crew();
+        boolean withVirial = virial;
         int n = s.atoms();
         int[] type = species.types(s);
         FullLists.Full fl = split == null ? full.of(s) : full.of(s, split.pool, split.count);
@@ -81,11 +91,11 @@ public final class Tersoff extends TripletModel {
         if (split == null) {
             Arrays.fill(f, 0);
             w = new double[7]; // xx yy zz xy xz yz, energy
-            rows(s, fl, type, 0, n, f, w);
+            rows(s, fl, type, 0, n, f, w, withVirial);
         } else {
             double[][] forces = new double[split.count][3 * n];
             double[][] sums = new double[split.count][7];
-            split.run(p -> rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p]));
+            split.run(p -> rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p], withVirial));
             split.run(p -> {
                 for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
                     double sum = forces[0][c];
@@ -107,12 +117,12 @@ public final class Tersoff extends TripletModel {
             throw new IllegalStateException("system " + s.id() + ": the Tersoff energy is " + energy);
         }
         s.energy(energy);
-        s.virial(new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+        s.virial(withVirial ? new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]} : null);
     }
 
     /// Rows (atoms i) `[from, to)`: their terms added into `f` and `w` (virial xx yy zz xy xz yz,
     /// then the energy), as LAMMPS's loop over i adds them.
-    private void rows(AtomicSystem s, FullLists.Full fl, int[] type, int from, int to, double[] f, double[] w) {
+    private void rows(AtomicSystem s, FullLists.Full fl, int[] type, int from, int to, double[] f, double[] w, boolean withVirial) {
         int ne = species.symbols().length;
         int[] start = fl.start();
         int[] nbr = fl.nbr();
@@ -160,12 +170,14 @@ public final class Tersoff extends TripletModel {
                 f[3 * j] -= dx * fpair;
                 f[3 * j + 1] -= dy * fpair;
                 f[3 * j + 2] -= dz * fpair;
-                w[0] += dx * dx * fpair;
-                w[1] += dy * dy * fpair;
-                w[2] += dz * dz * fpair;
-                w[3] += dx * dy * fpair;
-                w[4] += dx * dz * fpair;
-                w[5] += dy * dz * fpair;
+                if (withVirial) {
+                    w[0] += dx * dx * fpair;
+                    w[1] += dy * dy * fpair;
+                    w[2] += dz * dz * fpair;
+                    w[3] += dx * dy * fpair;
+                    w[4] += dx * dz * fpair;
+                    w[5] += dy * dz * fpair;
+                }
             }
             // three-body: the bond order of every i–j within the cutoff. Every neighbour's vector
             // from i is worked out once (as LAMMPS works it out in each of its loops)
@@ -230,12 +242,14 @@ public final class Tersoff extends TripletModel {
                 f[3 * j + 1] -= d1[1] * fpair;
                 f[3 * j + 2] -= d1[2] * fpair;
                 // ev_tally(…, −fpair, −delr1): the same products, signs cancelling
-                w[0] -= d1[0] * d1[0] * fpair;
-                w[1] -= d1[1] * d1[1] * fpair;
-                w[2] -= d1[2] * d1[2] * fpair;
-                w[3] -= d1[0] * d1[1] * fpair;
-                w[4] -= d1[0] * d1[2] * fpair;
-                w[5] -= d1[1] * d1[2] * fpair;
+                if (withVirial) {
+                    w[0] -= d1[0] * d1[0] * fpair;
+                    w[1] -= d1[1] * d1[1] * fpair;
+                    w[2] -= d1[2] * d1[2] * fpair;
+                    w[3] -= d1[0] * d1[1] * fpair;
+                    w[4] -= d1[0] * d1[2] * fpair;
+                    w[5] -= d1[1] * d1[2] * fpair;
+                }
                 // attractive term via every k
                 for (int sb = 0; sb < shortCount; sb++) {
                     int b = close[sb];
@@ -257,12 +271,14 @@ public final class Tersoff extends TripletModel {
                     f[3 * k] += fk[0];
                     f[3 * k + 1] += fk[1];
                     f[3 * k + 2] += fk[2];
-                    w[0] += d1[0] * fj[0] + d2[0] * fk[0];
-                    w[1] += d1[1] * fj[1] + d2[1] * fk[1];
-                    w[2] += d1[2] * fj[2] + d2[2] * fk[2];
-                    w[3] += d1[0] * fj[1] + d2[0] * fk[1];
-                    w[4] += d1[0] * fj[2] + d2[0] * fk[2];
-                    w[5] += d1[1] * fj[2] + d2[1] * fk[2];
+                    if (withVirial) {
+                        w[0] += d1[0] * fj[0] + d2[0] * fk[0];
+                        w[1] += d1[1] * fj[1] + d2[1] * fk[1];
+                        w[2] += d1[2] * fj[2] + d2[2] * fk[2];
+                        w[3] += d1[0] * fj[1] + d2[0] * fk[1];
+                        w[4] += d1[0] * fj[2] + d2[0] * fk[2];
+                        w[5] += d1[1] * fj[2] + d2[1] * fk[2];
+                    }
                 }
             }
         }

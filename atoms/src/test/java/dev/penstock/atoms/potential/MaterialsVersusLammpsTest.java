@@ -137,23 +137,30 @@ class MaterialsVersusLammpsTest {
         }
     }
 
-    /// `Eam.virial(false)` (an NVE run that reports no pressure, as LAMMPS's benchmark): the same
-    /// energy and forces, bit for bit, on one thread and split, and no virial.
+    /// `Eam.virial(false)`, `Tersoff.virial(false)` (an NVE run that reports no pressure, as
+    /// LAMMPS's benchmarks): the same energy and forces, bit for bit, on one thread and split, and
+    /// no virial.
     @Test
-    void eamWithoutTheVirialGivesTheSameEnergyAndForces() throws Exception {
+    void fileModelsWithoutTheVirialGiveTheSameEnergyAndForces() throws Exception {
         assumeTrue(Files.isReadable(POTENTIALS.resolve("CuNi.eam.alloy")) || Ci.required(), "LAMMPS's potential files are not installed");
         Structure alloy = fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5);
+        Structure sic = diamond("SiC zincblende (Tersoff)", 2, 4.36, 0.6, new int[] {14, 6}, 41);
         for (int threads : new int[] {1, 2}) {
-            try (Eam with = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads);
-                 Eam without = Eam.read(POTENTIALS.resolve("CuNi.eam.alloy")).threads(threads).virial(false)) {
-                AtomicSystem a = alloy.system();
-                AtomicSystem b = alloy.system();
-                with.compute(a);
-                without.compute(b);
-                assertThat(a.virial()).as("%d threads", threads).isNotNull();
-                assertThat(b.virial()).isNull();
-                assertThat(b.energy()).isEqualTo(a.energy());
-                assertThat(b.forces()).isEqualTo(a.forces());
+            Path cuNi = POTENTIALS.resolve("CuNi.eam.alloy");
+            Path siC = POTENTIALS.resolve("SiC.tersoff");
+            try (Eam eam = Eam.read(cuNi).threads(threads); Eam eamBare = Eam.read(cuNi).threads(threads).virial(false);
+                 Tersoff tersoff = Tersoff.read(siC).threads(threads); Tersoff tersoffBare = Tersoff.read(siC).threads(threads).virial(false)) {
+                for (Model[] pair : new Model[][] {{eam, eamBare}, {tersoff, tersoffBare}}) {
+                    Structure st = pair[0] == eam ? alloy : sic;
+                    AtomicSystem a = st.system();
+                    AtomicSystem b = st.system();
+                    pair[0].compute(a);
+                    pair[1].compute(b);
+                    assertThat(a.virial()).as("%s, %d threads", st.name(), threads).isNotNull();
+                    assertThat(b.virial()).isNull();
+                    assertThat(b.energy()).isEqualTo(a.energy());
+                    assertThat(b.forces()).isEqualTo(a.forces());
+                }
             }
         }
     }
