@@ -27,7 +27,7 @@ import java.util.Arrays;
 /// Threading: like `PairPotential`: different systems may be computed at once from different
 /// threads (each system's list and scratch are its own), and `threads(n)` splits one system's
 /// passes over n threads (each part's rows scatter into its own arrays, summed in part order:
-/// deterministic for a given n).
+/// deterministic for a given n; such split systems are computed one at a time).
 ///
 /// Why one file over 400 lines: its three passes, whole or split over parts, share the
 /// interleaved tables, the scratch of kept pairs that pass 1 hands pass 3, and the one order of
@@ -201,7 +201,9 @@ public final class Eam extends FileModel {
         }
         boolean withVirial = virial;
         if (split != null) {
-            computeSplit(s, split, ps, withVirial);
+            synchronized (split) { // one split system at a time: the parts' scratch is the crew's
+                computeSplit(s, split, ps, withVirial);
+            }
             return;
         }
         int n = s.atoms();

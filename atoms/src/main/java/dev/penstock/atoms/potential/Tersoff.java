@@ -24,9 +24,10 @@ import java.util.List;
 /// (`FullLists`); the virial is tallied as LAMMPS tallies it.
 ///
 /// Threading: different systems may be computed at once from different threads, and
-/// `threads(n)` splits one system's rows over n threads.
+/// `threads(n)` splits one system's rows over n threads (such split systems one at a time).
 public final class Tersoff extends TripletModel {
     private volatile boolean virial = true;
+    private double[][] partForces = new double[0][]; // the split's per-part forces, under the crew's lock
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -93,23 +94,8 @@ public final class Tersoff extends TripletModel {
             w = new double[7]; // xx yy zz xy xz yz, energy
             rows(s, fl, type, 0, n, f, w, withVirial);
         } else {
-            double[][] forces = new double[split.count][3 * n];
-            double[][] sums = new double[split.count][7];
-            split.run(p -> rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p], withVirial));
-            split.run(p -> {
-                for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
-                    double sum = forces[0][c];
-                    for (int q = 1; q < split.count; q++) {
-                        sum += forces[q][c];
-                    }
-                    f[c] = sum;
-                }
-            });
-            w = sums[0];
-            for (int q = 1; q < split.count; q++) {
-                for (int c = 0; c < 7; c++) {
-                    w[c] += sums[q][c];
-                }
+            synchronized (split) { // one split system at a time: the parts' arrays are kept for the next
+                w = computeSplit(s, fl, type, split, withVirial);
             }
         }
         energy = w[6];
@@ -118,6 +104,39 @@ public final class Tersoff extends TripletModel {
         }
         s.energy(energy);
         s.virial(withVirial ? new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]} : null);
+    }
+
+    /// `compute` split over `split`'s parts (the caller holds `split`): each part's rows into its
+    /// own forces and sums (kept between calls), summed in part order; returns the sums.
+    private double[] computeSplit(AtomicSystem s, FullLists.Full fl, int[] type, RowParts split, boolean withVirial) {
+        int n = s.atoms();
+        int k = split.count;
+        if (partForces.length != k || partForces[0].length < 3 * n) {
+            partForces = new double[k][3 * n];
+        }
+        double[][] forces = partForces;
+        double[][] sums = new double[k][7];
+        double[] f = s.forces();
+        split.run(p -> {
+            Arrays.fill(forces[p], 0, 3 * n, 0);
+            rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p], withVirial);
+        });
+        split.run(p -> {
+            for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
+                double sum = forces[0][c];
+                for (int q = 1; q < k; q++) {
+                    sum += forces[q][c];
+                }
+                f[c] = sum;
+            }
+        });
+        double[] w = sums[0];
+        for (int q = 1; q < k; q++) {
+            for (int c = 0; c < 7; c++) {
+                w[c] += sums[q][c];
+            }
+        }
+        return w;
     }
 
     /// Rows (atoms i) `[from, to)`: their terms added into `f` and `w` (virial xx yy zz xy xz yz,

@@ -132,6 +132,32 @@ class MaterialsVersusLammpsTest {
                         assertThat(again.forces()).isEqualTo(once.forces());
                         assertThat(again.virial()).isEqualTo(once.virial());
                     }
+                    // two callers at once (systems of their own ids): each gets the numbers it gets alone
+                    List<java.util.concurrent.Future<AtomicSystem>> both = new ArrayList<>();
+                    try (var callers = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+                        for (int caller = 0; caller < 2; caller++) {
+                            long id = 100 + caller;
+                            both.add(callers.submit(() -> {
+                                AtomicSystem last = null;
+                                for (int run = 0; run < 20; run++) {
+                                    Structure st = c.structure();
+                                    AtomicSystem mine = new AtomicSystem(id, st.r().clone(), st.system().masses(), st.z().clone(), st.system().cell());
+                                    m.forget(id);
+                                    m.compute(mine);
+                                    if (last != null && mine.energy() != last.energy()) {
+                                        return mine;
+                                    }
+                                    last = mine;
+                                }
+                                return last;
+                            }));
+                        }
+                        for (var done : both) {
+                            AtomicSystem got = done.get();
+                            assertThat(got.energy()).as("%s, %d threads, two callers", c.structure().name(), threads).isEqualTo(once.energy());
+                            assertThat(got.forces()).isEqualTo(once.forces());
+                        }
+                    }
                 }
             }
         }
