@@ -2,8 +2,6 @@ package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.potential.Morse;
-import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.PipelineSpec;
@@ -19,8 +17,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /// Pipeline stages whose batch lives on a `Device`: `fire`, `fire_mw`, `fire2`, `nve` and `langevin` stages over a
-/// Lennard-Jones or Morse model as `PackedStage` engines (the systems packed in the device's memory,
-/// batch kernels). What `simulate --device` builds.
+/// Lennard-Jones or Morse model (pair kernels) or any other model — EAM, Stillinger–Weber,
+/// Tersoff — evaluated over the packed rows on kernels that run models (`ModelTerms`: the CPU's), as `PackedStage`
+/// engines (the systems packed in the device's memory, batch kernels). What `simulate --device` builds.
 public final class DeviceStages {
     /// The most atoms a device stage's batch is allocated for.
     public static final long MAX_ATOMS = 1L << 26;
@@ -58,7 +57,7 @@ public final class DeviceStages {
                 kernels, maxStep);
     }
 
-    private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, PairPotential model, Device device,
+    private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, Model model, Device device,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         return fused(List.of(kind), List.of(method), model, device.name(), () -> device, false, kernels, maxStep);
     }
@@ -66,7 +65,7 @@ public final class DeviceStages {
     /// One device stage of the sub-stages `kinds` (moving as `methods` do on the per-system
     /// stages, whose names they take), fused around one shared evaluation.
     /// Each batch's device is `devices.get()` (named `deviceName`), closed with the batch if `owned`.
-    private static Stage<AtomicSystem> fused(List<SubStage> kinds, List<Method<AtomicSystem>> methods, PairPotential model,
+    private static Stage<AtomicSystem> fused(List<SubStage> kinds, List<Method<AtomicSystem>> methods, Model model,
                                              String deviceName, Supplier<? extends Device> devices, boolean owned,
                                              Function<Device, RelaxKernels> kernels, double maxStep) {
         Evaluator<AtomicSystem> evaluator = new Evaluator<>() {
@@ -116,8 +115,9 @@ public final class DeviceStages {
 
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
     /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`, `fire_mw`, `fire2`,
-    /// `nve` or `langevin` (noise keyed by `seed`) over a Lennard-Jones or Morse `model`; anything else is
-    /// refused, naming it (and `langevin` on kernels without its step, when the batch is made). A system with an atom
+    /// `nve` or `langevin` (noise keyed by `seed`) over `model`: Lennard-Jones and Morse on any kernels, any other
+    /// model on kernels that run models (`RelaxKernels.models()`); anything else is refused, naming it (a model or
+    /// `langevin` the kernels cannot run, when the batch is made). A system with an atom
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                             double maxStep, long seed) {
@@ -133,11 +133,6 @@ public final class DeviceStages {
 
     private static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,
                                              boolean owned, Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
-        if (!(model instanceof LennardJones) && !(model instanceof Morse)) {
-            throw new IllegalArgumentException("--device " + deviceName + " runs the Lennard-Jones (lj) and Morse (morse) potentials for now; "
-                    + "the potential given needs the CPU stages (no --device)");
-        }
-        PairPotential pair = (PairPotential) model;
         List<SubStage> kinds = new ArrayList<>();
         List<Method<AtomicSystem>> methods = new ArrayList<>();
         for (PipelineSpec.Call c : calls) {
@@ -168,6 +163,6 @@ public final class DeviceStages {
                         + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList()) + "' on the CPU stages (no --device)");
             }
         }
-        return fused(kinds, methods, pair, deviceName, devices, owned, kernels, maxStep);
+        return fused(kinds, methods, model, deviceName, devices, owned, kernels, maxStep);
     }
 }

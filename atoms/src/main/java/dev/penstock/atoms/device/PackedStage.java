@@ -11,7 +11,7 @@ import static dev.penstock.atoms.device.RelaxColumns.START;
 import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
-import dev.penstock.atoms.potential.PairPotential;
+import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
@@ -37,9 +37,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-/// A stage's batch of free Lennard-Jones or Morse systems packed on a `Device`, under FIRE (ASE-exact),
-/// velocity Verlet (NVE) or Langevin BAOAB (NVT): the `BatchEngine` of a device stage
-/// (`DeviceStages`), and what `PackedRelax` drives alone.
+/// A stage's batch of systems packed on a `Device`, under FIRE (ASE-exact, mass-weighted, 2.0),
+/// velocity Verlet (NVE) or Langevin BAOAB (NVT), evaluated by pair kernels (Lennard-Jones,
+/// Morse) or by any other model over the packed rows (`ModelTerms`: EAM, Stillinger–Weber,
+/// Tersoff, on the CPU's kernels): the `BatchEngine` of a device stage (`DeviceStages`), and
+/// what `PackedRelax` drives alone.
 ///
 /// ```
 ///   admit:    pack newcomers (host staging RelaxColumns) ──copy──▶ tail rows of the device batch
@@ -76,8 +78,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     }
 
     private final RelaxKernels kernels;
-    private final RelaxKernels.Pair pair;
-    private final PairPotential model;
+    private final BatchTerms terms; // what the shared evaluation computes, chosen once
     private final List<SubStage> kinds; // one per sub-stage
     private final List<String> names; // the sub-stages' method names
     private final String method; // the stage's name: the sub-stages' names joined by '+'
@@ -115,7 +116,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// A batch of up to `maxSystems` systems and `maxAtoms` atoms on `device`, stepped by
     /// `kernels` (which must be `device`'s; the batch closes them), moving its systems under
     /// `model` as `kind` says; room also bounded by `capacity` in `sizer`'s dimensions.
-    public PackedStage(Device device, RelaxKernels kernels, PairPotential model, SubStage kind, String method, Sizer<AtomicSystem> sizer,
+    public PackedStage(Device device, RelaxKernels kernels, Model model, SubStage kind, String method, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         this(device, kernels, model, List.of(kind), List.of(method), sizer, capacity, maxSystems, maxAtoms);
     }
@@ -124,8 +125,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// (named `names[i]`, its method's name); a system that finishes sub-stage i enters i + 1 at
     /// once, asked on entry whether it is finished there too (as `Stage`'s fused sub-stages), and
     /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
-    /// only (the `SUB` column), around one shared evaluation.
-    public PackedStage(Device device, RelaxKernels kernels, PairPotential model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
+    /// only (the `SUB` column), around one shared evaluation. A model other than Lennard-Jones
+    /// and Morse is evaluated by itself over the packed rows (`ModelTerms`), on kernels that can
+    /// (`RelaxKernels.models()`); other kernels are refused here, naming the stage.
+    public PackedStage(Device device, RelaxKernels kernels, Model model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         if (kinds.isEmpty() || kinds.size() != names.size()) {
             kernels.close();
@@ -133,11 +136,15 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                     + names.size());
         }
         this.kernels = kernels;
-        this.model = model;
-        this.pair = RelaxKernels.Pair.of(model);
+        this.terms = BatchTerms.of(model);
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
+        String unfit = terms.refusal(kernels, method, device.name());
+        if (unfit != null) {
+            kernels.close();
+            throw new IllegalArgumentException(unfit);
+        }
         if (!kernels.langevin() && kinds.stream().anyMatch(k -> k instanceof SubStage.Thermostat)) {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
@@ -191,7 +198,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     /// The cutoff of the stage's model, Å.
     public double cutoff() {
-        return model.cutoff();
+        return terms.model().cutoff();
     }
 
     /// Whether `s` fits into an empty batch.
@@ -215,7 +222,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         int k = 0;
         int m = 0;
         for (AtomicSystem s : samples) {
-            String refused = CellImages.refusal(s, model.cutoff());
+            String refused = CellImages.refusal(s, cutoff());
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }
@@ -235,6 +242,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             }
             pack(s, k, m, systems + k, atoms + m);
             setStart(k);
+            terms.admitted(s);
             rows[systems + k] = s;
             subs[systems + k] = 0;
             for (int d = 0; d < used.length; d++) {
@@ -271,7 +279,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         staging.setDouble(ENERGY, k, s.energy());
         staging.setDouble(PREV_ENERGY, k, Double.NaN);
         staging.setDouble(FMAX, k, Double.NaN);
-        CellImages.pack(s, model.cutoff(), staging, k);
+        for (int x = 0; x < 9; x++) {
+            staging.setDouble(RelaxColumns.VIRIAL + x, k, Double.NaN);
+        }
+        CellImages.pack(s, cutoff(), staging, k);
     }
 
     /// A newcomer's state: fresh, in sub-stage 0.
@@ -317,7 +328,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             }
             kinds.get(sub).before(kernels, stream, live, systems, atoms, maxStep * maxStep, sub);
         }
-        kernels.evaluate(stream, live, systems, atoms, pair);
+        terms.enqueue(kernels, stream, live, systems, atoms);
         for (int sub = 0; sub < kinds.size(); sub++) {
             if (sub < 31 && (occupied & (1 << sub)) == 0) {
                 continue;
@@ -471,13 +482,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             double fmax = readBack.getDouble(FMAX, x);
             String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (readBack.getInt(FLAG, x)) {
                 case 0 -> null;
-                case RelaxColumns.FLAG_OVERLAP -> "system " + s.id() + ": atoms closer than " + model.overlap() + " Å (overlap)";
+                case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(readBack.getInt(FLAG, x), s.id());
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
             boolean converged = diagnosis == null && kinds.get(sub) instanceof SubStage.Relaxation r && r.rule().converged(fmax, energy,
                     readBack.getDouble(PREV_ENERGY, x));
+            terms.left(s.id());
             events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null)
                     : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
             exitListener.accept(new Exit(s, taken, converged, diagnosis));
@@ -495,8 +507,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         stream.synchronize();
     }
 
-    /// Writes row `x` of host columns `c` back into `s`: positions, FIRE velocities, forces, energy.
-    private static void unpack(AtomicSystem s, int x, RelaxColumns c) {
+    /// Writes row `x` of host columns `c` back into `s`: positions, FIRE velocities, forces,
+    /// energy, and the virial where the terms give one (as the model sets it on the per-system
+    /// stages: null when it computed none).
+    private void unpack(AtomicSystem s, int x, RelaxColumns c) {
         int start = c.getInt(START, x);
         double[] r = s.positions();
         double[] v = s.velocities();
@@ -506,6 +520,13 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         MemorySegment.copy(c.vel().segment(), F64, 24L * start, v, 0, 3 * n);
         MemorySegment.copy(c.force().segment(), F64, 24L * start, f, 0, 3 * n);
         s.energy(c.getDouble(ENERGY, x));
+        if (terms.virial()) { // (a pair model leaves the virial as it came, as on the per-system stages)
+            double[] w = new double[9];
+            for (int e = 0; e < 9; e++) {
+                w[e] = c.getDouble(RelaxColumns.VIRIAL + e, x);
+            }
+            s.virial(Double.isNaN(w[0]) ? null : w);
+        }
     }
 
     @Override
@@ -533,7 +554,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             int sub = readBack.getInt(SUB, k);
             kinds.get(sub).save(o, readBack, k);
             o.flush();
-            out.add(new StageBatch.Held<>(now.get(k), sub, bytes.toByteArray(), new byte[0]));
+            out.add(new StageBatch.Held<>(now.get(k), sub, bytes.toByteArray(), terms.save(now.get(k).id())));
         }
         return out;
     }
@@ -570,6 +591,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         for (int d = 0; d < used.length; d++) {
             used[d] += sizer.size(s, d);
         }
+        terms.admitted(s);
+        terms.restore(s, held.evaluation());
         upload(1, s.atoms());
     }
 

@@ -13,7 +13,7 @@ import dev.penstock.memory.DType;
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] last[A,3] mass[A] atomEnergy[A] atomSystem[A]
 ///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub
 ///                            cellKind imagesA imagesB imagesC                       (int32)
-///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] (float64)
+///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] virial[9] (float64)
 /// ```
 ///
 /// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
@@ -23,7 +23,9 @@ import dev.penstock.memory.DType;
 /// go on (`FLAG_*`), `done` that it leaves after this step; `idLo`/`idHi` are the system's id
 /// (the key of its Langevin noise, with `taken` the step's); `sub` the sub-stage it is in (of a
 /// fused stage: each step moves a system by its sub-stage's kernels), `taken` counting that
-/// sub-stage's steps; the cell columns say which periodic images its pairs take (`CellImages`).
+/// sub-stage's steps; the cell columns say which periodic images its pairs take (`CellImages`);
+/// `virial` is the last evaluation's virial where the model gives one (`ModelTerms`; NaN
+/// otherwise).
 ///
 /// @param pos        positions, Å
 /// @param vel        FIRE's velocities
@@ -86,8 +88,11 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     /// double columns `RECIPROCAL … RECIPROCAL + 8`: the rows that give a separation's fractional
     /// coordinates along a, b, c (`Cell.fractional`); a free axis's row is zero
     public static final int RECIPROCAL = 14;
+    /// double columns `VIRIAL … VIRIAL + 8`: the last evaluation's virial W (eV, row-major
+    /// xx xy xz yx …, as `AtomicSystem.virial`), where the model gives one; NaN otherwise
+    public static final int VIRIAL = 23;
     /// double columns
-    public static final int DOUBLE_COLUMNS = 23;
+    public static final int DOUBLE_COLUMNS = 32;
 
     /// flag: two atoms closer than the potential's overlap distance
     public static final int FLAG_OVERLAP = 1;
@@ -95,6 +100,8 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     public static final int FLAG_NON_FINITE = 2;
     /// flag: an atom moved more than the stage's largest step in one step
     public static final int FLAG_RUNAWAY = 3;
+    /// flag: the model refused the system while evaluating it (`ModelTerms` keeps why)
+    public static final int FLAG_MODEL = 4;
 
     /// Columns for `systems` systems and `atoms` atoms, allocated in `arena` (zeroed if the
     /// arena zeroes).

@@ -69,6 +69,19 @@ public interface RelaxKernels {
     /// their positions: one all-pairs gather per atom within its system, then one loop per system.
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair);
 
+    /// Energies, forces, max |F_i|, virials (NaN where the model gives none) and flags
+    /// (`FLAG_MODEL` where the model refused a system, `FLAG_NON_FINITE`) of systems
+    /// `[0, systems)`, each computed by `terms`' model from its packed positions (`ModelTerms`).
+    /// Kernels that cannot say so (`models()` false) and throw.
+    default void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, ModelTerms terms) {
+        throw new UnsupportedOperationException("these relaxation kernels sum Lennard-Jones and Morse pairs only");
+    }
+
+    /// Whether `evaluate(…, ModelTerms)` runs on these kernels. Default: false.
+    default boolean models() {
+        return false;
+    }
+
     /// One FIRE step (ASE-exact, or `massWeighted`: v += dt·F/m, `Fire.massWeighted`) of every
     /// system of `[0, systems)` that is neither fresh, flagged nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
     /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged

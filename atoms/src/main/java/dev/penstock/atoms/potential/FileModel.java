@@ -59,6 +59,17 @@ abstract class FileModel implements Model, AutoCloseable {
         return List.of(species.symbols());
     }
 
+    /// The model as the CLI names it: its kind and file, e.g. `eam(file=Cu_u3.eam)`.
+    @Override
+    public String toString() {
+        String kind = switch (this) {
+            case Eam e -> "eam";
+            case StillingerWeber sw -> "sw";
+            default -> "tersoff";
+        };
+        return kind + "(file=" + species.file().getFileName() + ")";
+    }
+
     @Override
     public double cutoff() {
         return cutoff;

@@ -1,0 +1,88 @@
+package dev.penstock.atoms.device;
+
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.potential.Morse;
+import dev.penstock.atoms.potential.PairPotential;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Stream;
+import java.io.IOException;
+
+/// What a device stage's shared evaluation computes, chosen once when its batch is made:
+/// Lennard-Jones or Morse pairs that the kernels sum themselves (`Pairs`), or any other `Model` —
+/// EAM, Stillinger–Weber, Tersoff, a user's own — evaluated by the model over each system's
+/// packed rows (`ModelTerms`, on kernels that can: the CPU's). `PackedStage` calls the same
+/// methods either way, so its step has no check of which it is.
+sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
+    /// The terms of `model`: its pair parameters for Lennard-Jones and Morse, otherwise the model
+    /// itself (`ModelTerms`).
+    static BatchTerms of(Model model) {
+        return model instanceof LennardJones || model instanceof Morse ? new Pairs((PairPotential) model) : new ModelTerms(model);
+    }
+
+    /// The model.
+    Model model();
+
+    /// Why `kernels` cannot evaluate these terms (naming the stage `method` on `deviceName`), or null.
+    String refusal(RelaxKernels kernels, String method, String deviceName);
+
+    /// Enqueues the evaluation of systems `[0, systems)` (atoms `[0, atoms)`) of `c` on `stream`.
+    void enqueue(RelaxKernels kernels, Stream stream, RelaxColumns c, int systems, int atoms);
+
+    /// `s` has been packed into the batch (host thread, the stream idle).
+    default void admitted(AtomicSystem s) {
+    }
+
+    /// System `id` has left the batch.
+    default void left(long id) {
+    }
+
+    /// What the model keeps for system `id` that its next results depend on (a checkpoint's
+    /// `StageBatch.Held.evaluation`).
+    default byte[] save(long id) throws IOException {
+        return new byte[0];
+    }
+
+    /// Takes back what `save` wrote, for `s` (just admitted again from a checkpoint).
+    default void restore(AtomicSystem s, byte[] saved) throws IOException {
+    }
+
+    /// Whether the evaluation writes the `VIRIAL` columns (NaN: the model computed none), which
+    /// a leaving system then takes as its virial.
+    default boolean virial() {
+        return false;
+    }
+
+    /// The diagnosis of system `id` flagged `flag` by the evaluation (`RelaxColumns.FLAG_OVERLAP`
+    /// or `FLAG_MODEL`).
+    String diagnosis(int flag, long id);
+
+    /// Lennard-Jones or Morse: the kernels sum the pairs from these parameters.
+    ///
+    /// @param potential the model
+    record Pairs(PairPotential potential, RelaxKernels.Pair pair) implements BatchTerms {
+        Pairs(PairPotential potential) {
+            this(potential, RelaxKernels.Pair.of(potential));
+        }
+
+        @Override
+        public Model model() {
+            return potential;
+        }
+
+        @Override
+        public String refusal(RelaxKernels kernels, String method, String deviceName) {
+            return null;
+        }
+
+        @Override
+        public void enqueue(RelaxKernels kernels, Stream stream, RelaxColumns c, int systems, int atoms) {
+            kernels.evaluate(stream, c, systems, atoms, pair);
+        }
+
+        @Override
+        public String diagnosis(int flag, long id) {
+            return "system " + id + ": atoms closer than " + potential.overlap() + " Å (overlap)";
+        }
+    }
+}
