@@ -14,7 +14,9 @@ public interface Hook<S> {
         return 1;
     }
 
-    /// After step `step` of stage `stage` (0-based, in chain order) with the samples it holds.
+    /// After step `step` of stage `stage` (0-based, in chain order) with the samples it holds
+    /// (a list valid during the call, read from the stage's batch only when the hook reads it: a
+    /// device stage unpacks its batch for it).
     default void onStep(int stage, String name, long step, List<S> samples) throws Exception {
     }
 

@@ -77,8 +77,9 @@ final class StageWorker<S> {
                 batch.step(this::onEvent);
                 for (Hook<S> h : run.cfg.hooks()) {
                     if (batch.steps() % h.every() == 0) {
-                        h.onStep(i, stage.name(), batch.steps(), batch.samples());
-                        for (Hook.Verdict<S> v : h.check(i, batch.steps(), batch.samples())) {
+                        List<S> now = held().reset(); // read from the batch only if the hook reads it
+                        h.onStep(i, stage.name(), batch.steps(), now);
+                        for (Hook.Verdict<S> v : h.check(i, batch.steps(), now)) {
                             batch.quarantine(v.sample(), v.diagnosis(), this::onEvent);
                         }
                     }
@@ -93,6 +94,15 @@ final class StageWorker<S> {
                 run.barrier.arriveAndAwaitAdvance();
             }
         }
+    }
+
+    private SamplesOnDemand<S> held;
+
+    private SamplesOnDemand<S> held() {
+        if (held == null) {
+            held = new SamplesOnDemand<>(batch);
+        }
+        return held;
     }
 
     /// Records, for samples about to be admitted from upstream, how long ago they exited there

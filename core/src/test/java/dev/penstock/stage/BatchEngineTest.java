@@ -24,6 +24,11 @@ class BatchEngineTest {
 
     /// An engine that steps through a per-sample batch and counts the steps it was asked for.
     private static BatchEngine.Factory<Walker> counting(AtomicInteger made, AtomicInteger steps) {
+        return counting(made, steps, new AtomicInteger());
+    }
+
+    /// As `counting`, also counting the calls of `samples()` (a device engine's unpacking).
+    private static BatchEngine.Factory<Walker> counting(AtomicInteger made, AtomicInteger steps, AtomicInteger unpacked) {
         return (stage, sizer, capacity) -> {
             made.incrementAndGet();
             PerSampleBatch<Walker> inner = new PerSampleBatch<>(stage, sizer, capacity);
@@ -62,6 +67,7 @@ class BatchEngineTest {
                 }
 
                 public List<Walker> samples() {
+                    unpacked.incrementAndGet();
                     return inner.samples();
                 }
 
@@ -84,10 +90,14 @@ class BatchEngineTest {
         };
     }
 
-    private static List<String> run(Stage<Walker> stage) {
+    @SafeVarargs
+    private static List<String> run(Stage<Walker> stage, Hook<Walker>... hooks) {
         MemorySink<Walker> sink = MemorySink.unbounded("out");
         try (Pipeline<Walker> p = Pipeline.of(stage).sizer(Walker.SIZER).batchCapacity(Capacity.of(6, 30)).samples(walkers(25, 3))
                 .results(sink)) {
+            for (Hook<Walker> h : hooks) {
+                p.hook(h);
+            }
             p.run();
         }
         List<String> out = new ArrayList<>();
@@ -107,6 +117,35 @@ class BatchEngineTest {
         assertThat(made.get()).as("one engine for the stage's batch").isEqualTo(1);
         assertThat(steps.get()).as("every step went through the engine").isPositive();
         assertThat(onEngine).hasSize(25).isEqualTo(plain);
+    }
+
+    @Test
+    void theBatchIsReadForAHookOnlyWhenTheHookReadsIt() {
+        AtomicInteger unpacked = new AtomicInteger();
+        AtomicInteger events = new AtomicInteger();
+        Hook<Walker> eventsOnly = new Hook<>() {
+            @Override
+            public void onEvent(int stage, Event<Walker> e) {
+                events.incrementAndGet();
+            }
+        };
+        List<String> plain = run(Stage.of(new Walker.Spring(0), Walker.relax(1e-3, 200)));
+        assertThat(run(Stage.of(new Walker.Spring(0), Walker.relax(1e-3, 200)).onDevice(counting(new AtomicInteger(), new AtomicInteger(),
+                unpacked)), eventsOnly)).isEqualTo(plain);
+        assertThat(events.get()).isPositive();
+        assertThat(unpacked.get()).as("a hook of events alone never asks for the batch's samples").isZero();
+        AtomicInteger seen = new AtomicInteger();
+        AtomicInteger steps = new AtomicInteger();
+        Hook<Walker> reader = new Hook<>() {
+            @Override
+            public void onStep(int stage, String name, long step, List<Walker> samples) {
+                seen.addAndGet(samples.size());
+            }
+        };
+        assertThat(run(Stage.of(new Walker.Spring(0), Walker.relax(1e-3, 200)).onDevice(counting(new AtomicInteger(), steps, unpacked)),
+                reader)).isEqualTo(plain);
+        assertThat(unpacked.get()).as("once per step for the hook that reads them (onStep and check share it)").isEqualTo(steps.get());
+        assertThat(seen.get()).isPositive();
     }
 
     @Test
