@@ -12,6 +12,7 @@ final class StageWorker<S> {
     final Stage<S> stage;
     final Capacity capacity;
     final StageBatch<S> batch;
+    private final SamplesOnDemand<S> hookView; // what hooks are handed: the batch's samples, read only if they read them
     final long[] graduated;
     final long[] sampleSteps;
     long exited;
@@ -33,6 +34,7 @@ final class StageWorker<S> {
         this.stage = run.cfg.stages().get(i);
         this.capacity = run.cfg.stageCapacities().get(i);
         this.batch = new StageBatch<>(stage, run.sizer, capacity);
+        this.hookView = new SamplesOnDemand<>(batch);
         this.graduated = new long[stage.methods().size()];
         this.sampleSteps = new long[capacity.dimensions()];
     }
@@ -77,7 +79,7 @@ final class StageWorker<S> {
                 batch.step(this::onEvent);
                 for (Hook<S> h : run.cfg.hooks()) {
                     if (batch.steps() % h.every() == 0) {
-                        List<S> now = held().reset(); // read from the batch only if the hook reads it
+                        List<S> now = hookView.reset(); // read from the batch only if the hook reads it
                         h.onStep(i, stage.name(), batch.steps(), now);
                         for (Hook.Verdict<S> v : h.check(i, batch.steps(), now)) {
                             batch.quarantine(v.sample(), v.diagnosis(), this::onEvent);
@@ -94,15 +96,6 @@ final class StageWorker<S> {
                 run.barrier.arriveAndAwaitAdvance();
             }
         }
-    }
-
-    private SamplesOnDemand<S> held;
-
-    private SamplesOnDemand<S> held() {
-        if (held == null) {
-            held = new SamplesOnDemand<>(batch);
-        }
-        return held;
     }
 
     /// Records, for samples about to be admitted from upstream, how long ago they exited there

@@ -53,9 +53,9 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
         return false;
     }
 
-    /// The diagnosis of system `id` flagged `flag` by the evaluation (`RelaxColumns.FLAG_OVERLAP`
-    /// or `FLAG_MODEL`).
-    String diagnosis(int flag, long id);
+    /// The diagnosis of system `id`, flagged by the evaluation itself (pairs: `FLAG_OVERLAP`; a
+    /// model: `FLAG_MODEL`).
+    String diagnosis(long id);
 
     /// Lennard-Jones or Morse: the kernels sum the pairs from these parameters.
     ///
@@ -81,7 +81,7 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
         }
 
         @Override
-        public String diagnosis(int flag, long id) {
+        public String diagnosis(long id) {
             return "system " + id + ": atoms closer than " + potential.overlap() + " Å (overlap)";
         }
     }

@@ -24,7 +24,6 @@ import dev.penstock.atoms.integrate.LangevinNoise;
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
-import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
@@ -159,76 +158,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
         MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
         stream.launch("relax evaluate model", () -> {
-            viewsFor(ints, cap, systems, terms);
-            // a many-body system's cost is about its atoms times its neighbours: each system
-            // whole on one thread, so the split changes no number
-            split(systems, k -> MODEL_TERMS_PER_ATOM * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS, (part, from, to) -> {
-                for (int k = from; k < to; k++) {
-                    AtomicSystem view = rowViews[k];
-                    int start = ints.getAtIndex(I32, START * cap + k);
-                    int n = ints.getAtIndex(I32, COUNT * cap + k);
-                    MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
-                    boolean ok = terms.compute(view);
-                    finishModel(view, ok, force, ints, doubles, cap, k, start, n);
-                }
-            });
+            terms.views(ints, cap, systems);
+            // each system whole on one thread: the split changes no number
+            split(systems, k -> ModelTerms.COST_PER_ATOM * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS,
+                    (part, from, to) -> terms.evaluate(pos, force, ints, doubles, cap, from, to));
         });
-    }
-
-    /// Terms a many-body model computes per atom, about (its neighbours in a dense material,
-    /// counted over its passes): the split's cost estimate.
-    private static final long MODEL_TERMS_PER_ATOM = 100;
-
-    private AtomicSystem[] rowViews = new AtomicSystem[0];
-    private long viewsGeneration = -1;
-
-    /// Puts each row's system view at `rowViews[k]`: looked up by id again only after systems
-    /// came or went (`ModelTerms.generation`), so a steady batch makes no lookup.
-    private void viewsFor(MemorySegment ints, long cap, int systems, ModelTerms terms) {
-        if (rowViews.length < systems) {
-            rowViews = java.util.Arrays.copyOf(rowViews, Math.max(systems, 2 * rowViews.length));
-        }
-        long generation = terms.generation();
-        if (generation == viewsGeneration) {
-            return;
-        }
-        for (int k = 0; k < systems; k++) {
-            long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
-            rowViews[k] = terms.system(id);
-        }
-        java.util.Arrays.fill(rowViews, systems, rowViews.length, null);
-        viewsGeneration = generation;
-    }
-
-    /// Stores system `k`'s forces, energy, max |F_i| and virial from its computed `view`, and
-    /// its flag: `FLAG_MODEL` if the model refused it, `FLAG_NON_FINITE` for a non-finite result.
-    private static void finishModel(AtomicSystem view, boolean ok, MemorySegment force, MemorySegment ints, MemorySegment doubles,
-                                    long cap, int k, int start, int n) {
-        double[] f = view.forces();
-        MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
-        double max = 0;
-        boolean finite = true;
-        for (int i = 0; i < n; i++) {
-            double f2 = f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] + f[3 * i + 2] * f[3 * i + 2];
-            finite &= f2 <= Double.MAX_VALUE;
-            max = Math.max(max, f2);
-        }
-        double e = view.energy();
-        finite &= Math.abs(e) <= Double.MAX_VALUE;
-        doubles.setAtIndex(F64, ENERGY * cap + k, e);
-        doubles.setAtIndex(F64, FMAX * cap + k, Math.sqrt(max));
-        double[] w = ok ? view.virial() : null;
-        for (int x = 0; x < 9; x++) {
-            doubles.setAtIndex(F64, (RelaxColumns.VIRIAL + x) * cap + k, w == null ? Double.NaN : w[x]);
-        }
-        if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
-            return; // flagged by the step before this evaluation: that reason stands
-        }
-        if (!ok) {
-            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_MODEL);
-        } else if (!finite) {
-            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NON_FINITE);
-        }
     }
 
     /// The Verlet lists of the systems whose cells are scanned or that are large (`PairList`), by system id; a

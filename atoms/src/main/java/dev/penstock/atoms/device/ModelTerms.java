@@ -8,14 +8,18 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /// A `Model` — EAM, Stillinger–Weber, Tersoff, or one of a user's own — as a device stage's
 /// shared evaluation on kernels that run it (`RelaxKernels.models()`: the CPU's): every step, each
 /// system of the packed batch is computed by the model from its rows of the `pos` column, and its
-/// forces, energy, max |F_i| and virial written back to its rows (`CpuRelaxKernels`, the systems
-/// split over the kernels' threads, each system on one: the numbers do not depend on the split).
+/// forces, energy, max |F_i| and virial written back to its rows (`evaluate`, on host-readable
+/// columns: `CpuRelaxKernels` launches it, the systems split over its threads, each system on
+/// one, so the numbers do not depend on the split).
 ///
 /// ```
 ///   admitted(s)  ─▶ a view of s: its id, atomic numbers, masses, cell (constant while it is in
@@ -31,13 +35,21 @@ import java.util.concurrent.ConcurrentHashMap;
 /// atoms) is flagged `FLAG_MODEL` and quarantined with the model's words, the others untouched.
 ///
 /// Threading: `admitted`, `left`, `save`, `restore` on the stage's thread while its stream is
-/// idle; `system` and `compute` on the kernels' threads, different systems at once (as `Model`
-/// allows).
+/// idle; `views` on the stream's thread, then `evaluate` on the kernels' threads, disjoint rows
+/// at once (different systems: as `Model` allows).
 public final class ModelTerms implements BatchTerms {
+    /// Terms a many-body model computes per atom, about (its neighbours in a dense material,
+    /// counted over its passes): the kernels' split of the systems by cost.
+    public static final long COST_PER_ATOM = 100;
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
+    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
+
     private final Model model;
     private final Map<Long, AtomicSystem> views = new ConcurrentHashMap<>();
     private final Map<Long, String> failures = new ConcurrentHashMap<>();
     private volatile long generation; // changed by every admission and departure
+    private AtomicSystem[] rowViews = new AtomicSystem[0]; // each row's view, as of `rowsGeneration`
+    private long rowsGeneration = -1;
 
     /// Terms of `model`.
     public ModelTerms(Model model) {
@@ -74,24 +86,66 @@ public final class ModelTerms implements BatchTerms {
         generation++;
     }
 
-    /// A number that changes whenever a system comes or goes: the kernels look the rows'
-    /// views up again only then.
-    public long generation() {
-        return generation;
-    }
-
-    /// System `id`'s view: the kernels copy its packed positions into `positions()` and read
-    /// its forces, energy and virial after `compute`.
-    public AtomicSystem system(long id) {
-        AtomicSystem v = views.get(id);
-        if (v == null) {
-            throw new IllegalStateException("system " + id + " is not in this batch");
+    /// Puts each of rows `[0, systems)`'s view in place for `evaluate` (host-readable `ints`
+    /// columns of capacity `cap`): looked up by id only after systems came or went, so a steady
+    /// batch makes no lookup.
+    public void views(MemorySegment ints, long cap, int systems) {
+        if (rowViews.length < systems) {
+            rowViews = Arrays.copyOf(rowViews, Math.max(systems, 2 * rowViews.length));
         }
-        return v;
+        long now = generation;
+        if (now == rowsGeneration) {
+            return;
+        }
+        for (int k = 0; k < systems; k++) {
+            long id = ((long) ints.getAtIndex(I32, RelaxColumns.ID_HI * cap + k) << 32)
+                    | (ints.getAtIndex(I32, RelaxColumns.ID_LO * cap + k) & 0xFFFF_FFFFL);
+            AtomicSystem v = views.get(id);
+            if (v == null) {
+                throw new IllegalStateException("row " + k + " holds system " + id + ", which is not in this batch");
+            }
+            rowViews[k] = v;
+        }
+        Arrays.fill(rowViews, systems, rowViews.length, null);
+        rowsGeneration = now;
     }
 
-    /// Computes `view` (a `system`); false if the model refused it (why is kept for the diagnosis).
-    public boolean compute(AtomicSystem view) {
+    /// Computes rows `[from, to)` (after `views`): each system's packed positions into its view,
+    /// the model, then its forces, `ENERGY`, `FMAX`, `VIRIAL` (NaN: none) and flag (`FLAG_MODEL`
+    /// if the model refused it, `FLAG_NON_FINITE` for a non-finite result; an earlier flag stands).
+    public void evaluate(MemorySegment pos, MemorySegment force, MemorySegment ints, MemorySegment doubles, long cap, int from, int to) {
+        for (int k = from; k < to; k++) {
+            AtomicSystem view = rowViews[k];
+            int start = ints.getAtIndex(I32, RelaxColumns.START * cap + k);
+            int n = view.atoms();
+            MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
+            boolean ok = compute(view);
+            double[] f = view.forces();
+            MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
+            double max = 0;
+            boolean finite = true;
+            for (int i = 0; i < n; i++) {
+                double f2 = f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] + f[3 * i + 2] * f[3 * i + 2];
+                finite &= f2 <= Double.MAX_VALUE;
+                max = Math.max(max, f2);
+            }
+            double e = view.energy();
+            finite &= Math.abs(e) <= Double.MAX_VALUE;
+            doubles.setAtIndex(F64, RelaxColumns.ENERGY * cap + k, e);
+            doubles.setAtIndex(F64, RelaxColumns.FMAX * cap + k, Math.sqrt(max));
+            double[] w = ok ? view.virial() : null;
+            for (int x = 0; x < 9; x++) {
+                doubles.setAtIndex(F64, (RelaxColumns.VIRIAL + x) * cap + k, w == null ? Double.NaN : w[x]);
+            }
+            long flag = RelaxColumns.FLAG * cap + k;
+            if (ints.getAtIndex(I32, flag) == 0 && (!ok || !finite)) {
+                ints.setAtIndex(I32, flag, ok ? RelaxColumns.FLAG_NON_FINITE : RelaxColumns.FLAG_MODEL);
+            }
+        }
+    }
+
+    /// Computes `view`; false if the model refused it (why is kept for the diagnosis).
+    private boolean compute(AtomicSystem view) {
         try {
             model.compute(view);
             return true;
@@ -113,7 +167,7 @@ public final class ModelTerms implements BatchTerms {
     @Override
     public void restore(AtomicSystem s, byte[] saved) throws IOException {
         if (saved.length > 0) {
-            model.restore(system(s.id()), new DataInputStream(new ByteArrayInputStream(saved)));
+            model.restore(views.get(s.id()), new DataInputStream(new ByteArrayInputStream(saved)));
         }
     }
 
@@ -123,7 +177,7 @@ public final class ModelTerms implements BatchTerms {
     }
 
     @Override
-    public String diagnosis(int flag, long id) {
+    public String diagnosis(long id) {
         String why = failures.get(id);
         return why != null ? why : "system " + id + ": the model failed";
     }

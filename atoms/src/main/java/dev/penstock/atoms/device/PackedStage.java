@@ -482,7 +482,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             double fmax = readBack.getDouble(FMAX, x);
             String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (readBack.getInt(FLAG, x)) {
                 case 0 -> null;
-                case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(readBack.getInt(FLAG, x), s.id());
+                case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(s.id());
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";

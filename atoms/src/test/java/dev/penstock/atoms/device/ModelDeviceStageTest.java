@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.penstock.atoms.io.Elements;
 import dev.penstock.atoms.potential.Eam;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.StillingerWeber;
@@ -12,8 +11,7 @@ import dev.penstock.atoms.potential.Tersoff;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
-import dev.penstock.atoms.system.Cell;
-import dev.penstock.atoms.system.Clusters;
+import dev.penstock.atoms.system.Lattices;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
@@ -30,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -50,76 +47,6 @@ class ModelDeviceStageTest {
         Path p = POTENTIALS.resolve(name);
         assumeTrue(Files.isReadable(p) || Ci.required(), "LAMMPS's potential files (lammps-data) are not installed");
         return p;
-    }
-
-    /// A perturbed fcc cell of `k`³ conventional cells (lattice constant `a`, x tilted by
-    /// `tiltXy` along y), periodic along z or a slab with vacuum; species drawn from `species`
-    /// with probability `mix` for the second.
-    static AtomicSystem fcc(long id, int k, double a, double tiltXy, boolean periodicZ, int[] species, double mix, long seed) {
-        return lattice(id, k, a, tiltXy, periodicZ, new double[][] {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}, species, mix, seed);
-    }
-
-    /// A perturbed diamond cell (zincblende with two species: the second a quarter diagonal away).
-    static AtomicSystem diamond(long id, int k, double a, int[] species, long seed) {
-        double[][] basis = new double[8][];
-        double[][] fcc = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
-        for (int b = 0; b < 4; b++) {
-            basis[b] = fcc[b];
-            basis[4 + b] = new double[] {fcc[b][0] + 0.25, fcc[b][1] + 0.25, fcc[b][2] + 0.25};
-        }
-        AtomicSystem s = lattice(id, k, a, 0, true, basis, new int[] {species[0], species[0]}, 0, seed);
-        int[] z = s.numbers();
-        for (int i = 0; i < z.length; i++) {
-            z[i] = species[(i % 8) / 4];
-        }
-        return withMasses(s);
-    }
-
-    private static AtomicSystem lattice(long id, int k, double a, double tiltXy, boolean periodicZ, double[][] basis, int[] species, double mix,
-                                        long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        int n = basis.length * k * k * k;
-        double[] r = new double[3 * n];
-        int[] z = new int[n];
-        int p = 0;
-        for (int x = 0; x < k; x++) {
-            for (int y = 0; y < k; y++) {
-                for (int w = 0; w < k; w++) {
-                    for (double[] b : basis) {
-                        r[3 * p] = (x + b[0]) * a + (y + b[1]) * tiltXy / k + rnd.nextDouble(-0.1, 0.1);
-                        r[3 * p + 1] = (y + b[1]) * a + rnd.nextDouble(-0.1, 0.1);
-                        r[3 * p + 2] = (w + b[2]) * a + rnd.nextDouble(-0.1, 0.1);
-                        z[p++] = rnd.nextDouble() < mix ? species[1] : species[0];
-                    }
-                }
-            }
-        }
-        double lz = periodicZ ? k * a : k * a + 12;
-        Cell cell = Cell.of(new double[] {k * a, 0, 0, tiltXy, k * a, 0, 0, 0, lz}, new boolean[] {true, true, periodicZ});
-        return withMasses(new AtomicSystem(id, r, new double[n], z, cell));
-    }
-
-    /// A free fcc cluster of `n` atoms (nearest neighbours `nearest` Å), perturbed by ±0.1 Å.
-    static AtomicSystem cluster(long id, int n, double nearest, int[] species, double mix, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        double[] r = Clusters.fccSites(n, nearest);
-        int[] z = new int[n];
-        for (int i = 0; i < n; i++) {
-            for (int d = 0; d < 3; d++) {
-                r[3 * i + d] += rnd.nextDouble(-0.1, 0.1);
-            }
-            z[i] = rnd.nextDouble() < mix ? species[1] : species[0];
-        }
-        return withMasses(new AtomicSystem(id, r, new double[n], z, Cell.free()));
-    }
-
-    private static AtomicSystem withMasses(AtomicSystem s) {
-        int[] z = s.numbers();
-        double[] m = new double[z.length];
-        for (int i = 0; i < m.length; i++) {
-            m[i] = Elements.mass(z[i]);
-        }
-        return new AtomicSystem(s.id(), s.positions(), m, z, s.cell());
     }
 
     static String state(AtomicSystem s) {
@@ -183,24 +110,24 @@ class ModelDeviceStageTest {
     @Test
     void eamOnADeviceStageGivesEveryCopperAndAlloySystemThePerSystemStagesBits() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));
-        List<AtomicSystem> copper = List.of(cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1), cluster(1, 55, 2.55, new int[] {29, 29}, 0, 2),
-                fcc(2, 3, 3.615, 0, true, new int[] {29, 29}, 0, 3), fcc(3, 3, 3.615, 1.4, false, new int[] {29, 29}, 0, 4),
-                cluster(4, 38, 2.55, new int[] {29, 29}, 0, 5));
+        List<AtomicSystem> copper = List.of(Lattices.cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1), Lattices.cluster(1, 55, 2.55, new int[] {29, 29}, 0, 2),
+                Lattices.fcc(2, 3, 3.615, 0, true, new int[] {29, 29}, 0, 3), Lattices.fcc(3, 3, 3.615, 1.4, false, new int[] {29, 29}, 0, 4),
+                Lattices.cluster(4, 38, 2.55, new int[] {29, 29}, 0, 5));
         sameBits(cu::fresh, copper, Pipeline.Mode.SYNC, Pipeline.Mode.FULLY_ASYNC);
         Eam alloy = Eam.read(potential("CuNi.eam.alloy"));
-        sameBits(alloy::fresh, List.of(fcc(10, 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 6), cluster(11, 79, 2.5, new int[] {29, 28}, 0.5, 7)),
+        sameBits(alloy::fresh, List.of(Lattices.fcc(10, 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 6), Lattices.cluster(11, 79, 2.5, new int[] {29, 28}, 0.5, 7)),
                 Pipeline.Mode.SYNC);
         Eam fs = Eam.read(potential("CuZr_mm.eam.fs"));
-        sameBits(fs::fresh, List.of(cluster(20, 55, 2.7, new int[] {29, 40}, 0.3, 8)), Pipeline.Mode.SYNC);
+        sameBits(fs::fresh, List.of(Lattices.cluster(20, 55, 2.7, new int[] {29, 40}, 0.3, 8)), Pipeline.Mode.SYNC);
     }
 
     @Test
     void stillingerWeberAndTersoffOnADeviceStageGiveThePerSystemStagesBits() throws Exception {
         StillingerWeber sw = StillingerWeber.read(potential("Si.sw"));
-        sameBits(sw::fresh, List.of(diamond(0, 2, 5.431, new int[] {14, 14}, 9), cluster(1, 35, 2.35, new int[] {14, 14}, 0, 10)),
+        sameBits(sw::fresh, List.of(Lattices.diamond(0, 2, 5.431, 0, new int[] {14, 14}, 9), Lattices.cluster(1, 35, 2.35, new int[] {14, 14}, 0, 10)),
                 Pipeline.Mode.SYNC);
         Tersoff sic = Tersoff.read(potential("SiC.tersoff"));
-        sameBits(sic::fresh, List.of(diamond(2, 2, 4.36, new int[] {14, 6}, 11), diamond(3, 2, 5.431, new int[] {14, 14}, 12)),
+        sameBits(sic::fresh, List.of(Lattices.diamond(2, 2, 4.36, 0, new int[] {14, 6}, 11), Lattices.diamond(3, 2, 5.431, 0, new int[] {14, 14}, 12)),
                 Pipeline.Mode.ASYNC_RECEIVE);
     }
 
@@ -215,15 +142,15 @@ class ModelDeviceStageTest {
                 .getFirst();
         DeviceStageTest.restoresBitForBit(threads -> cpu -> DeviceStages.stage(calls, cu.fresh(), cpu, d -> new CpuRelaxKernels(threads),
                         Double.POSITIVE_INFINITY, SEED), Capacity.of(4, 1200, Long.MAX_VALUE),
-                () -> List.of(cluster(0, 201, 2.55, new int[] {29, 29}, 0, 1), fcc(1, 5, 3.615, 0.8, true, new int[] {29, 29}, 0, 2),
-                        cluster(2, 13, 2.55, new int[] {29, 29}, 0, 3)), 3, 0, 1, 9, 60, 130);
+                () -> List.of(Lattices.cluster(0, 201, 2.55, new int[] {29, 29}, 0, 1), Lattices.fcc(1, 5, 3.615, 0.8, true, new int[] {29, 29}, 0, 2),
+                        Lattices.cluster(2, 13, 2.55, new int[] {29, 29}, 0, 3)), 3, 0, 1, 9, 60, 130);
     }
 
     @Test
     void aSystemTheModelRefusesIsQuarantinedInItsWordsAndTheOthersAreUntouched() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));
-        List<AtomicSystem> good = List.of(cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1), cluster(1, 38, 2.55, new int[] {29, 29}, 0, 2));
-        AtomicSystem bad = cluster(2, 13, 2.55, new int[] {29, 29}, 0, 3);
+        List<AtomicSystem> good = List.of(Lattices.cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1), Lattices.cluster(1, 38, 2.55, new int[] {29, 29}, 0, 2));
+        AtomicSystem bad = Lattices.cluster(2, 13, 2.55, new int[] {29, 29}, 0, 3);
         double[] r = bad.positions();
         for (int d = 0; d < 3; d++) {
             r[3 + d] = r[d] + 1e-4; // atoms 0 and 1 on top of each other
@@ -257,7 +184,7 @@ class ModelDeviceStageTest {
             Stage<AtomicSystem> stage = DeviceStages.stage(PipelineSpec.parse("fire(fmax=0.05)").getFirst(), cu.fresh(), cpu, d -> pairsOnly,
                     Double.POSITIVE_INFINITY, SEED);
             Pipeline<AtomicSystem> p = Pipeline.of(stage).sizer(Systems.withListRadius(cu.cutoff())).batchCapacity(Capacity.of(4, 100, Long.MAX_VALUE))
-                    .samples(List.of(cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1))).results(MemorySink.unbounded("r"));
+                    .samples(List.of(Lattices.cluster(0, 13, 2.55, new int[] {29, 29}, 0, 1))).results(MemorySink.unbounded("r"));
             try (p) {
                 assertThatThrownBy(p::run).hasStackTraceContaining("stage 'fire' on cpu: its kernels sum Lennard-Jones and Morse pairs only");
             }

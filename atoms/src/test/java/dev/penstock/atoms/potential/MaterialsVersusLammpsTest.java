@@ -8,14 +8,13 @@ import dev.penstock.atoms.io.Elements;
 import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
-import dev.penstock.atoms.system.Clusters;
+import dev.penstock.atoms.system.Lattices;
 import dev.penstock.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,44 +42,15 @@ class MaterialsVersusLammpsTest {
     }
 
     private static Structure fcc(String name, int k, double a, double tiltXy, boolean periodicZ, int[] species, double mix, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
-        int n = 4 * k * k * k;
-        double[] r = new double[3 * n];
-        int[] z = new int[n];
-        int p = 0;
-        for (int x = 0; x < k; x++) {
-            for (int y = 0; y < k; y++) {
-                for (int w = 0; w < k; w++) {
-                    for (double[] b : basis) {
-                        double fx = (x + b[0]) / k;
-                        double fy = (y + b[1]) / k;
-                        double fz = (w + b[2]) / k;
-                        r[3 * p] = fx * k * a + fy * tiltXy + rnd.nextDouble(-0.1, 0.1);
-                        r[3 * p + 1] = fy * k * a + rnd.nextDouble(-0.1, 0.1);
-                        r[3 * p + 2] = fz * k * a + rnd.nextDouble(-0.1, 0.1);
-                        z[p] = rnd.nextDouble() < mix ? species[1] : species[0];
-                        p++;
-                    }
-                }
-            }
-        }
-        double lz = periodicZ ? k * a : k * a + 12; // a slab: vacuum above and below
-        double[] cell = {k * a, 0, 0, tiltXy, k * a, 0, 0, 0, lz};
-        return new Structure(name, r, z, cell, new boolean[] {true, true, periodicZ});
+        return structure(name, Lattices.fcc(1, k, a, tiltXy, periodicZ, species, mix, seed));
     }
 
     private static Structure cluster(String name, int n, double nearest, int[] species, double mix, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        double[] r = Clusters.fccSites(n, nearest);
-        int[] z = new int[n];
-        for (int i = 0; i < n; i++) {
-            for (int d = 0; d < 3; d++) {
-                r[3 * i + d] += rnd.nextDouble(-0.1, 0.1);
-            }
-            z[i] = rnd.nextDouble() < mix ? species[1] : species[0];
-        }
-        return new Structure(name, r, z, new double[9], new boolean[3]);
+        return structure(name, Lattices.cluster(1, n, nearest, species, mix, seed));
+    }
+
+    private static Structure structure(String name, AtomicSystem s) {
+        return new Structure(name, s.positions(), s.numbers(), s.cell().vectors(), s.cell().pbc());
     }
 
     @Test
@@ -191,34 +161,9 @@ class MaterialsVersusLammpsTest {
         }
     }
 
-    /// Diamond-lattice structures (zincblende for two elements: `species[0]` on the fcc sites,
-    /// `species[1]` a quarter diagonal away), perturbed by ±0.1 Å; triclinic with `tiltXy` ≠ 0.
+    /// Diamond-lattice structures (`Lattices.diamond`); triclinic with `tiltXy` ≠ 0.
     private static Structure diamond(String name, int k, double a, double tiltXy, int[] species, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
-        int n = 8 * k * k * k;
-        double[] r = new double[3 * n];
-        int[] z = new int[n];
-        int p = 0;
-        for (int x = 0; x < k; x++) {
-            for (int y = 0; y < k; y++) {
-                for (int w = 0; w < k; w++) {
-                    for (int sub = 0; sub < 2; sub++) {
-                        for (double[] b : basis) {
-                            double fx = (x + b[0] + 0.25 * sub) / k;
-                            double fy = (y + b[1] + 0.25 * sub) / k;
-                            double fz = (w + b[2] + 0.25 * sub) / k;
-                            r[3 * p] = fx * k * a + fy * tiltXy + rnd.nextDouble(-0.1, 0.1);
-                            r[3 * p + 1] = fy * k * a + rnd.nextDouble(-0.1, 0.1);
-                            r[3 * p + 2] = fz * k * a + rnd.nextDouble(-0.1, 0.1);
-                            z[p] = species[sub];
-                            p++;
-                        }
-                    }
-                }
-            }
-        }
-        return new Structure(name, r, z, new double[] {k * a, 0, 0, tiltXy, k * a, 0, 0, 0, k * a}, new boolean[] {true, true, true});
+        return structure(name, Lattices.diamond(1, k, a, tiltXy, species, seed));
     }
 
     @Test
