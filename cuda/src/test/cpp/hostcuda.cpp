@@ -2,7 +2,8 @@
 // that the Java bindings (CudaDriver: FFM descriptors, out-parameters, kernel parameter packing,
 // host-function upcalls from a driver thread, the per-thread current context) run end to end
 // on a machine without a GPU. It is a test double for the bindings, not a GPU: the kernels are
-// encode.cu compiled for the host (host_cuda.h), and what it measures says nothing about a GPU.
+// encode.cu, relax.cu and eam.cu compiled for the host (host_cuda.h), and what it measures says
+// nothing about a GPU.
 //
 // Build (HostDriver.java does it):
 //   g++ -std=c++20 -O2 -shared -fPIC -pthread -Istub -I/usr/local/cuda/include hostcuda.cpp
@@ -42,6 +43,7 @@
 #include "host_cuda.h"
 #include "../../main/cuda/encode.cu"
 #include "../../main/cuda/relax.cu"
+#include "../../main/cuda/eam.cu"
 
 namespace {
 
@@ -218,6 +220,9 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("relax_check", kernel(&relax_check, false));
         m.emplace("relax_gather_systems", kernel(&relax_gather_systems, false));
         m.emplace("relax_gather_atoms", kernel(&relax_gather_atoms, false));
+        m.emplace("eam_density", kernel(&eam_density, false));
+        m.emplace("eam_embed", kernel(&eam_embed, false));
+        m.emplace("eam_force", kernel(&eam_force, false));
         return m;
     }();
     return k;

@@ -79,7 +79,7 @@ public final class SimulateCommand implements Callable<Integer> {
     Integer threads;
 
     @Option(names = "--device", description = "keep each stage's systems packed on a device and step them with batch kernels: "
-            + "cpu or cuda[:N] (every method; lj and morse on either, eam, sw and tersoff on cpu; default: per-system stages on the CPU)")
+            + "cpu or cuda[:N] (every method; lj, morse and eam on either, sw and tersoff on cpu; default: per-system stages on the CPU)")
     String device;
 
     @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "

@@ -1,8 +1,11 @@
 package dev.penstock.cuda;
 
+import dev.penstock.atoms.device.ModelTerms;
 import dev.penstock.atoms.device.RelaxColumns;
 import dev.penstock.atoms.device.RelaxKernels;
 import dev.penstock.atoms.integrate.Langevin;
+import dev.penstock.atoms.potential.Eam;
+import dev.penstock.atoms.potential.Model;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
 import dev.penstock.random.Seeds;
@@ -17,10 +20,17 @@ public final class CudaRelaxKernels implements RelaxKernels {
     public static final String PTX = "/dev/penstock/cuda/relax.ptx";
     private static final int THREADS = 128;
 
+    /// The EAM kernels' PTX resource.
+    public static final String EAM_PTX = "/dev/penstock/cuda/eam.ptx";
+
+    private final CudaDevice device;
     private final KernelModule module;
+    private KernelModule eamModule;
+    private CudaEam eam;
 
     /// Loads the kernels onto `device`.
     public CudaRelaxKernels(CudaDevice device) {
+        this.device = device;
         this.module = new KernelModule(device, PTX);
     }
 
@@ -44,6 +54,37 @@ public final class CudaRelaxKernels implements RelaxKernels {
                 pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy());
         s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
                 c.doubles());
+    }
+
+    /// EAM runs here (`CudaEam`: `eam.cu`'s passes over the batch); other models run on the CPU.
+    @Override
+    public boolean runs(Model model) {
+        return model instanceof Eam;
+    }
+
+    @Override
+    public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, ModelTerms terms) {
+        if (!(terms.model() instanceof Eam model)) {
+            throw new UnsupportedOperationException("the CUDA relaxation kernels run EAM, Lennard-Jones and Morse, not " + terms.model());
+        }
+        if (eam == null || eam.model() != model) {
+            if (eam != null) {
+                eam.close();
+            }
+            if (eamModule == null) {
+                eamModule = new KernelModule(device, EAM_PTX);
+            }
+            eam = new CudaEam(device, eamModule, model);
+        }
+        eam.evaluate(cuda(stream), c, systems, atoms, terms, module.function("relax_reduce"));
+    }
+
+    @Override
+    public void close() {
+        if (eam != null) {
+            eam.close();
+            eam = null;
+        }
     }
 
     @Override

@@ -146,8 +146,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
-    public boolean models() {
-        return true;
+    public boolean runs(dev.penstock.atoms.potential.Model model) {
+        return true; // any: the model runs on the host over each system's rows
     }
 
     @Override

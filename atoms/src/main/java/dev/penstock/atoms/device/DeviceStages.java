@@ -116,7 +116,7 @@ public final class DeviceStages {
     /// The stage of one chained `PipelineSpec` stage (`calls`, fused: `fire + nve` is one stage
     /// whose systems pass from FIRE to NVE inside one batch) on `device`: each call a `fire`, `fire_mw`, `fire2`,
     /// `nve` or `langevin` (noise keyed by `seed`) over `model`: Lennard-Jones and Morse on any kernels, any other
-    /// model on kernels that run models (`RelaxKernels.models()`); anything else is refused, naming it (a model or
+    /// model on kernels that run it (`RelaxKernels.runs`: the CPU's any, CUDA's EAM); anything else is refused, naming it (a model or
     /// `langevin` the kernels cannot run, when the batch is made). A system with an atom
     /// that moves more than `maxStep` Å in one step is quarantined (+∞: never).
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /// A `Model` — EAM, Stillinger–Weber, Tersoff, or one of a user's own — as a device stage's
-/// shared evaluation on kernels that run it (`RelaxKernels.models()`: the CPU's): every step, each
+/// shared evaluation on kernels that run it (`RelaxKernels.runs`: the CPU's run any): every step, each
 /// system of the packed batch is computed by the model from its rows of the `pos` column, and its
 /// forces, energy, max |F_i| and virial written back to its rows (`evaluate`, on host-readable
 /// columns: `CpuRelaxKernels` launches it, the systems split over its threads, each system on
@@ -63,8 +63,8 @@ public final class ModelTerms implements BatchTerms {
 
     @Override
     public String refusal(RelaxKernels kernels, String method, String deviceName) {
-        return kernels.models() ? null : "stage '" + method + "' on " + deviceName + ": its kernels sum Lennard-Jones and Morse pairs only, "
-                + "not " + model + "; run it with --device cpu or on the per-system stages (no --device)";
+        return kernels.runs(model) ? null : "stage '" + method + "' on " + deviceName + ": its kernels do not run " + model
+                + "; run it with --device cpu or on the per-system stages (no --device)";
     }
 
     @Override
@@ -108,6 +108,11 @@ public final class ModelTerms implements BatchTerms {
         }
         Arrays.fill(rowViews, systems, rowViews.length, null);
         rowsGeneration = now;
+    }
+
+    /// Row `k`'s view (after `views`): its system's id, numbers, masses, cell and positions array.
+    public AtomicSystem view(int k) {
+        return rowViews[k];
     }
 
     /// Computes rows `[from, to)` (after `views`): each system's packed positions into its view,

@@ -127,7 +127,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
     /// only (the `SUB` column), around one shared evaluation. A model other than Lennard-Jones
     /// and Morse is evaluated by itself over the packed rows (`ModelTerms`), on kernels that can
-    /// (`RelaxKernels.models()`); other kernels are refused here, naming the stage.
+    /// (`RelaxKernels.runs`); other kernels are refused here, naming the stage.
     public PackedStage(Device device, RelaxKernels kernels, Model model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         if (kinds.isEmpty() || kinds.size() != names.size()) {

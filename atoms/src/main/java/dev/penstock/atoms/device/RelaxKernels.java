@@ -2,6 +2,7 @@ package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.Morse;
 import dev.penstock.atoms.potential.PairPotential;
 import dev.penstock.device.Stream;
@@ -69,16 +70,17 @@ public interface RelaxKernels {
     /// their positions: one all-pairs gather per atom within its system, then one loop per system.
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair);
 
-    /// Energies, forces, max |F_i|, virials (NaN where the model gives none) and flags
-    /// (`FLAG_MODEL` where the model refused a system, `FLAG_NON_FINITE`) of systems
-    /// `[0, systems)`, each computed by `terms`' model from its packed positions (`ModelTerms`).
-    /// Kernels that cannot say so (`models()` false) and throw.
+    /// Energies, forces, max |F_i|, virials (NaN where the model or the kernels give none) and
+    /// flags (`FLAG_MODEL` where the model refused a system, `FLAG_NON_FINITE`) of systems
+    /// `[0, systems)`, each computed from its packed positions by `terms`' model (`ModelTerms`).
+    /// Kernels run the models they say they run (`runs`) and throw for any other.
     default void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, ModelTerms terms) {
-        throw new UnsupportedOperationException("these relaxation kernels sum Lennard-Jones and Morse pairs only");
+        throw new UnsupportedOperationException("these relaxation kernels do not run " + terms.model());
     }
 
-    /// Whether `evaluate(…, ModelTerms)` runs on these kernels. Default: false.
-    default boolean models() {
+    /// Whether `evaluate(…, ModelTerms)` runs `model` (one that is not Lennard-Jones or Morse) on
+    /// these kernels. Default: none.
+    default boolean runs(Model model) {
         return false;
     }
 
