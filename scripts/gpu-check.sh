@@ -12,7 +12,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 timeout 300 "$java" "${flags[@]}" dev.penstock.cuda.GpuTestMain; tests=$?
 log="$(mktemp)"
-timeout 150 "$java" "${flags[@]}" dev.penstock.cuda.GpuBench | tee "$log"; bench=${PIPESTATUS[0]}
+# the benchmark's limit: 150 s on a GPU; the host emulation (scripts/gpu-dry-run.sh) runs its kernels on the CPU and sets more
+timeout "${PENSTOCK_GPU_BENCH_TIMEOUT:-150}" "$java" "${flags[@]}" dev.penstock.cuda.GpuBench | tee "$log"; bench=${PIPESTATUS[0]}
 if [ -x /usr/bin/python3 ]; then timeout 60 /usr/bin/python3 "$here/encode_torch_gpu.py" | tee -a "$log"; fi
 # the peer's figure and ours from the same run: kernel-only ratio (target >= 1.0)
 awk -F': ' '$1 == "encode16_kernel_vectors_per_s" { p = $2 } $1 == "torch_encode16_kernel_vectors_per_s" { t = $2 }

@@ -21,7 +21,7 @@ export PENSTOCK_CUDA_DRIVER="$lib"
 out="$root/target/dry-run"
 rm -rf "$out" # this script's own outputs from an earlier run (encode --example never replaces a file)
 mkdir -p "$out"
-PENSTOCK_GPU_BENCH_QUICK=1 target/gpu-bundle/gpu-check.sh | tee "$out/gpu-check.log"
+PENSTOCK_GPU_BENCH_QUICK=1 PENSTOCK_GPU_BENCH_TIMEOUT=900 target/gpu-bundle/gpu-check.sh | tee "$out/gpu-check.log"
 # the in-flight relaxation through the emulated driver against CpuDevice: the same steps, energies to 1e-10
 awk -F': ' '$1 == "inflight_cuda_max_rel_energy_diff" { d = $2 } $1 == "inflight_cuda_steps_differ" { s = $2 }
   END { ok = (d != "" && d + 0 <= 1e-10 && s == "0"); printf "dry_run_inflight: max rel energy diff %s, systems with other step counts %s: %s\n", d, s, ok ? "ok" : "FAILED"; exit !ok }' \

@@ -28,16 +28,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/// `penstock encode`: rows of a `.npy` file → quantum states in a `.npy` file, through the
+/// `penstock encode`: rows of a `.npy`, Parquet or HDF5 file → quantum states in a `.npy` file or a Zarr group, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
 @Command(name = "encode", mixinStandardHelpOptions = true,
-        description = "Encode the rows of INPUT (.npy or .parquet) into quantum states written to --out (.npy or .zarr).")
+        description = "Encode the rows of INPUT (.npy, .parquet or .h5) into quantum states written to --out (.npy or .zarr).")
 public final class EncodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "INPUT",
-            description = "input rows: .npy ([rows, values] f32/f64) or .parquet (numeric columns); omit with --example")
+            description = "input rows: .npy ([rows, values] f32/f64), .parquet (numeric columns) or .h5/.hdf5 (a 2-D numeric dataset); "
+                    + "omit with --example")
     Path input;
 
     @Option(names = "--encoding", required = true, description = "amplitude, angle, basis, phase, iqp or iqp-z")
@@ -75,6 +76,10 @@ public final class EncodeCommand implements Callable<Integer> {
             + "(default: every flat numeric column)")
     List<String> columns = List.of();
 
+    @Option(names = "--dataset", paramLabel = "PATH", description = "the HDF5 dataset to read, e.g. /features (default: the file's "
+            + "only 2-D numeric dataset)")
+    String dataset;
+
     @Option(names = "--example", description = "first write an example input of this many rows (1 to 100,000,000; sine "
             + "features, 2^qubits values per row for amplitude) to INPUT (a new .npy file), or to target/example-rows.npy")
     Long exampleRows;
@@ -109,8 +114,15 @@ public final class EncodeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "INPUT " + input + (Files.exists(input) ? ": not a file" : ": no such file"));
         }
         boolean parquet = input.toString().endsWith(".parquet");
-        if (!input.toString().endsWith(".npy") && !parquet) {
-            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy or a .parquet file");
+        boolean hdf5 = input.toString().endsWith(".h5") || input.toString().endsWith(".hdf5");
+        if (!input.toString().endsWith(".npy") && !parquet && !hdf5) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy, .parquet or .h5/.hdf5 file");
+        }
+        if (dataset != null && !hdf5) {
+            throw new ParameterException(spec.commandLine(), "option '--dataset' names an HDF5 dataset; INPUT " + input + " is not an .h5/.hdf5 file");
+        }
+        if (!columns.isEmpty() && !parquet) {
+            throw new ParameterException(spec.commandLine(), "option '--columns' selects Parquet columns; INPUT " + input + " is not a .parquet file");
         }
         if (timelinePng != null) {
             checkWritable("--timeline", timelinePng);
@@ -137,7 +149,8 @@ public final class EncodeCommand implements Callable<Integer> {
             return 0;
         }
         PrintStream o = System.out;
-        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP) : Inputs.npy(input, spec)) {
+        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP)
+                : hdf5 ? Inputs.hdf5(input, dataset) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
             if (source.rowLength() < 1 && source.rows() > 0) {
                 throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()

@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.DType;
@@ -74,6 +75,24 @@ final class Inputs {
 
             @Override
             public void close() throws IOException {
+                rows.close();
+            }
+        };
+    }
+
+    /// A 2-D numeric dataset of an HDF5 file (`dataset`, or null: the file's only one), read a
+    /// block of rows at a time.
+    static Opened hdf5(Path file, String dataset) throws IOException {
+        Hdf5Rows rows = Hdf5Rows.open(file, dataset);
+        RowSource source = RowSources.of(rows);
+        return new Opened() {
+            @Override
+            public RowSource source() {
+                return source;
+            }
+
+            @Override
+            public void close() {
                 rows.close();
             }
         };

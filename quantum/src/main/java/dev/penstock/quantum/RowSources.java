@@ -1,5 +1,6 @@
 package dev.penstock.quantum;
 
+import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
@@ -79,6 +80,32 @@ public final class RowSources {
                     }
                     done += k;
                 }
+            }
+        };
+    }
+
+    /// The rows of an HDF5 dataset (`Hdf5Rows`: float32 as F32, float64 and integers as F64),
+    /// a block of rows per read; reads from several I/O threads take turns.
+    public static RowSource of(Hdf5Rows rows) {
+        return new RowSource() {
+            @Override
+            public long rows() {
+                return rows.rows();
+            }
+
+            @Override
+            public int rowLength() {
+                return rows.rowLength();
+            }
+
+            @Override
+            public DType dtype() {
+                return rows.dtype();
+            }
+
+            @Override
+            public void read(long first, int count, MemorySegment dst) {
+                rows.read(first, count, dst);
             }
         };
     }
