@@ -31,14 +31,15 @@ import picocli.CommandLine.Spec;
 /// `penstock encode`: rows of a `.npy`, Parquet or HDF5 file → quantum states in a `.npy` file or a Zarr group, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
 @Command(name = "encode", mixinStandardHelpOptions = true,
-        description = "Encode the rows of INPUT (.npy, .parquet or .h5) into quantum states written to --out (.npy or .zarr).")
+        description = "Encode the rows of INPUT (.npy, .parquet, .arrow/.feather/.arrows or .h5) into quantum states written to --out "
+                + "(.npy or .zarr).")
 public final class EncodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "INPUT",
-            description = "input rows: .npy ([rows, values] f32/f64), .parquet (numeric columns) or .h5/.hdf5 (a 2-D numeric dataset); "
-                    + "omit with --example")
+            description = "input rows: .npy ([rows, values] f32/f64), .parquet or Arrow IPC .arrow/.feather/.arrows (numeric columns, or "
+                    + "one list column), or .h5/.hdf5 (a 2-D numeric dataset); omit with --example")
     Path input;
 
     @Option(names = "--encoding", required = true, description = "amplitude, angle, basis, phase, iqp or iqp-z")
@@ -72,7 +73,7 @@ public final class EncodeCommand implements Callable<Integer> {
             + "kernels and writes per lane over wall time")
     Path timelinePng;
 
-    @Option(names = "--columns", split = ",", description = "Parquet columns to read as the row's values "
+    @Option(names = "--columns", split = ",", description = "Parquet or Arrow columns to read as the row's values "
             + "(default: every flat numeric column)")
     List<String> columns = List.of();
 
@@ -115,14 +116,17 @@ public final class EncodeCommand implements Callable<Integer> {
         }
         boolean parquet = input.toString().endsWith(".parquet");
         boolean hdf5 = input.toString().endsWith(".h5") || input.toString().endsWith(".hdf5");
-        if (!input.toString().endsWith(".npy") && !parquet && !hdf5) {
-            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy, .parquet or .h5/.hdf5 file");
+        String name = input.toString();
+        boolean arrow = name.endsWith(".arrow") || name.endsWith(".feather") || name.endsWith(".arrows");
+        if (!input.toString().endsWith(".npy") && !parquet && !hdf5 && !arrow) {
+            throw new ParameterException(spec.commandLine(), "INPUT " + input + ": expected a .npy, .parquet, .arrow/.feather/.arrows or .h5/.hdf5 file");
         }
         if (dataset != null && !hdf5) {
             throw new ParameterException(spec.commandLine(), "option '--dataset' names an HDF5 dataset; INPUT " + input + " is not an .h5/.hdf5 file");
         }
-        if (!columns.isEmpty() && !parquet) {
-            throw new ParameterException(spec.commandLine(), "option '--columns' selects Parquet columns; INPUT " + input + " is not a .parquet file");
+        if (!columns.isEmpty() && !parquet && !arrow) {
+            throw new ParameterException(spec.commandLine(), "option '--columns' selects Parquet or Arrow columns; INPUT " + input
+                    + " is neither");
         }
         if (timelinePng != null) {
             checkWritable("--timeline", timelinePng);
@@ -150,7 +154,7 @@ public final class EncodeCommand implements Callable<Integer> {
         }
         PrintStream o = System.out;
         try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP)
-                : hdf5 ? Inputs.hdf5(input, dataset) : Inputs.npy(input, spec)) {
+                : hdf5 ? Inputs.hdf5(input, dataset) : arrow ? Inputs.arrow(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
             if (source.rowLength() < 1 && source.rows() > 0) {
                 throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()

@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.parquet.ParquetRows;
@@ -84,6 +85,24 @@ final class Inputs {
     /// block of rows at a time.
     static Opened hdf5(Path file, String dataset) throws IOException {
         Hdf5Rows rows = Hdf5Rows.open(file, dataset);
+        RowSource source = RowSources.of(rows);
+        return new Opened() {
+            @Override
+            public RowSource source() {
+                return source;
+            }
+
+            @Override
+            public void close() {
+                rows.close();
+            }
+        };
+    }
+
+    /// An Arrow IPC file (`.arrow`, `.feather`) or stream (`.arrows`): its numeric `columns` (all
+    /// if empty) or one fixed-size-list column as float64 rows, read from any I/O thread.
+    static Opened arrow(Path file, List<String> columns) throws IOException {
+        ArrowRows rows = ArrowRows.open(file, columns);
         RowSource source = RowSources.of(rows);
         return new Opened() {
             @Override

@@ -74,7 +74,7 @@ class EncodeHdf5Test {
         assertThat(run(2, "encode", dir.resolve("rows.npy").toString(), "--dataset", "/x", "--encoding", "angle", "--qubits", "8", "--out",
                 out.toString())).contains("option '--dataset' names an HDF5 dataset");
         assertThat(run(2, "encode", dir.resolve("rows.h5").toString(), "--columns", "a", "--encoding", "angle", "--qubits", "8", "--out",
-                out.toString())).contains("option '--columns' selects Parquet columns");
+                out.toString())).contains("option '--columns' selects Parquet or Arrow columns");
         assertThat(out).doesNotExist();
         assertThat(dir.resolve("never.npy.rows.npy")).doesNotExist();
     }

@@ -1,5 +1,6 @@
 package dev.penstock.quantum;
 
+import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.Block;
@@ -101,6 +102,32 @@ public final class RowSources {
             @Override
             public DType dtype() {
                 return rows.dtype();
+            }
+
+            @Override
+            public void read(long first, int count, MemorySegment dst) {
+                rows.read(first, count, dst);
+            }
+        };
+    }
+
+    /// The selected columns of an Arrow IPC file or stream as float64 rows (`ArrowRows`); reads
+    /// may run on any number of I/O threads at once.
+    public static RowSource of(ArrowRows rows) {
+        return new RowSource() {
+            @Override
+            public long rows() {
+                return rows.rows();
+            }
+
+            @Override
+            public int rowLength() {
+                return rows.rowLength();
+            }
+
+            @Override
+            public DType dtype() {
+                return DType.F64;
             }
 
             @Override
