@@ -45,6 +45,8 @@ import org.apache.arrow.flatbuf.UnionMode;
 /// Threading: `read` from any number of threads at once; `close` after the last.
 public final class ArrowRows implements AutoCloseable {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    /// How deep nested columns may go (a damaged schema can make them a cycle).
+    private static final int MAX_DEPTH = 64;
     private static final byte[] MAGIC = "ARROW1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /// How a column's values are stored.
@@ -142,7 +144,7 @@ public final class ArrowRows implements AutoCloseable {
             Message m = Message.getRootAsMessage(map.asSlice(pos, metaLength).asByteBuffer().order(ByteOrder.LITTLE_ENDIAN));
             long body = pos + metaLength;
             long bodyLength = m.bodyLength();
-            if (bodyLength < 0 || body + bodyLength > size) {
+            if (bodyLength < 0 || bodyLength > size - body) {
                 throw bad(file, "byte " + at + ": a message body of " + bodyLength + " bytes runs past the end of the file (" + size + " bytes)");
             }
             return new Framed(m, body, bodyLength, body + bodyLength);
@@ -229,31 +231,33 @@ public final class ArrowRows implements AutoCloseable {
         } catch (RuntimeException e) {
             throw bad(file, "byte " + footerAt + ": a damaged footer (" + e.getClass().getSimpleName() + ")");
         }
-        sel = select(file, schema, columns);
+        try {
+            sel = select(file, schema, columns);
+        } catch (BadInputException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw bad(file, "byte " + footerAt + ": a damaged schema (" + e.getClass().getSimpleName() + ")");
+        }
         List<Batch> batches = new ArrayList<>();
         long first = 0;
         Block block = new Block();
-        for (int k = 0; k < footer.recordBatchesLength(); k++) {
-            long at;
-            try {
+        long at = footerAt;
+        try {
+            for (int k = 0; k < footer.recordBatchesLength(); k++) {
                 footer.recordBatches(block, k);
                 at = block.offset();
-            } catch (RuntimeException e) {
-                throw bad(file, "byte " + footerAt + ": a damaged footer (" + e.getClass().getSimpleName() + ")");
-            }
-            Framed f = message(file, map, at);
-            if (f.message() == null || f.message().headerType() != MessageHeader.RecordBatch) {
-                throw bad(file, "byte " + at + ": the footer's record batch " + k + " is not one");
-            }
-            try {
+                Framed f = message(file, map, at);
+                if (f.message() == null || f.message().headerType() != MessageHeader.RecordBatch) {
+                    throw bad(file, "byte " + at + ": the footer's record batch " + k + " is not one");
+                }
                 Batch b = batch(file, at, schema, sel, (RecordBatch) f.message().header(new RecordBatch()), f.body(), f.bodyLength(), first);
                 batches.add(b);
                 first += b.rows();
-            } catch (BadInputException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                throw bad(file, "byte " + at + ": a damaged message header (" + e.getClass().getSimpleName() + ")");
             }
+        } catch (BadInputException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw bad(file, "byte " + at + ": a damaged footer or message header (" + e.getClass().getSimpleName() + ")");
         }
         return new ArrowRows(file, arena, map, sel.names(), sel.kinds(), sel.list(), sel.width(), batches);
     }
@@ -270,7 +274,8 @@ public final class ArrowRows implements AutoCloseable {
         int n = schema.fieldsLength();
         List<String> all = new ArrayList<>();
         for (int f = 0; f < n; f++) {
-            all.add(schema.fields(f).name());
+            String name = schema.fields(f).name();
+            all.add(name != null ? name : "#" + f); // a column without a name: by its position
         }
         List<Integer> picked = new ArrayList<>();
         if (columns.isEmpty()) {
@@ -309,6 +314,9 @@ public final class ArrowRows implements AutoCloseable {
         if (fields.length == 1 && listKind(schema.fields(fields[0])) != null) {
             Field list = schema.fields(fields[0]);
             int size = ((FixedSizeList) list.type(new FixedSizeList())).listSize();
+            if (size < 1) {
+                throw bad(file, "column '" + list.name() + "': a fixed-size list of " + size + " values");
+            }
             return new Selection(fields, names, new Kind[] {listKind(list)}, true, size);
         }
         Kind[] kinds = new Kind[fields.length];
@@ -385,7 +393,7 @@ public final class ArrowRows implements AutoCloseable {
                 arrays[0] = array(file, at, rb, c, body, bodyLength, 1); // the list's validity, no values buffer
                 arrays[1] = array(file, at, rb, c, body, bodyLength, 2);
                 check(file, at, fd, arrays[0], rows, 0);
-                check(file, at, fd, arrays[1], rows * sel.width(), byteWidth(sel.kinds()[0]));
+                check(file, at, fd, arrays[1], Math.multiplyExact(rows, sel.width()), byteWidth(sel.kinds()[0]));
                 continue;
             }
             Array a = null;
@@ -414,7 +422,7 @@ public final class ArrowRows implements AutoCloseable {
         Buffer validity = rb.buffers(c.buffer++);
         Buffer values = buffers > 1 ? rb.buffers(c.buffer++) : null;
         for (Buffer b : new Buffer[] {validity, values}) {
-            if (b != null && (b.offset() < 0 || b.length() < 0 || b.offset() + b.length() > bodyLength)) {
+            if (b != null && (b.offset() < 0 || b.length() < 0 || b.offset() > bodyLength || b.length() > bodyLength - b.offset())) {
                 throw bad(file, "byte " + at + ": a buffer [" + b.offset() + ", +" + b.length() + ") outside the message body of " + bodyLength + " bytes");
             }
         }
@@ -425,10 +433,10 @@ public final class ArrowRows implements AutoCloseable {
     /// Checks that `a` holds `values` values of `byteWidth` bytes (0: no values buffer) and, if
     /// it has nulls, a bitmap for them.
     private static void check(Path file, long at, Field fd, Array a, long values, int byteWidth) {
-        if (a.nulls() > 0 && a.validityBytes() * 8 < values) {
+        if (a.nulls() > 0 && a.validityBytes() < (values + 7) / 8) {
             throw bad(file, "byte " + at + ": column '" + fd.name() + "': a validity bitmap of " + a.validityBytes() + " bytes for " + values + " values");
         }
-        if (byteWidth > 0 && a.valuesBytes() < values * byteWidth) {
+        if (byteWidth > 0 && a.valuesBytes() / byteWidth < values) {
             throw bad(file, "byte " + at + ": column '" + fd.name() + "': " + a.valuesBytes() + " bytes of values for " + values + " values of "
                     + byteWidth + " bytes");
         }
@@ -436,6 +444,13 @@ public final class ArrowRows implements AutoCloseable {
 
     /// Steps over an unselected field's nodes and buffers (its children's too).
     private static void skip(Path file, long at, Field f, RecordBatch rb, Cursor c) {
+        skip(file, at, f, rb, c, 0);
+    }
+
+    private static void skip(Path file, long at, Field f, RecordBatch rb, Cursor c, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw bad(file, "byte " + at + ": columns nested more than " + MAX_DEPTH + " deep");
+        }
         c.node++;
         int buffers = switch (f.typeType()) {
             case Type.Null, Type.RunEndEncoded -> 0;
@@ -454,7 +469,7 @@ public final class ArrowRows implements AutoCloseable {
         };
         c.buffer += buffers;
         for (int k = 0; k < f.childrenLength(); k++) {
-            skip(file, at, f.children(k), rb, c);
+            skip(file, at, f.children(k), rb, c, depth + 1);
         }
     }
 
