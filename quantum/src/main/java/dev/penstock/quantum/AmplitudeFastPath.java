@@ -42,7 +42,7 @@ final class AmplitudeFastPath {
     private static void statsTail(MemorySegment in, long offset, int from, int len, boolean f32,
                                   DoubleVector maxV, DoubleVector sumV, double[] stats) {
         double max = maxV.reduceLanes(VectorOperators.MAX);
-        double sum = sumV.reduceLanes(VectorOperators.ADD);
+        double sum = VectorKernels.sum(sumV);
         for (int i = from; i < len; i++) {
             double v = value(in, offset, i, f32);
             max = Double.isNaN(v) ? v : Math.max(max, Math.abs(v));
@@ -62,7 +62,7 @@ final class AmplitudeFastPath {
             DoubleVector t = load(in, offset, i, f32).mul(inv);
             sumV = t.fma(t, sumV);
         }
-        double sum = sumV.reduceLanes(VectorOperators.ADD);
+        double sum = VectorKernels.sum(sumV);
         for (; i < len; i++) {
             double t = value(in, offset, i, f32) * inv;
             sum += t * t;

@@ -48,6 +48,19 @@ final class VectorKernels implements Kernels {
 
     private final ScalarKernels scalar = ScalarKernels.INSTANCE;
 
+    /// The lanes of `v` added in lane order, ((v0 + v1) + v2) + … — a fixed order, unlike
+    /// `reduceLanes(ADD)`, whose order the Vector API leaves open: its compiled form adds the
+    /// lanes as a tree, its interpreted form in lane order, so the same row gave a state an ulp
+    /// apart depending on whether the JIT had compiled the loop yet (seen: 32 to 270 rows of
+    /// 100,000 differing between two runs of the same `encode`).
+    static double sum(DoubleVector v) {
+        double s = v.lane(0);
+        for (int k = 1; k < v.length(); k++) {
+            s += v.lane(k);
+        }
+        return s;
+    }
+
     @Override
     public void amplitude(double[] x, int len, int size, double[] re, double[] im) {
         int bound = D.loopBound(len);
@@ -66,7 +79,7 @@ final class VectorKernels implements Kernels {
             DoubleVector t = DoubleVector.fromArray(D, x, i).mul(inv);
             sumV = t.fma(t, sumV);
         }
-        double sum = sumV.reduceLanes(VectorOperators.ADD);
+        double sum = sum(sumV);
         for (; i < len; i++) {
             double t = x[i] * inv;
             sum += t * t;
