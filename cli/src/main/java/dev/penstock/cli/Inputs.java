@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.formats.FeatureRows;
 import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
@@ -84,25 +85,16 @@ final class Inputs {
     /// A 2-D numeric dataset of an HDF5 file (`dataset`, or null: the file's only one), read a
     /// block of rows at a time.
     static Opened hdf5(Path file, String dataset) throws IOException {
-        Hdf5Rows rows = Hdf5Rows.open(file, dataset);
-        RowSource source = RowSources.of(rows);
-        return new Opened() {
-            @Override
-            public RowSource source() {
-                return source;
-            }
-
-            @Override
-            public void close() {
-                rows.close();
-            }
-        };
+        return opened(Hdf5Rows.open(file, dataset));
     }
 
     /// An Arrow IPC file (`.arrow`, `.feather`) or stream (`.arrows`): its numeric `columns` (all
     /// if empty) or one fixed-size-list column as float64 rows, read from any I/O thread.
     static Opened arrow(Path file, List<String> columns) throws IOException {
-        ArrowRows rows = ArrowRows.open(file, columns);
+        return opened(ArrowRows.open(file, columns));
+    }
+
+    private static Opened opened(FeatureRows rows) {
         RowSource source = RowSources.of(rows);
         return new Opened() {
             @Override

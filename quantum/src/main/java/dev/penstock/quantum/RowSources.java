@@ -1,7 +1,6 @@
 package dev.penstock.quantum;
 
-import dev.penstock.formats.arrow.ArrowRows;
-import dev.penstock.formats.hdf5.Hdf5Rows;
+import dev.penstock.formats.FeatureRows;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
@@ -85,9 +84,9 @@ public final class RowSources {
         };
     }
 
-    /// The rows of an HDF5 dataset (`Hdf5Rows`: float32 as F32, float64 and integers as F64),
-    /// a block of rows per read; reads from several I/O threads take turns.
-    public static RowSource of(Hdf5Rows rows) {
+    /// The rows of a reader that hands them out by index (`FeatureRows`: HDF5, Arrow IPC); reads
+    /// may run on any number of I/O threads at once (the reader makes them take turns if it must).
+    public static RowSource of(FeatureRows rows) {
         return new RowSource() {
             @Override
             public long rows() {
@@ -102,32 +101,6 @@ public final class RowSources {
             @Override
             public DType dtype() {
                 return rows.dtype();
-            }
-
-            @Override
-            public void read(long first, int count, MemorySegment dst) {
-                rows.read(first, count, dst);
-            }
-        };
-    }
-
-    /// The selected columns of an Arrow IPC file or stream as float64 rows (`ArrowRows`); reads
-    /// may run on any number of I/O threads at once.
-    public static RowSource of(ArrowRows rows) {
-        return new RowSource() {
-            @Override
-            public long rows() {
-                return rows.rows();
-            }
-
-            @Override
-            public int rowLength() {
-                return rows.rowLength();
-            }
-
-            @Override
-            public DType dtype() {
-                return DType.F64;
             }
 
             @Override

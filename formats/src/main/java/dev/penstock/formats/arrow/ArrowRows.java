@@ -1,6 +1,8 @@
 package dev.penstock.formats.arrow;
 
+import dev.penstock.formats.FeatureRows;
 import dev.penstock.io.BadInputException;
+import dev.penstock.memory.DType;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -43,7 +45,7 @@ import org.apache.arrow.flatbuf.UnionMode;
 /// selected columns are refused; a damaged file fails in one line naming the file and where.
 ///
 /// Threading: `read` from any number of threads at once; `close` after the last.
-public final class ArrowRows implements AutoCloseable {
+public final class ArrowRows implements FeatureRows {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     /// How deep nested columns may go (a damaged schema can make them a cycle).
     private static final int MAX_DEPTH = 64;
@@ -487,14 +489,20 @@ public final class ArrowRows implements AutoCloseable {
         return file;
     }
 
-    /// Rows in the file.
+    @Override
     public long rows() {
         return rows;
     }
 
-    /// Values per row.
+    @Override
     public int rowLength() {
         return width;
+    }
+
+    /// F64: every value is read as float64.
+    @Override
+    public DType dtype() {
+        return DType.F64;
     }
 
     /// The selected columns.
@@ -513,6 +521,7 @@ public final class ArrowRows implements AutoCloseable {
     }
 
     /// Copies rows `[first, first + count)` into `dst` as float64 values, C order (NaN for a null).
+    @Override
     public void read(long first, int count, MemorySegment dst) {
         if (first < 0 || count < 0 || first + count > rows) {
             throw new IndexOutOfBoundsException("rows [" + first + ", " + (first + count) + ") of " + rows);

@@ -1,5 +1,6 @@
 package dev.penstock.formats.hdf5;
 
+import dev.penstock.formats.FeatureRows;
 import dev.penstock.io.BadInputException;
 import dev.penstock.memory.DType;
 import io.jhdf.HdfFile;
@@ -26,7 +27,7 @@ import java.util.List;
 /// damaged file is refused with one line naming the file and the dataset.
 ///
 /// Threading: `read` may be called from several threads; calls take turns.
-public final class Hdf5Rows implements AutoCloseable {
+public final class Hdf5Rows implements FeatureRows {
     private final Path file;
     private final HdfFile hdf;
     private final Dataset dataset;
@@ -147,16 +148,19 @@ public final class Hdf5Rows implements AutoCloseable {
     }
 
     /// Rows in the dataset.
+    @Override
     public long rows() {
         return rows;
     }
 
     /// Values per row.
+    @Override
     public int rowLength() {
         return width;
     }
 
     /// F32 for float32 data, F64 for float64 and integer data.
+    @Override
     public DType dtype() {
         return dtype;
     }
@@ -164,6 +168,7 @@ public final class Hdf5Rows implements AutoCloseable {
     /// Copies rows `[first, first + count)` into `dst` as `dtype()` values, C order.
     ///
     /// @throws BadInputException naming the file, dataset and rows when they cannot be read
+    @Override
     public synchronized void read(long first, int count, MemorySegment dst) {
         if (first < 0 || count < 0 || first + count > rows) {
             throw new IndexOutOfBoundsException("rows [" + first + ", " + (first + count) + ") of " + rows);
