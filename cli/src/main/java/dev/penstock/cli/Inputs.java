@@ -42,18 +42,7 @@ final class Inputs {
             throw new ParameterException(spec.commandLine(), "INPUT " + file + ": expected [rows, values] of f32 or f64, found "
                     + in.dtype().label() + Arrays.toString(in.shape()));
         }
-        RowSource source = RowSources.of(in.block());
-        return new Opened() {
-            @Override
-            public RowSource source() {
-                return source;
-            }
-
-            @Override
-            public void close() {
-                in.close();
-            }
-        };
+        return opened(RowSources.of(in.block()), in::close);
     }
 
     /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order; with
@@ -95,7 +84,11 @@ final class Inputs {
     }
 
     private static Opened opened(FeatureRows rows) {
-        RowSource source = RowSources.of(rows);
+        return opened(RowSources.of(rows), rows::close);
+    }
+
+    /// `source`, closed by `closer` (which throws nothing).
+    private static Opened opened(RowSource source, Runnable closer) {
         return new Opened() {
             @Override
             public RowSource source() {
@@ -104,7 +97,7 @@ final class Inputs {
 
             @Override
             public void close() {
-                rows.close();
+                closer.run();
             }
         };
     }
