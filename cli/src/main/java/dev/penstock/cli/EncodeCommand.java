@@ -17,6 +17,7 @@ import dev.penstock.quantum.RowSource;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -92,6 +93,9 @@ public final class EncodeCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print a stack trace with any error")
     boolean debug;
 
+    @Option(names = "--json", description = "print the summary's figures as one JSON object on stdout (the text summary goes to stderr)")
+    boolean json;
+
     static final long MAX_EXAMPLE_ROWS = 100_000_000L;
     private long commitNs;
     static final Path DEFAULT_EXAMPLE = Path.of("target", "example-rows.npy");
@@ -152,7 +156,7 @@ public final class EncodeCommand implements Callable<Integer> {
             plan(exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
             return 0;
         }
-        PrintStream o = System.out;
+        PrintStream o = json ? System.err : System.out;
         try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP)
                 : hdf5 ? Inputs.hdf5(input, dataset) : arrow ? Inputs.arrow(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
@@ -357,17 +361,52 @@ public final class EncodeCommand implements Callable<Integer> {
             o.println("every skipped row, with its reason: " + skippedFile());
         }
         var t = s.transfer();
+        double encodeMs = (t.kernelNs() - s.outputWaitNs()) / 1e6;
         o.printf(Locale.ROOT, "where the time went (stages overlap): waiting for reads %.1f ms, waiting for staging %.1f ms, "
                 + "copies %.1f ms, encoding %.1f ms, waiting for the writer %.1f ms, writing %.1f ms%n", s.ioWaitNs() / 1e6,
-                t.slotWaitNs() / 1e6, t.copyNs() / 1e6, (t.kernelNs() - s.outputWaitNs()) / 1e6, s.outputWaitNs() / 1e6,
-                s.writeNs() / 1e6);
+                t.slotWaitNs() / 1e6, t.copyNs() / 1e6, encodeMs, s.outputWaitNs() / 1e6, s.writeNs() / 1e6);
+        // the busiest stage: what the others wait for (reading = the host's time to get rows into staging)
+        Map<String, Double> busy = new LinkedHashMap<>();
+        busy.put("reading", (s.ioWaitNs() + t.readNs()) / 1e6);
+        busy.put("copies", t.copyNs() / 1e6);
+        busy.put("encoding", encodeMs);
+        busy.put("writing", s.writeNs() / 1e6);
+        String bottleneck = busy.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        double wallMs = s.wallNs() / 1e6;
+        o.printf(Locale.ROOT, "bottleneck: %s (%.1f ms busy of %.1f ms wall, %.0f%%); staging: %d of %d chunks waited for a free "
+                + "buffer (%.1f ms); copy/compute overlap: %.0f%% of the copy time ran beside encoding%n", bottleneck,
+                busy.get(bottleneck), wallMs, wallMs == 0 ? 0 : 100 * busy.get(bottleneck) / wallMs, t.slotWaits(), t.chunks(),
+                t.slotWaitNs() / 1e6, t.overlapPercent());
         o.printf(Locale.ROOT, "then made durable in %.1f ms (row indices written, every file synced to disk and renamed "
                 + "into place)%n", commitNs / 1e6);
-        o.println("rows: " + s.rowsRead());
-        o.println("rows_written: " + s.rowsWritten());
-        o.println("rows_skipped: " + s.skipped().size());
-        o.printf(Locale.ROOT, "rows_per_s: %.1f%n", s.rowsPerSecond());
+        Map<String, String> figures = new LinkedHashMap<>();
+        figures.put("rows", Long.toString(s.rowsRead()));
+        figures.put("rows_written", Long.toString(s.rowsWritten()));
+        figures.put("rows_skipped", Integer.toString(s.skipped().size()));
+        figures.put("rows_per_s", String.format(Locale.ROOT, "%.1f", s.rowsPerSecond()));
+        if (json) {
+            figures.put("wall_s", String.format(Locale.ROOT, "%.3f", s.wallNs() / 1e9));
+            figures.put("read_wait_ms", ms(s.ioWaitNs()));
+            figures.put("staging_wait_ms", ms(t.slotWaitNs()));
+            figures.put("staging_waits", Long.toString(t.slotWaits()));
+            figures.put("chunks", Long.toString(t.chunks()));
+            figures.put("copy_ms", ms(t.copyNs()));
+            figures.put("encode_ms", String.format(Locale.ROOT, "%.1f", encodeMs));
+            figures.put("writer_wait_ms", ms(s.outputWaitNs()));
+            figures.put("write_ms", ms(s.writeNs()));
+            figures.put("overlap_percent", String.format(Locale.ROOT, "%.1f", t.overlapPercent()));
+            figures.put("bottleneck", bottleneck);
+            figures.put("durable_ms", ms(commitNs));
+            figures.put("out", out.toString());
+            figures.put("rows_file", out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile().toString());
+            System.out.println(JsonFigures.toJson(figures));
+        }
+        Figures.print(figures, o);
         o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
+    }
+
+    private static String ms(long ns) {
+        return String.format(Locale.ROOT, "%.1f", ns / 1e6);
     }
 
     private <T> T parse(java.util.function.Supplier<T> f) {

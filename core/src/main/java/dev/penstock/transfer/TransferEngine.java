@@ -48,6 +48,62 @@ public final class TransferEngine implements AutoCloseable {
     }
 
     /// A copy or device kernel between two events of its stream, timed once `end` completes.
+    /// Time intervals [start, end) in ns, added from any thread; `overlap` is the time of these
+    /// that falls within the union of another set's.
+    static final class Intervals {
+        private long[] at = new long[64];
+        private int n;
+
+        synchronized void add(long start, long end) {
+            if (2 * n + 2 > at.length) {
+                at = java.util.Arrays.copyOf(at, 2 * at.length);
+            }
+            at[2 * n] = start;
+            at[2 * n + 1] = end;
+            n++;
+        }
+
+        /// The total length of these intervals' intersection with the union of `other`'s.
+        synchronized long overlap(Intervals other) {
+            long[][] mine = sorted(this);
+            long[][] theirs = merged(sorted(other));
+            long total = 0;
+            int j = 0;
+            for (long[] a : mine) {
+                while (j < theirs.length && theirs[j][1] <= a[0]) {
+                    j++;
+                }
+                for (int k = j; k < theirs.length && theirs[k][0] < a[1]; k++) {
+                    total += Math.min(a[1], theirs[k][1]) - Math.max(a[0], theirs[k][0]);
+                }
+            }
+            return total;
+        }
+
+        private static long[][] sorted(Intervals s) {
+            long[][] out = new long[s.n][];
+            synchronized (s) {
+                for (int i = 0; i < s.n; i++) {
+                    out[i] = new long[] {s.at[2 * i], s.at[2 * i + 1]};
+                }
+            }
+            java.util.Arrays.sort(out, java.util.Comparator.comparingLong(x -> x[0]));
+            return out;
+        }
+
+        private static long[][] merged(long[][] sorted) {
+            java.util.List<long[]> out = new java.util.ArrayList<>();
+            for (long[] x : sorted) {
+                if (!out.isEmpty() && x[0] <= out.getLast()[1]) {
+                    out.getLast()[1] = Math.max(out.getLast()[1], x[1]);
+                } else {
+                    out.add(x.clone());
+                }
+            }
+            return out.toArray(long[][]::new);
+        }
+    }
+
     private record Span(boolean isCopy, Event start, Event end) {
     }
 
@@ -112,6 +168,9 @@ public final class TransferEngine implements AutoCloseable {
         Timeline tl = timeline;
         long readNs = 0;
         long slotWaitNs = 0;
+        long[] slotWaits = new long[1];
+        Intervals copies = new Intervals(); // what ran when: the copy/compute overlap
+        Intervals kernels = new Intervals();
         long start = System.nanoTime();
         TransferException failure = null;
         try {
@@ -120,13 +179,13 @@ public final class TransferEngine implements AutoCloseable {
                 long bytes = Math.min(chunkBytes, totalBytes - k * chunkBytes);
                 MemorySegment direct = source.direct(k * chunkBytes, bytes);
                 long t0 = System.nanoTime();
-                Lease lease = direct == null ? nextStagingBuffer(inFlight, failedKernelChunk) : null;
+                Lease lease = direct == null ? nextStagingBuffer(inFlight, failedKernelChunk, slotWaits) : null;
                 if (direct != null) {
                     throttle(inFlight, failedKernelChunk); // no more than `slots` copies in flight
                 }
                 long t1 = System.nanoTime();
                 slotWaitNs += t1 - t0;
-                settle(spans, deviceNs, tl, false);
+                settle(spans, deviceNs, tl, false, copies, kernels);
                 if (lease != null) {
                     try {
                         source.read(k * chunkBytes, lease.segment(), bytes);
@@ -176,6 +235,7 @@ public final class TransferEngine implements AutoCloseable {
                     } finally {
                         long end = System.nanoTime();
                         kernelNs.addAndGet(end - kt);
+                        kernels.add(kt, end);
                         if (tl != null) {
                             tl.record("compute stream", "kernel", kt, end);
                         }
@@ -184,7 +244,7 @@ public final class TransferEngine implements AutoCloseable {
                 kernelDone[s] = compute.record();
             }
             awaitAll(chunks, failedKernelChunk);
-            settle(spans, deviceNs, tl, true);
+            settle(spans, deviceNs, tl, true, copies, kernels);
         } catch (TransferException e) {
             failure = e;
         }
@@ -193,17 +253,18 @@ public final class TransferEngine implements AutoCloseable {
             throw failure;
         }
         return new TransferStats(totalBytes, chunks, System.nanoTime() - start, readNs, slotWaitNs, deviceNs[0],
-                kernelNs.get() + deviceNs[1]);
+                kernelNs.get() + deviceNs[1], slotWaits[0], copies.overlap(kernels));
     }
 
     /// Adds the spans whose end has completed (all of them with `all`) to the copy and kernel
     /// times, and to the timeline.
-    private static void settle(ArrayDeque<Span> spans, long[] deviceNs, Timeline tl, boolean all) {
+    private static void settle(ArrayDeque<Span> spans, long[] deviceNs, Timeline tl, boolean all, Intervals copies, Intervals kernels) {
         while (!spans.isEmpty() && (all || spans.peekFirst().end().isDone())) {
             Span sp = spans.pollFirst();
             long t0 = sp.start().completedAtNanos();
             long t1 = sp.end().completedAtNanos();
             deviceNs[sp.isCopy() ? 0 : 1] += t1 - t0;
+            (sp.isCopy() ? copies : kernels).add(t0, t1);
             if (tl != null) {
                 tl.record(sp.isCopy() ? "copy stream" : "compute stream", sp.isCopy() ? "copy" : "kernel", t0, t1);
             }
@@ -226,9 +287,14 @@ public final class TransferEngine implements AutoCloseable {
         }
     }
 
-    private Lease nextStagingBuffer(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+    private Lease nextStagingBuffer(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk, long[] waits) {
         Lease lease;
+        boolean waited = false;
         while ((lease = returnFinished(inFlight, failedKernelChunk)) == null) {
+            if (!waited) {
+                waited = true;
+                waits[0]++; // the pool had no free buffer: this chunk waits for one (starvation)
+            }
             InFlight oldest = inFlight.peekFirst();
             if (oldest == null) {
                 throw new IllegalStateException("staging pool '" + staging.name() + "' is empty with no copy in flight");

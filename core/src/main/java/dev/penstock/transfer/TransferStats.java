@@ -9,7 +9,15 @@ package dev.penstock.transfer;
 /// @param slotWaitNs    time the host waited for a staging slot to come back (backpressure)
 /// @param copyNs        time the copy stream spent copying
 /// @param kernelNs      time the compute stream spent in kernels
-public record TransferStats(long bytes, long chunks, long wallNs, long readNs, long slotWaitNs, long copyNs, long kernelNs) {
+/// @param slotWaits     chunks that found no free staging buffer and waited for one (starvation)
+/// @param overlapNs     copy time that ran while a kernel ran (copy/compute overlap)
+public record TransferStats(long bytes, long chunks, long wallNs, long readNs, long slotWaitNs, long copyNs, long kernelNs, long slotWaits,
+                            long overlapNs) {
+
+    /// The share of the copy time hidden behind kernels, in percent (100 when there was no copy).
+    public double overlapPercent() {
+        return copyNs == 0 ? 100 : 100.0 * overlapNs / copyNs;
+    }
 
     /// Input bytes per second of wall time, in GB/s (10^9 bytes).
     public double gigabytesPerSecond() {
