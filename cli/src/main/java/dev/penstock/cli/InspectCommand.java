@@ -1,10 +1,13 @@
 package dev.penstock.cli;
 
+import dev.penstock.formats.arrow.ArrowRows;
+import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.io.BadInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,7 +17,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /// `penstock inspect FILE`: a file's shape and type.
-@Command(name = "inspect", mixinStandardHelpOptions = true, description = "Print a file's shape and element type (.npy) or schema (.parquet).")
+@Command(name = "inspect", mixinStandardHelpOptions = true, description = "Print a file's shape and element type (.npy), schema (.parquet), columns (Arrow IPC) or datasets (HDF5).")
 public final class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -40,8 +43,27 @@ public final class InspectCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "FILE " + file + (Files.exists(file) ? ": not a file" : ": no such file"));
         }
         String name = file.toString();
-        if (!name.endsWith(".parquet") && !name.endsWith(".npy")) {
-            throw new ParameterException(spec.commandLine(), "FILE " + file + ": expected a .npy or a .parquet file");
+        boolean arrow = name.endsWith(".arrow") || name.endsWith(".feather") || name.endsWith(".arrows");
+        boolean hdf5 = name.endsWith(".h5") || name.endsWith(".hdf5");
+        if (!name.endsWith(".parquet") && !name.endsWith(".npy") && !arrow && !hdf5) {
+            throw new ParameterException(spec.commandLine(), "FILE " + file + ": expected a .npy, .parquet, .arrow/.feather/.arrows or .h5/.hdf5 file");
+        }
+        if (arrow) {
+            try (ArrowRows r = ArrowRows.open(file, List.of())) {
+                System.out.println(file + ": Arrow IPC, " + r.rows() + " rows in " + r.batches() + " record batches; read by default: "
+                        + (r.listMode() ? "list column " + r.columnNames().getFirst() : "columns " + String.join(", ",
+                        r.columnNames().subList(0, Math.min(20, r.columnNames().size())))
+                        + (r.columnNames().size() > 20 ? " … and " + (r.columnNames().size() - 20) + " more" : ""))
+                        + " (" + r.rowLength() + " values per row)");
+            }
+            return 0;
+        }
+        if (hdf5) {
+            System.out.println(file + ": HDF5, datasets:");
+            for (String d : Hdf5Rows.describe(file)) {
+                System.out.println("  " + d);
+            }
+            return 0;
         }
         if (file.toString().endsWith(".parquet")) {
             try (var r = openParquet()) {

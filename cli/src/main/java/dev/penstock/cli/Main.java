@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
         description = "Keeps accelerators fed: prefetching loaders, staging and transfer, stage pipelines.",
         footer = ExitCodes.HELP,
         subcommands = {EncodeCommand.class, SimulateCommand.class, InspectCommand.class, BenchCommand.class,
-            CommandLine.HelpCommand.class})
+            CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class Main implements Runnable {
     private static final AtomicBoolean FINISHED = new AtomicBoolean();
 

@@ -92,6 +92,13 @@ class EncodeArrowTest {
     }
 
     @Test
+    void inspectSaysWhatEncodeWouldRead() {
+        assertThat(run(0, "inspect", dir.resolve("rows.arrows").toString()))
+                .contains("Arrow IPC, 700 rows in 3 record batches; read by default: columns a, b, c, e (4 values per row)");
+        assertThat(run(0, "inspect", dir.resolve("lists.feather").toString())).contains("read by default: list column x (8 values per row)");
+    }
+
+    @Test
     void aMissingColumnIsOneLineNamingTheFileAndTheColumns() {
         String out = run(3, "encode", dir.resolve("rows.arrow").toString(), "--columns", "a,z", "--encoding", "angle", "--qubits", "2",
                 "--out", dir.resolve("never.npy").toString());

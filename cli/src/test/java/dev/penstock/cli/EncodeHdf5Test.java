@@ -64,6 +64,12 @@ class EncodeHdf5Test {
     }
 
     @Test
+    void inspectListsTheDatasets() {
+        assertThat(run(0, "inspect", dir.resolve("two.hdf5").toString())).contains("HDF5, datasets:").contains("/other [500, 8] double")
+                .contains("/train/x [300, 16] float");
+    }
+
+    @Test
     void badHdf5InputsAndOptionsAreRefusedInOneLineAndNothingIsWritten() throws Exception {
         Path out = dir.resolve("never.npy");
         String two = run(3, "encode", dir.resolve("two.hdf5").toString(), "--encoding", "angle", "--qubits", "8", "--out", out.toString());

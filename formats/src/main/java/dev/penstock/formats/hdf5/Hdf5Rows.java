@@ -106,6 +106,35 @@ public final class Hdf5Rows implements FeatureRows {
         return (Dataset) hdf.getByPath(found.getFirst());
     }
 
+    /// Every dataset of `file`, a line each: its path, shape and element type, and whether
+    /// `encode` can read it (a 2-D numeric dataset).
+    public static List<String> describe(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new NoSuchFileException(file.toString());
+        }
+        try (HdfFile hdf = new HdfFile(file)) {
+            List<String> out = new ArrayList<>();
+            describe(hdf, out);
+            return out;
+        } catch (BadInputException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new BadInputException(file, file + ": not a readable HDF5 file (" + why(e) + ")", e);
+        }
+    }
+
+    private static void describe(Group g, List<String> out) {
+        for (Node n : g) {
+            if (n instanceof Dataset d) {
+                boolean readable = !d.isScalar() && !d.isEmpty() && d.getDimensions().length == 2 && numeric(d.getJavaType());
+                out.add(d.getPath() + " " + (d.isScalar() ? "()" : Arrays.toString(d.getDimensionsAsLong())) + " "
+                        + d.getJavaType().getSimpleName() + (readable ? "" : " (not a 2-D numeric dataset: not read by encode)"));
+            } else if (n instanceof Group child) {
+                describe(child, out);
+            }
+        }
+    }
+
     /// The paths of the 2-D numeric datasets under `g`, in the file's order.
     private static List<String> candidates(Group g) {
         List<String> out = new ArrayList<>();
