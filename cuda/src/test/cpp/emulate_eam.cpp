@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     auto rhor = take<double>(in, (long) nrhor * r_stride);
     auto z2r = take<double>(in, (long) nz2r * r_stride);
     std::fclose(in);
-    std::vector<double> rho(n), fp(n), energy(n), f(3L * n);
+    std::vector<double> rho(n), fp(n), energy(n), f(3L * n), virial(6L * n);
     const unsigned threads = 64, blocks = (unsigned) ((n + threads - 1) / threads);
     launch_grid(blocks, 1, threads, false, [&] {
         eam_density(n, x.data(), type.data(), start.data(), nbr.data(), shift.data(), rhor.data(), r_stride, rhor_of.data(), ne, g[0], g[1],
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     });
     launch_grid(blocks, 1, threads, false, [&] {
         eam_force(n, x.data(), type.data(), start.data(), nbr.data(), shift.data(), rhor.data(), r_stride, rhor_of.data(), z2r.data(),
-                  r_stride, z2r_of.data(), ne, g[0], g[1], nr, fp.data(), f.data(), energy.data());
+                  r_stride, z2r_of.data(), ne, g[0], g[1], nr, fp.data(), f.data(), energy.data(), virial.data());
     });
     FILE* out = std::fopen(argv[2], "wb");
     if (!out) { std::perror(argv[2]); return 2; }

@@ -223,6 +223,7 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("eam_density", kernel(&eam_density, false));
         m.emplace("eam_embed", kernel(&eam_embed, false));
         m.emplace("eam_force", kernel(&eam_force, false));
+        m.emplace("eam_virial", kernel(&eam_virial, false));
         return m;
     }();
     return k;

@@ -26,15 +26,16 @@ import java.util.Map;
 ///            ─▶ per system: its neighbour list by id (rebuilt when an atom moved half the skin)
 ///               as full, sorted rows (partner, image): the batch's CSR, uploaded when a list
 ///               was rebuilt or the rows moved
-///            ─▶ eam_density ─▶ eam_embed ─▶ eam_force ─▶ relax_reduce   (the stream)
+///            ─▶ eam_density ─▶ eam_embed ─▶ eam_force ─▶ relax_reduce ─▶ eam_virial  (the stream)
 /// ```
 ///
 /// Each atom's entries are sorted by partner and image, and an entry beyond the cutoff adds
 /// nothing, so a system's numbers depend on its positions alone: not on when its list was
 /// built (nor on a checkpoint restore), nor on its batch neighbours. They agree with the CPU's
-/// `Eam` (a half list, each pair once) to rounding, not bit for bit. No virial: the `VIRIAL`
-/// columns are NaN (the outputs then carry no stress), and a model error the CPU would report
-/// (overlapping atoms) shows here as a non-finite result (`FLAG_NON_FINITE`).
+/// `Eam` (a half list, each pair once) to rounding, not bit for bit — the virial too (each atom
+/// half its full row's d ⊗ d · fpair, summed per system in atom order into the `VIRIAL`
+/// columns). A model error the CPU would report (overlapping atoms) shows here as a non-finite
+/// result (`FLAG_NON_FINITE`).
 ///
 /// Threading: the stage's thread (the kernels' caller) alone.
 final class CudaEam implements AutoCloseable {
@@ -49,6 +50,7 @@ final class CudaEam implements AutoCloseable {
     private final CudaFunction density;
     private final CudaFunction embed;
     private final CudaFunction force;
+    private final CudaFunction virialSums;
     private final BlockArena tableArena;
     private final Block frho;
     private final Block rhor;
@@ -78,10 +80,10 @@ final class CudaEam implements AutoCloseable {
     private Block shift;
     private Block rho;
     private Block fp;
+    private Block virial;
     private Block hostPos;
     private Block hostInts;
     private Block hostDoubles;
-    private Block hostNaN;
     private int[] csrStart = new int[1];
     private int[] csrNbr = new int[0];
     private double[] csrShift = new double[0];
@@ -96,6 +98,7 @@ final class CudaEam implements AutoCloseable {
         this.density = module.function("eam_density");
         this.embed = module.function("eam_embed");
         this.force = module.function("eam_force");
+        this.virialSums = module.function("eam_virial");
         this.host = Memory.newSharedArena("eam staging");
         this.tableArena = device.newArena("eam tables");
         CudaStream s = (CudaStream) device.newStream("eam tables");
@@ -179,12 +182,10 @@ final class CudaEam implements AutoCloseable {
         s.launchKernel(embed, grid, 1, THREADS, 0, atoms, type, rho, frho, fStride, frhoOf, t.rdrho(), t.nrho(), t.rhomax(), fp,
                 c.atomEnergy());
         s.launchKernel(force, grid, 1, THREADS, 0, atoms, c.pos(), type, start, nbr, shift, rhor, rStride, rhorOf, z2r, t.z2r()[0].length, z2rOf,
-                ne, cutsq, t.rdr(), t.nr(), fp, c.force(), c.atomEnergy());
-        s.launchKernel(reduce, Math.max(1, (systems + THREADS - 1) / THREADS), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
-                c.doubles());
-        for (int x = 0; x < 9; x++) {
-            s.copy(hostNaN.slice(0, systems), c.doubles(RelaxColumns.VIRIAL + x, 0, systems));
-        }
+                ne, cutsq, t.rdr(), t.nr(), fp, c.force(), c.atomEnergy(), virial);
+        int systemGrid = Math.max(1, (systems + THREADS - 1) / THREADS);
+        s.launchKernel(reduce, systemGrid, 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(), c.doubles());
+        s.launchKernel(virialSums, systemGrid, 1, THREADS, 0, systems, c.ints(), cap, virial, c.doubles());
     }
 
     /// Host staging for columns of `cap` systems and `c`'s atoms.
@@ -193,10 +194,6 @@ final class CudaEam implements AutoCloseable {
             hostPos = host.allocate(DType.F64, c.pos().shape());
             hostInts = host.allocate(DType.I32, c.ints().shape());
             hostDoubles = host.allocate(DType.F64, c.doubles().shape());
-            hostNaN = host.allocate(DType.F64, cap);
-            for (int k = 0; k < cap; k++) {
-                hostNaN.setDouble(k, Double.NaN);
-            }
         }
     }
 
@@ -300,6 +297,7 @@ final class CudaEam implements AutoCloseable {
         start = listArena.allocate(DType.I32, a + 1);
         rho = listArena.allocate(DType.F64, Math.max(1, a));
         fp = listArena.allocate(DType.F64, Math.max(1, a));
+        virial = listArena.allocate(DType.F64, 6 * Math.max(1, a));
         nbr = listArena.allocate(DType.I32, m);
         shift = listArena.allocate(DType.F64, 3 * m);
         atomCapacity = a;
