@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.metrics.PenstockMetrics;
 import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
@@ -13,6 +14,7 @@ import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.EncodingException;
+import dev.penstock.quantum.RowSink;
 import dev.penstock.quantum.RowSource;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -92,6 +94,10 @@ public final class EncodeCommand implements Callable<Integer> {
 
     @Option(names = "--debug", description = "print a stack trace with any error")
     boolean debug;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the run's meters (rows and chunks written, write "
+            + "times, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it runs (0: any free port)")
+    Integer metricsPort;
 
     @Option(names = "--json", description = "print the summary's figures as one JSON object on stdout (the text summary goes to stderr)")
     boolean json;
@@ -185,6 +191,20 @@ public final class EncodeCommand implements Callable<Integer> {
 
     /// Encodes into outputs written beside their destinations, committed only on success.
     private int encode(PrintStream o, EncodeDevice dev, Inputs.Opened in, EncodePipeline.Config cfg, boolean zarr) throws Exception {
+        if (metricsPort == null) {
+            return encode(o, dev, in, cfg, zarr, null);
+        }
+        if (metricsPort < 0 || metricsPort > 65535) {
+            throw new ParameterException(spec.commandLine(), "option '--metrics-port' must be in [0, 65535], got " + metricsPort);
+        }
+        try (MetricsServer metrics = MetricsServer.start(metricsPort)) {
+            System.err.println("metrics: " + metrics.url());
+            return encode(o, dev, in, cfg, zarr, metrics);
+        }
+    }
+
+    private int encode(PrintStream o, EncodeDevice dev, Inputs.Opened in, EncodePipeline.Config cfg, boolean zarr, MetricsServer metrics)
+            throws Exception {
         RowSource source = in.source();
         EncodeSummary s;
         Timeline timeline = timelinePng == null ? null : new Timeline();
@@ -197,7 +217,7 @@ public final class EncodeCommand implements Callable<Integer> {
                     long rowBytes = states.byteSize() << qubits;
                     int chunk = (int) Math.max(1, Math.min(Math.min(rowsPerChunk, source.rows()), (Integer.MAX_VALUE - 64) / rowBytes));
                     ZarrWriter w = g.array("states", states, 1L << qubits, chunk, 1, Map.of());
-                    s = dev.run(source, progress.counting(w::append), cfg, timeline);
+                    s = dev.run(source, metered(progress.counting(w::append), metrics), cfg, timeline);
                     progress.stop();
                     long c0 = System.nanoTime();
                     ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
@@ -208,7 +228,7 @@ public final class EncodeCommand implements Callable<Integer> {
                 }
             } else {
                 try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                    s = dev.run(source, progress.counting(w::append), cfg, timeline);
+                    s = dev.run(source, metered(progress.counting(w::append), metrics), cfg, timeline);
                     progress.stop();
                     long c0 = System.nanoTime();
                     try (NpyWriter rows = NpyWriter.open(rowsFile(), DType.I64)) {
@@ -403,6 +423,11 @@ public final class EncodeCommand implements Callable<Integer> {
         }
         Figures.print(figures, o);
         o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
+    }
+
+    /// `sink`, counted into `metrics`' registry when there is one.
+    private static RowSink metered(RowSink sink, MetricsServer metrics) {
+        return metrics == null ? sink : PenstockMetrics.encode(metrics.registry(), "encode", sink);
     }
 
     private static String ms(long ns) {

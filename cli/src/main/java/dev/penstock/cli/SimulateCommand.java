@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.metrics.PenstockMetrics;
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
@@ -112,6 +113,11 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--order", description = "order of the systems in an extended XYZ OUT: input (as they came in; the default) or "
             + "completion (as they finished); local runner (the Flink runner writes its parts' order)")
     String order;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the run's meters (steps, exits, quarantines, "
+            + "step intervals and batch counts per stage, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it "
+            + "runs (0: any free port; local runner)")
+    Integer metricsPort;
 
     @Option(names = "--json", description = "print the run's summary as one JSON object on stdout (the rest goes to stderr); "
             + "local runner")
@@ -264,7 +270,14 @@ public final class SimulateCommand implements Callable<Integer> {
             dev.close();
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built) {
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            if (dev != null) {
+                dev.close();
+            }
+            throw new ParameterException(spec.commandLine(), "option '--metrics-port' must be in [0, 65535], got " + metricsPort);
+        }
+        try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built;
+             MetricsServer metrics = metricsPort == null ? null : MetricsServer.start(metricsPort)) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
@@ -275,6 +288,10 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             if (snaps != null) {
                 p.hook(snaps);
+            }
+            if (metrics != null) {
+                p.hook(PenstockMetrics.pipeline(metrics.registry(), "simulate", p));
+                System.err.println("metrics: " + metrics.url());
             }
             p.check(); // before the output exists
             // committed by the pipeline when the run succeeds; closed uncommitted after a failure: OUT as it was

@@ -6,7 +6,8 @@ import java.util.List;
 /// The samples a stage holds, as a hook's `onStep` and `check` are handed them: asked of the
 /// batch only when a hook first reads the list. A device engine unpacks its whole batch for
 /// `samples()` (a copy back from the device and into every sample), which a hook of events
-/// alone — or one whose `onStep` and `check` are the defaults — never needs.
+/// alone — or one whose `onStep` and `check` are the defaults — never needs; nor does one that
+/// only counts them (`size()` asks the batch its count).
 ///
 /// Threading: the stage's worker only; `reset` before each hook's call, since a hook's
 /// quarantine changes what the batch holds.
@@ -36,8 +37,9 @@ final class SamplesOnDemand<S> extends AbstractList<S> {
         return samples().get(index);
     }
 
+    /// The batch's count, without reading the samples (a device batch knows it on the host).
     @Override
     public int size() {
-        return samples().size();
+        return samples != null ? samples.size() : batch.size();
     }
 }

@@ -134,17 +134,35 @@ class BatchEngineTest {
                 unpacked)), eventsOnly)).isEqualTo(plain);
         assertThat(events.get()).isPositive();
         assertThat(unpacked.get()).as("a hook of events alone never asks for the batch's samples").isZero();
+        AtomicInteger counted = new AtomicInteger();
+        Hook<Walker> counter = new Hook<>() {
+            @Override
+            public void onStep(int stage, String name, long step, List<Walker> samples) {
+                counted.addAndGet(samples.size());
+            }
+        };
+        assertThat(run(Stage.of(new Walker.Spring(0), Walker.relax(1e-3, 200)).onDevice(counting(new AtomicInteger(), new AtomicInteger(),
+                unpacked)), counter)).isEqualTo(plain);
+        assertThat(counted.get()).as("the batch's count, every step").isPositive();
+        assertThat(unpacked.get()).as("a hook that only counts the samples never unpacks them (the batch knows its count)").isZero();
         AtomicInteger seen = new AtomicInteger();
         AtomicInteger steps = new AtomicInteger();
+        AtomicInteger nonEmpty = new AtomicInteger();
         Hook<Walker> reader = new Hook<>() {
             @Override
             public void onStep(int stage, String name, long step, List<Walker> samples) {
-                seen.addAndGet(samples.size());
+                if (!samples.isEmpty()) {
+                    nonEmpty.incrementAndGet();
+                }
+                for (Walker w : samples) {
+                    seen.incrementAndGet();
+                }
             }
         };
         assertThat(run(Stage.of(new Walker.Spring(0), Walker.relax(1e-3, 200)).onDevice(counting(new AtomicInteger(), steps, unpacked)),
                 reader)).isEqualTo(plain);
-        assertThat(unpacked.get()).as("once per step for the hook that reads them (onStep and check share it)").isEqualTo(steps.get());
+        assertThat(unpacked.get()).as("once per step with samples for the hook that reads them (onStep and check share it)")
+                .isEqualTo(nonEmpty.get()).isBetween(steps.get() - 1, steps.get());
         assertThat(seen.get()).isPositive();
     }
 

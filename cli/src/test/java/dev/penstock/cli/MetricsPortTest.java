@@ -1,0 +1,76 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// `simulate --metrics-port`: while the run goes, `http://127.0.0.1:PORT/metrics` answers with
+/// Prometheus text holding the stages' step counters (growing) and the JVM's meters; after the
+/// run the port is closed.
+class MetricsPortTest {
+    @TempDir
+    Path dir;
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void aRunningSimulateServesItsMetersOnLoopbackAndStopsWithTheRun() throws Exception {
+        int port = freePort();
+        CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> Main.execute("simulate", "../examples/argon-clusters.xyz",
+                "--pipeline", "fire(fmax=0.005) + langevin(T=40, dt=5, steps=3000) | nve(dt=5, steps=1500)",
+                "--potential", "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--max-atoms", "600", "--metrics-port", Integer.toString(port),
+                "--out", dir.resolve("a.xyz").toString()));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(5)).build();
+        Pattern steps = Pattern.compile("penstock_stage_steps_total\\{run=\"simulate\",stage=\"fire\\+langevin\"\\} ([0-9.E]+)");
+        double first = -1;
+        double later = -1;
+        String body = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!run.isDone() && System.nanoTime() < deadline && later <= first) {
+            try {
+                body = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+                Matcher m = steps.matcher(body);
+                if (m.find()) {
+                    double v = Double.parseDouble(m.group(1));
+                    if (first < 0 && v > 0) {
+                        first = v;
+                    } else if (first > 0) {
+                        later = v;
+                    }
+                }
+            } catch (IOException notYet) {
+                // the server starts once the pipeline is built
+            }
+            Thread.sleep(50);
+        }
+        assertThat(first).as("a scrape during the run saw steps: %s", body).isPositive();
+        assertThat(later).as("and a later scrape more").isGreaterThan(first);
+        assertThat(body).contains("jvm_memory_used_bytes").contains("penstock_stage_held{run=\"simulate\",stage=\"fire+langevin\"}");
+        assertThat(run.get()).isZero();
+        boolean refused;
+        try {
+            http.send(get, HttpResponse.BodyHandlers.ofString());
+            refused = false;
+        } catch (IOException e) {
+            refused = true;
+        }
+        assertThat(refused).as("the port is closed after the run").isTrue();
+    }
+}

@@ -1,0 +1,119 @@
+package dev.penstock.metrics;
+
+import dev.penstock.quantum.RowSink;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Hook;
+import dev.penstock.stage.Pipeline;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/// Penstock's runs as Micrometer meters, for long runs watched by Prometheus, Grafana or any
+/// registry Micrometer feeds:
+///
+/// ```
+///   stage pipeline (pipeline(registry, run) as a Hook):
+///     penstock.stage.steps        counter  {run, stage}   batch steps taken
+///     penstock.stage.exited       counter  {run, stage}   samples that finished the stage
+///     penstock.stage.quarantined  counter  {run, stage}   samples taken out with a diagnosis
+///     penstock.stage.graduated    counter  {run, stage}   sub-stages finished inside a fused stage
+///     penstock.stage.held         gauge    {run, stage}   samples in the stage's batch at its last step
+///     penstock.stage.step.interval timer   {run, stage}   time between two steps (rate and stalls)
+///   encode (encode(registry, run, sink) wraps the RowSink):
+///     penstock.encode.rows        counter  {run}          states written
+///     penstock.encode.chunks      counter  {run}          chunks handed to the writer
+///     penstock.encode.write       timer    {run}          the sink's time per chunk
+/// ```
+///
+/// The hook reads no sample (a device stage is not unpacked for it): steps, events, the times
+/// between steps and the batch's count.
+public final class PenstockMetrics {
+    private PenstockMetrics() {
+    }
+
+    /// A hook that counts `pipeline`'s steps and events into `registry`, tagged `run` and each
+    /// stage's name; add it with `pipeline.hook(…)`.
+    public static <S> Hook<S> pipeline(MeterRegistry registry, String run, Pipeline<S> pipeline) {
+        List<String> names = pipeline.stages().stream().map(dev.penstock.stage.Stage::name).toList();
+        return new StageMeters<>(registry, run, names);
+    }
+
+    /// `sink`, counting the rows and chunks it is given and timing it, into `registry`, tagged `run`.
+    public static RowSink encode(MeterRegistry registry, String run, RowSink sink) {
+        Counter rows = Counter.builder("penstock.encode.rows").description("states written").tag("run", run).register(registry);
+        Counter chunks = Counter.builder("penstock.encode.chunks").description("chunks handed to the writer").tag("run", run).register(registry);
+        Timer write = Timer.builder("penstock.encode.write").description("the sink's time per chunk").tag("run", run).register(registry);
+        return states -> {
+            long t0 = System.nanoTime();
+            sink.write(states);
+            write.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            chunks.increment();
+            rows.increment(states.rank() == 0 ? 1 : states.shape(0));
+        };
+    }
+
+    /// The meters of one stage of a pipeline.
+    private record Stage(Counter steps, Counter exited, Counter quarantined, Counter graduated, AtomicLong held, AtomicLong lastStep,
+                         Timer interval) {
+    }
+
+    private static final class StageMeters<S> implements Hook<S> {
+        private final MeterRegistry registry;
+        private final String run;
+        private final List<String> names;
+        private final Map<Integer, Stage> stages = new ConcurrentHashMap<>();
+
+        StageMeters(MeterRegistry registry, String run, List<String> names) {
+            this.registry = registry;
+            this.run = run;
+            this.names = names;
+        }
+
+        private Stage stage(int index) {
+            return stages.computeIfAbsent(index, k -> {
+                String stage = k < names.size() ? names.get(k) : Integer.toString(k);
+                AtomicLong held = new AtomicLong();
+                Gauge.builder("penstock.stage.held", held, AtomicLong::get).description("samples in the stage's batch at its last step").tag("run", run)
+                        .tag("stage", stage).register(registry);
+                return new Stage(counter("penstock.stage.steps", "batch steps taken", stage),
+                        counter("penstock.stage.exited", "samples that finished the stage", stage),
+                        counter("penstock.stage.quarantined", "samples taken out with a diagnosis", stage),
+                        counter("penstock.stage.graduated", "sub-stages finished inside a fused stage", stage), held, new AtomicLong(),
+                        Timer.builder("penstock.stage.step.interval").description("time between two steps of the stage").tag("run", run)
+                                .tag("stage", stage).register(registry));
+            });
+        }
+
+        private Counter counter(String name, String description, String stage) {
+            return Counter.builder(name).description(description).tag("run", run).tag("stage", stage).register(registry);
+        }
+
+        @Override
+        public void onStep(int stage, String name, long step, List<S> samples) {
+            Stage s = stage(stage);
+            s.steps().increment();
+            s.held().set(samples.size()); // the batch's count: no sample read
+            long now = System.nanoTime();
+            long last = s.lastStep().getAndSet(now);
+            if (last != 0) {
+                s.interval().record(now - last, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void onEvent(int stage, Event<S> event) {
+            Stage s = stage(stage);
+            switch (event.kind()) {
+                case GRADUATED -> s.graduated().increment();
+                case EXITED -> s.exited().increment();
+                case QUARANTINED -> s.quarantined().increment();
+            }
+        }
+    }
+}
