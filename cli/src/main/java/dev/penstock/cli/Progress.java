@@ -5,13 +5,14 @@ import dev.penstock.quantum.RowSink;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
-/// A one-line progress bar on a terminal (rows written, rows/s, ETA); nothing when the output
-/// is not a terminal.
+/// A one-line progress bar on a terminal (rows written, the recent rows/s, the time left at that
+/// rate, the time so far); nothing when the output is not a terminal.
 final class Progress {
     private final long total;
     private final AtomicLong done = new AtomicLong();
     private final long startNs = System.nanoTime();
     private final TerminalLine line;
+    private final Eta eta = new Eta();
 
     private Progress(long total) {
         this.total = total;
@@ -38,12 +39,11 @@ final class Progress {
 
     private String render() {
         long d = done.get();
-        double s = (System.nanoTime() - startNs) / 1e9;
-        double rate = s > 0 ? d / s : 0;
+        long now = System.nanoTime();
+        double rate = eta.rate(d, now); // the recent rate: the JIT's warm-up is not counted in the estimate
         int width = 30;
         int filled = total == 0 ? width : (int) (width * Math.min(1.0, (double) d / total));
-        String eta = rate > 0 ? String.format(Locale.ROOT, "%.0f s left", (total - d) / rate) : "…";
-        return String.format(Locale.ROOT, "[%s%s] %,d / %,d rows  %,.0f rows/s  %s ", "#".repeat(filled), " ".repeat(width - filled), d, total,
-                rate, eta);
+        return String.format(Locale.ROOT, "[%s%s] %,d / %,d rows  %,.0f rows/s  %s  %.0f s ", "#".repeat(filled), " ".repeat(width - filled), d,
+                total, rate, Eta.left(d, total, rate), (now - startNs) / 1e9);
     }
 }
