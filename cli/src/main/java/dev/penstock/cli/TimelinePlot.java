@@ -19,7 +19,10 @@ import javax.imageio.ImageIO;
 
 /// Draws a `Timeline` as a PNG: one row per lane (I/O threads, host, copy stream, compute
 /// stream, writer), one bar per span coloured by its kind, over wall time — so the overlap of
-/// the stages (or its absence) is visible at a glance. Plain Java 2D, headless.
+/// the stages (or its absence) is visible at a glance; each lane with its busy time, the
+/// bottleneck named, the blank start labelled start-up and a first kernel far slower than the
+/// rest labelled as the JIT's warm-up, the legend holding only the kinds that occur (`read`).
+/// Plain Java 2D, headless.
 final class TimelinePlot {
     private static final Map<String, Color> COLORS = new LinkedHashMap<>();
 
@@ -36,17 +39,76 @@ final class TimelinePlot {
     private TimelinePlot() {
     }
 
+    /// What the picture says in words: each lane's busy time (its spans but waits), the busiest
+    /// lane (the bottleneck: what the others wait for), the blank start before the first span
+    /// (start-up: the JVM, opening the input, allocating), the first kernel when it ran at least
+    /// three times the median kernel (the JIT's warm-up), and the kinds that occur (the legend).
+    ///
+    /// @param busyNs     busy ns per lane, in lane order
+    /// @param bottleneck the busiest lane (null: no spans)
+    /// @param startUpNs  ns before the first span began
+    /// @param warmUp     the first kernel span when it was a warm-up, or null
+    /// @param kinds      the span kinds that occur, in the legend's order
+    record Reading(Map<String, Long> busyNs, String bottleneck, long startUpNs, Timeline.Span warmUp, List<String> kinds) {
+    }
+
+    static Reading read(List<Timeline.Span> spans) {
+        Map<String, Long> busy = new LinkedHashMap<>();
+        for (String lane : lanes(spans)) {
+            busy.put(lane, 0L);
+        }
+        List<Long> kernels = new ArrayList<>();
+        Timeline.Span firstKernel = null;
+        long start = Long.MAX_VALUE;
+        java.util.Set<String> kinds = new java.util.HashSet<>();
+        for (Timeline.Span sp : spans) {
+            kinds.add(sp.kind());
+            start = Math.min(start, sp.startNs());
+            if (!sp.kind().startsWith("wait")) {
+                busy.merge(sp.lane(), sp.endNs() - sp.startNs(), Long::sum);
+            }
+            if (sp.kind().equals("kernel")) {
+                kernels.add(sp.endNs() - sp.startNs());
+                if (firstKernel == null || sp.startNs() < firstKernel.startNs()) {
+                    firstKernel = sp;
+                }
+            }
+        }
+        String bottleneck = busy.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+        Timeline.Span warmUp = null;
+        if (kernels.size() >= 3) {
+            kernels.sort(Comparator.naturalOrder());
+            long median = kernels.get(kernels.size() / 2);
+            if (firstKernel.endNs() - firstKernel.startNs() >= 3 * Math.max(1, median)) {
+                warmUp = firstKernel;
+            }
+        }
+        List<String> legend = new ArrayList<>();
+        for (String k : COLORS.keySet()) {
+            if (kinds.contains(k)) {
+                legend.add(k);
+            }
+        }
+        for (String k : kinds) {
+            if (!legend.contains(k)) {
+                legend.add(k);
+            }
+        }
+        return new Reading(busy, bottleneck, spans.isEmpty() ? 0 : Math.max(0, start), warmUp, legend);
+    }
+
     static void write(Timeline timeline, Path file, String title) throws IOException {
         System.setProperty("java.awt.headless", "true");
         List<Timeline.Span> spans = timeline.spans();
         List<String> lanes = lanes(spans);
-        int left = 150;
+        Reading reading = read(spans);
+        int left = 240;
         int right = 30;
         int top = 50;
         int laneH = 26;
         int width = 1400;
         int plotW = width - left - right;
-        int height = top + lanes.size() * laneH + 90;
+        int height = top + lanes.size() * laneH + 110;
         long endNs = Math.max(1, spans.stream().mapToLong(Timeline.Span::endNs).max().orElse(1));
         BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
@@ -58,12 +120,17 @@ final class TimelinePlot {
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
             g.drawString(title, left, 25);
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            if (reading.bottleneck() != null) {
+                g.drawString(String.format(java.util.Locale.ROOT, "bottleneck: %s, busy %.1f ms of %.1f ms", reading.bottleneck(),
+                        reading.busyNs().get(reading.bottleneck()) / 1e6, endNs / 1e6), left, 43);
+            }
             for (int i = 0; i < lanes.size(); i++) {
                 int y = top + i * laneH;
                 g.setColor(i % 2 == 0 ? new Color(0xF4F4F4) : Color.WHITE);
                 g.fillRect(left, y, plotW, laneH);
                 g.setColor(Color.DARK_GRAY);
-                g.drawString(lanes.get(i), 10, y + laneH / 2 + 5);
+                g.drawString(String.format(java.util.Locale.ROOT, "%s  %.0f ms", lanes.get(i), reading.busyNs().get(lanes.get(i)) / 1e6), 10,
+                        y + laneH / 2 + 5);
             }
             for (Timeline.Span s : spans) {
                 int lane = lanes.indexOf(s.lane());
@@ -75,6 +142,18 @@ final class TimelinePlot {
                 g.fillRect(x0, y, Math.max(1, x1 - x0), wait ? laneH / 2 - 4 : laneH - 8);
             }
             int axisY = top + lanes.size() * laneH;
+            g.setColor(Color.DARK_GRAY);
+            if (reading.startUpNs() > endNs / 50) { // the blank start, labelled rather than left unexplained
+                int x1 = left + (int) ((double) reading.startUpNs() / endNs * plotW);
+                g.drawLine(x1, top, x1, axisY);
+                g.drawString("start-up", left + Math.max(2, (x1 - left) / 2 - 22), top + 14);
+            }
+            if (reading.warmUp() != null) {
+                Timeline.Span w = reading.warmUp();
+                int lane = lanes.indexOf(w.lane());
+                int x0 = left + (int) ((double) Math.max(0, w.startNs()) / endNs * plotW);
+                g.drawString("first chunk: JIT warm-up", x0, top + lane * laneH - 2);
+            }
             g.setColor(Color.BLACK);
             g.setStroke(new BasicStroke(1));
             g.drawLine(left, axisY, left + plotW, axisY);
@@ -88,12 +167,12 @@ final class TimelinePlot {
             g.drawString("wall time (ms)", left + plotW / 2 - 40, axisY + 34);
             int lx = left;
             int ly = axisY + 55;
-            for (Map.Entry<String, Color> e : COLORS.entrySet()) {
-                g.setColor(e.getValue());
+            for (String kind : reading.kinds()) { // only what occurs
+                g.setColor(COLORS.getOrDefault(kind, Color.GRAY));
                 g.fillRect(lx, ly - 10, 14, 12);
                 g.setColor(Color.BLACK);
-                g.drawString(e.getKey(), lx + 18, ly);
-                lx += 30 + g.getFontMetrics().stringWidth(e.getKey());
+                g.drawString(kind, lx + 18, ly);
+                lx += 30 + g.getFontMetrics().stringWidth(kind);
             }
         } finally {
             g.dispose();
