@@ -3,6 +3,7 @@ package dev.penstock.benchmarks;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.device.Device;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
@@ -36,7 +37,8 @@ import org.apache.parquet.schema.MessageTypeParser;
 /// The `encode-file` workload (BENCHMARKS.md): a ~100 MB Parquet file of float64 feature rows
 /// (1,024 columns, 10 qubits) → amplitude states (complex128) → `.npy`, end to end through
 /// `EncodePipeline`, against each stage alone in the same run: Parquet read alone, encode alone
-/// (one thread, as the pipeline's compute stream), `.npy` write alone.
+/// (one thread, as the pipeline's compute stream), `.npy` write alone; then the same rows from an
+/// Arrow IPC file (read from the mapping by two threads), against the same stages.
 ///
 /// Run: `./penstock bench encode-file [--rows 12800] [--repeat 3]`.
 public final class EncodeFileBench {
@@ -70,11 +72,19 @@ public final class EncodeFileBench {
             writeParquet(parquet);
             out.printf(Locale.ROOT, "wrote %s (%d MB) in %.1f s%n", parquet, Files.size(parquet) >> 20, (System.nanoTime() - t0) / 1e9);
         }
+        Path arrow = dir.resolve("encode-file-" + rows + "x" + COLS + ".arrow");
+        if (!Files.exists(arrow)) {
+            long t0 = System.nanoTime();
+            ArrowFiles.writeFloat64(arrow, rows, COLS, 1024, EncodeFileBench::value);
+            out.printf(Locale.ROOT, "wrote %s (%d MB) in %.1f s%n", arrow, Files.size(arrow) >> 20, (System.nanoTime() - t0) / 1e9);
+        }
         Path npy = dir.resolve("encode-file-states.npy");
         double readS;
         double encodeS;
         double writeS;
         double pipelineS;
+        double arrowReadS;
+        double arrowPipelineS;
         try (HostArena arena = Memory.newSharedArena("encode-file")) {
             Block in = arena.allocate(DType.F64, rows, COLS);
             try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
@@ -88,23 +98,30 @@ public final class EncodeFileBench {
             Encoder enc = Encoder.of(Encoding.AMPLITUDE, QUBITS);
             // Rounds interleave the four measurements so that JIT warm-up and page-cache state
             // favour none of them; the first two rounds are warm-up.
-            double[][] t = new double[4][repeat];
+            checkSameRows(arrow, in);
+            double[][] t = new double[6][repeat];
             for (int round = -2; round < repeat; round++) {
                 double a = time(() -> readAlone(parquet));
                 double b = time(() -> enc.encodeBatch(in, states, 0, BadRowPolicy.FAIL));
                 double c = time(() -> NpyWriter.write(npy, states));
                 double d = time(() -> pipeline(parquet, npy));
+                double e = time(() -> arrowReadAlone(arrow));
+                double f = time(() -> arrowPipeline(arrow, npy));
                 if (round >= 0) {
                     t[0][round] = a;
                     t[1][round] = b;
                     t[2][round] = c;
                     t[3][round] = d;
+                    t[4][round] = e;
+                    t[5][round] = f;
                 }
             }
             readS = median(t[0]);
             encodeS = median(t[1]);
             writeS = median(t[2]);
             pipelineS = median(t[3]);
+            arrowReadS = median(t[4]);
+            arrowPipelineS = median(t[5]);
         }
         double slowest = Math.max(readS, Math.max(encodeS, writeS));
         String slowestName = slowest == readS ? "read" : slowest == encodeS ? "encode" : "write";
@@ -117,6 +134,13 @@ public final class EncodeFileBench {
         m.put("slowest_stage", slowestName);
         m.put("rows_per_s", fmt(rows / pipelineS));
         m.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / pipelineS));
+        // the same rows from an Arrow IPC file: read from the mapping by ARROW_IO_THREADS threads at once
+        double arrowSlowest = Math.max(arrowReadS, Math.max(encodeS, writeS));
+        m.put("arrow_input_mb", Long.toString(Files.size(arrow) >> 20));
+        m.put("arrow_read_alone_rows_per_s", fmt(rows / arrowReadS));
+        m.put("arrow_slowest_stage", arrowSlowest == arrowReadS ? "read" : arrowSlowest == encodeS ? "encode" : "write");
+        m.put("arrow_rows_per_s", fmt(rows / arrowPipelineS));
+        m.put("arrow_ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", arrowSlowest / arrowPipelineS));
         return m;
     }
 
@@ -142,6 +166,52 @@ public final class EncodeFileBench {
             while (r.next(buf, CHUNK_ROWS) > 0) {
                 // the rows are read and transposed into row order: what the pipeline's source does
             }
+        }
+    }
+
+    /// Reader threads of the Arrow runs (its reads may run at once), alone and in the pipeline.
+    private static final int ARROW_IO_THREADS = 2;
+
+    private static double value(long r, int c) {
+        return Math.sin(0.001 * c * (r % 101 + 1)) + 1.5 + r * 1e-7 + c * 1e-11; // no repeats
+    }
+
+    /// The Arrow file holds the Parquet file's rows, bit for bit (`in`: those rows).
+    private void checkSameRows(Path arrow, Block in) throws Exception {
+        try (ArrowRows r = ArrowRows.open(arrow, List.of()); HostArena arena = Memory.newConfinedArena("check")) {
+            Block got = arena.allocate(DType.F64, rows, COLS);
+            r.read(0, rows, got.segment());
+            if (got.segment().mismatch(in.segment()) != -1) {
+                throw new IllegalStateException(arrow + " does not hold the rows of the Parquet file");
+            }
+        }
+    }
+
+    private void arrowReadAlone(Path arrow) throws Exception {
+        try (ArrowRows r = ArrowRows.open(arrow, List.of()); HostArena arena = Memory.newSharedArena("read");
+             var pool = java.util.concurrent.Executors.newFixedThreadPool(ARROW_IO_THREADS)) {
+            List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
+            for (int p = 0; p < ARROW_IO_THREADS; p++) {
+                int part = p;
+                parts.add(pool.submit(() -> {
+                    MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
+                    for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) ARROW_IO_THREADS * CHUNK_ROWS) {
+                        r.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
+                    }
+                }));
+            }
+            for (var f : parts) {
+                f.get();
+            }
+        }
+    }
+
+    private void arrowPipeline(Path arrow, Path npy) throws Exception {
+        try (ArrowRows r = ArrowRows.open(arrow, List.of()); Device device = new CpuDevice();
+             NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
+            EncodePipeline.run(device, RowSources.of(r), w::append,
+                    new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, ARROW_IO_THREADS, BadRowPolicy.FAIL));
+            w.commit();
         }
     }
 
@@ -173,7 +243,7 @@ public final class EncodeFileBench {
             for (int r = 0; r < rows; r++) {
                 Group g = groups.newGroup();
                 for (int c = 0; c < COLS; c++) {
-                    g.add(c, Math.sin(0.001 * c * (r % 101 + 1)) + 1.5 + r * 1e-7 + c * 1e-11); // no repeats
+                    g.add(c, value(r, c));
                 }
                 w.write(g);
             }

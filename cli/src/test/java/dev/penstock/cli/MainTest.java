@@ -148,7 +148,7 @@ class MainTest {
     void aSmallEncodeFileBenchmarkComparesThePipelineWithEachStageAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         String out = run(0, "bench", "encode-file", "--rows", "600", "--repeat", "1", "--dir", dir.toString());
         assertThat(out).contains("read_alone_rows_per_s: ", "encode_alone_rows_per_s: ", "write_alone_rows_per_s: ",
-                "slowest_stage: ", "ratio_vs_slowest_stage: ");
+                "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ");
     }
 
     /// `bench relax --potential eam` on the README's first three copper nanoparticles: LAMMPS's
