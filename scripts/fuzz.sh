@@ -24,7 +24,7 @@ mkdir -p "$tree"
 tar -C "$root" --exclude='./target' --exclude='*/target' --exclude='./.git' --exclude='*/.cifuzz-corpus' -cf - \
     pom.xml mvnw .mvn bom core test-support formats atoms | tar -C "$tree" -xf -
 # only the modules fuzzed: a reactor of bom, core, test-support, formats, atoms
-sed -i -E '/<module>(quantum|cuda|flink|cli|benchmarks|examples)<\/module>/d' "$tree/pom.xml"
+sed -i -E '/<module>(quantum|metrics|cuda|flink|cli|benchmarks|examples)<\/module>/d' "$tree/pom.xml"
 cd "$tree"
 # compiled in the copy's own reactor (nothing installed: ~/.m2 keeps the real build's jars)
 ./mvnw -B -q -o test-compile -Dmaven.compiler.release=23 >/dev/null 2>&1 \
