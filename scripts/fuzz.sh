@@ -3,7 +3,7 @@
 # (30 s), starting from its saved corpus under src/test/resources/…/<Class>Inputs/.
 #   scripts/fuzz.sh                      every target
 #   scripts/fuzz.sh atoms:ExtXyzFuzzTest one (module:Class)
-# A finding fails the run; Jazzer saves the input as crash-* beside the corpus and this script
+# A finding fails the run (exit 1; a tree that does not build: exit 2); Jazzer saves the input as crash-* beside the corpus and this script
 # copies it back into the repository: commit it and every `./mvnw verify` replays it as a
 # regression test.
 #
@@ -27,8 +27,11 @@ tar -C "$root" --exclude='./target' --exclude='*/target' --exclude='./.git' --ex
 sed -i -E '/<module>(quantum|metrics|cuda|flink|cli|benchmarks|examples)<\/module>/d' "$tree/pom.xml"
 cd "$tree"
 # compiled in the copy's own reactor (nothing installed: ~/.m2 keeps the real build's jars)
+# (exit 2 when it does not build: that is not a finding, and CI fails on it — a module added to the
+# reactor and not to the sed line above once left CI's fuzz step running nothing, unnoticed)
 ./mvnw -B -q -o test-compile -Dmaven.compiler.release=23 >/dev/null 2>&1 \
-  || ./mvnw -B -q test-compile -Dmaven.compiler.release=23
+  || ./mvnw -B -q test-compile -Dmaven.compiler.release=23 \
+  || { echo "fuzz: the fuzz tree ($tree) does not build" >&2; exit 2; }
 failed=0
 for t in "${targets[@]}"; do
   module="${t%%:*}"; test="${t##*:}"
