@@ -34,6 +34,15 @@ import picocli.CommandLine.Spec;
 /// `penstock encode`: rows of a `.npy`, Parquet or HDF5 file → quantum states in a `.npy` file or a Zarr group, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
 @Command(name = "encode", mixinStandardHelpOptions = true,
+        footer = {"%nExamples:",
+            "  penstock encode --example 100000 --encoding amplitude --qubits 10 \\",
+            "      --out states.npy",
+            "  penstock encode rows.parquet --columns f0,f1,f2 --encoding angle \\",
+            "      --qubits 3 --on-bad-row skip --out states.zarr",
+            "  penstock encode table.arrow --encoding amplitude --qubits 8 --json \\",
+            "      --out states.npy",
+            "  penstock encode data.h5 --dataset /train/x --encoding iqp --qubits 6 \\",
+            "      --timeline where.png --out states.npy", ""},
         description = "Encode the rows of INPUT (.npy, .parquet, .arrow/.feather/.arrows or .h5) into quantum states written to --out "
                 + "(.npy or .zarr).")
 public final class EncodeCommand implements Callable<Integer> {

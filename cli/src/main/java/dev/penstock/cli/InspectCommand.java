@@ -17,7 +17,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /// `penstock inspect FILE`: a file's shape and type.
-@Command(name = "inspect", mixinStandardHelpOptions = true, description = "Print a file's shape and element type (.npy), schema (.parquet), columns (Arrow IPC) or datasets (HDF5).")
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+        footer = {"%nExamples:", "  penstock inspect rows.npy", "  penstock inspect table.arrow", "  penstock inspect data.h5", ""},
+        description = "Print a file's shape and element type (.npy), schema (.parquet), columns (Arrow IPC) or datasets (HDF5).")
 public final class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

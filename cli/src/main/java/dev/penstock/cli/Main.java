@@ -43,8 +43,11 @@ public final class Main implements Runnable {
             return ExitCodes.USAGE;
         });
         cl.setExecutionExceptionHandler((e, c, parsed) -> UserErrors.report(e, c, debug));
-        for (CommandLine sub : cl.getSubcommands().values()) {
-            sub.getCommandSpec().usageMessage().footer(ExitCodes.HELP);
+        for (CommandLine sub : cl.getSubcommands().values()) { // each command's examples (its footer), then the exit codes
+            String[] own = sub.getCommandSpec().usageMessage().footer();
+            String[] all = java.util.Arrays.copyOf(own, own.length + 1);
+            all[own.length] = ExitCodes.HELP;
+            sub.getCommandSpec().usageMessage().footer(all);
         }
         return cl.execute(args);
     }

@@ -38,6 +38,16 @@ import picocli.CommandLine.Spec;
 /// systems through a stage pipeline (`+` fuses, `|` chains), with in-flight refill of the first
 /// stage, a progress line per stage and a summary of where the time went.
 @Command(name = "simulate", mixinStandardHelpOptions = true,
+        footer = {"%nExamples:",
+            "  penstock simulate examples/argon-clusters.xyz \\",
+            "      --pipeline \"fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)\" \\",
+            "      --potential \"lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)\" --max-atoms 600 \\",
+            "      --out argon.xyz",
+            "  penstock simulate examples/copper-nanoparticles.xyz \\",
+            "      --pipeline \"fire(fmax=0.01)\" \\",
+            "      --potential \"eam(file=/usr/share/lammps/potentials/Cu_u3.eam)\" \\",
+            "      --device cpu --metrics-port 9464 --out copper.zarr",
+            "  penstock simulate --list   (methods, potentials: arguments, defaults, units)", ""},
         description = "Relax and simulate the systems of an extended XYZ file through a stage pipeline.")
 public final class SimulateCommand implements Callable<Integer> {
     @Spec

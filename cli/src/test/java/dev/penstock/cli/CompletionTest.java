@@ -9,11 +9,20 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/// `penstock generate-completion` prints a bash completion script (picocli's) that bash
-/// accepts and that completes subcommands and their options.
+/// Finding one's way: each command's help ends with examples, and `penstock generate-completion`
+/// prints a bash completion script (picocli's) that completes subcommands and their options.
 class CompletionTest {
     @TempDir
     Path dir;
+
+    @Test
+    void eachCommandsHelpEndsWithExamplesThenTheExitCodes() {
+        for (String command : new String[] {"encode", "simulate", "inspect"}) {
+            String help = MainTest.stdout(0, command, "--help");
+            assertThat(help).as(command).contains("Examples:\n  penstock " + command + " ").contains("Exit codes: 0 done");
+            assertThat(help.indexOf("Examples:")).as(command).isLessThan(help.indexOf("Exit codes:"));
+        }
+    }
 
     @Test
     void theCompletionScriptCompletesSubcommandsAndOptionsInBash() throws Exception {
