@@ -36,7 +36,19 @@ final class ArrowFiles {
         double at(long r, int c);
     }
 
+    /// Written beside `file` and renamed into place once complete: an interrupted write leaves
+    /// no partial file for the next run to take as its input.
     static void writeFloat64(Path file, long rows, int cols, int batchRows, Values values) throws IOException {
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        try {
+            write(tmp, rows, cols, batchRows, values);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    private static void write(Path file, long rows, int cols, int batchRows, Values values) throws IOException {
         try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
             long pos = 0;
             byte[] magic = {'A', 'R', 'R', 'O', 'W', '1', 0, 0};

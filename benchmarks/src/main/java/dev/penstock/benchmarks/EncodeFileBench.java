@@ -69,7 +69,10 @@ public final class EncodeFileBench {
         Path parquet = dir.resolve("encode-file-" + rows + "x" + COLS + ".parquet");
         if (!Files.exists(parquet)) {
             long t0 = System.nanoTime();
-            writeParquet(parquet);
+            Path tmp = parquet.resolveSibling("." + parquet.getFileName() + ".tmp"); // an interrupted write leaves no partial input
+            Files.deleteIfExists(tmp);
+            writeParquet(tmp);
+            Files.move(tmp, parquet, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             out.printf(Locale.ROOT, "wrote %s (%d MB) in %.1f s%n", parquet, Files.size(parquet) >> 20, (System.nanoTime() - t0) / 1e9);
         }
         Path arrow = dir.resolve("encode-file-" + rows + "x" + COLS + ".arrow");

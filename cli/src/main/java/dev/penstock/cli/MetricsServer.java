@@ -28,7 +28,12 @@ final class MetricsServer implements AutoCloseable {
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        } catch (IOException e) { // a port in use: the user's option, one line
+            registry.close();
+            throw new IllegalArgumentException("option '--metrics-port': cannot listen on 127.0.0.1:" + port + " (" + e.getMessage() + ")");
+        }
         server.createContext("/metrics", exchange -> {
             byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4; charset=utf-8");

@@ -30,6 +30,22 @@ class MetricsPortTest {
     }
 
     @Test
+    void aPortInUseIsOneLineNamingTheOptionAndNothingRuns() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String port = Integer.toString(taken.getLocalPort());
+            String sim = MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "fire(fmax=0.005)", "--potential",
+                    "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--max-atoms", "600", "--metrics-port", port,
+                    "--out", dir.resolve("b.xyz").toString());
+            assertThat(sim.strip()).contains("option '--metrics-port': cannot listen on 127.0.0.1:" + port).doesNotContain("\tat ");
+            String enc = MainTest.runAnyCode("encode", dir.resolve("rows.npy").toString(), "--example", "100", "--encoding", "angle", "--qubits",
+                    "2", "--metrics-port", port, "--out", dir.resolve("s.npy").toString());
+            assertThat(enc).contains("option '--metrics-port': cannot listen on 127.0.0.1:" + port).doesNotContain("\tat ");
+            assertThat(dir.resolve("b.xyz")).doesNotExist();
+            assertThat(dir.resolve("s.npy")).doesNotExist();
+        }
+    }
+
+    @Test
     void aRunningSimulateServesItsMetersOnLoopbackAndStopsWithTheRun() throws Exception {
         int port = freePort();
         CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> Main.execute("simulate", "../examples/argon-clusters.xyz",
