@@ -3,7 +3,7 @@ package dev.penstock.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.penstock.formats.arrow.ArrowRows;
-import dev.penstock.testing.ArrowJs;
+import dev.penstock.testing.NodeJs;
 import dev.penstock.testing.Ci;
 import dev.penstock.testing.Python;
 import java.lang.foreign.Arena;
@@ -25,7 +25,7 @@ class ArrowFilesTest {
     }
 
     @Test
-    void aWrittenFileReadsBackInPenstockAndInArrowJs() throws Exception {
+    void aWrittenFileReadsBackInPenstockAndInNodeJs() throws Exception {
         Path f = dir.resolve("t.arrow");
         ArrowFiles.writeFloat64(f, 7, 3, 3, ArrowFilesTest::value);
         try (ArrowRows rows = ArrowRows.open(f, List.of()); Arena a = Arena.ofConfined()) {
@@ -40,10 +40,10 @@ class ArrowFilesTest {
                 }
             }
         }
-        if (!Ci.required() && !ArrowJs.available()) {
+        if (!Ci.required() && !NodeJs.available()) {
             return; // Arrow JS is not installed here (.ci/run installs it)
         }
-        Python.Result js = ArrowJs.run("""
+        Python.Result js = NodeJs.run("""
                 import { tableFromIPC } from 'apache-arrow';
                 import { readFileSync } from 'fs';
                 const t = tableFromIPC(readFileSync(process.argv[2]));

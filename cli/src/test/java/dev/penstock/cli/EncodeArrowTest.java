@@ -4,7 +4,7 @@ import static dev.penstock.cli.MainTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.penstock.testing.ArrowJs;
+import dev.penstock.testing.NodeJs;
 import dev.penstock.testing.Ci;
 import dev.penstock.testing.Python;
 import java.nio.file.Files;
@@ -23,8 +23,8 @@ class EncodeArrowTest {
 
     @BeforeAll
     static void write() throws Exception {
-        assumeTrue(Ci.required() || (ArrowJs.available() && Python.has("numpy")), "Arrow JS or NumPy is not installed");
-        Python.Result js = ArrowJs.run("""
+        assumeTrue(Ci.required() || (NodeJs.available() && Python.has("numpy")), "Arrow JS or NumPy is not installed");
+        Python.Result js = NodeJs.run("""
                 import { tableToIPC, Table, vectorFromArray, makeTable, Float64, Float32, Int32, Uint8, FixedSizeList, Field } from 'apache-arrow';
                 import { writeFileSync } from 'fs';
                 const d = process.argv[2];

@@ -1,5 +1,6 @@
 package dev.penstock.atoms.io;
 
+import dev.penstock.atoms.system.AtomArray;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
 import dev.penstock.io.BadInputException;
@@ -69,6 +70,35 @@ public final class ExtXyz {
             }
             sb.append("\" ");
             sb.append("Properties=species:S:1:pos:R:3:masses:R:1:momenta:R:3:forces:R:3");
+            List<AtomArray> extras = new ArrayList<>(s.arrays().size());
+            for (Map.Entry<String, AtomArray> e : s.arrays().entrySet()) {
+                String name = e.getKey();
+                if (!KEY.matcher(name).matches() || WIDTHS.containsKey(name)) {
+                    if (!lenient) {
+                        throw new IllegalArgumentException("system " + s.id() + ": per-atom array '" + name
+                                + "' cannot be written to extended XYZ (a name of letters, digits, _ and -, not a standard property)");
+                    }
+                    name = "_" + name.replaceAll("[^A-Za-z0-9_-]", "_");
+                }
+                AtomArray a = e.getValue();
+                if (a.kind() == AtomArray.Kind.STRING && lenient) {
+                    String[] kept = new String[a.length()];
+                    for (int k = 0; k < kept.length; k++) {
+                        kept[k] = a.text(k).isEmpty() ? "_" : a.text(k).replaceAll("\\s", "_");
+                    }
+                    a = AtomArray.strings(a.width(), kept);
+                }
+                if (a.kind() == AtomArray.Kind.STRING) {
+                    for (int k = 0; k < a.length(); k++) {
+                        if (a.text(k).isEmpty() || a.text(k).chars().anyMatch(Character::isWhitespace)) {
+                            throw new IllegalArgumentException("system " + s.id() + ": per-atom array '" + name + "' holds '" + a.text(k)
+                                    + "', which an extended XYZ column cannot (empty or with white space)");
+                        }
+                    }
+                }
+                sb.append(':').append(name).append(':').append(a.kind().letter()).append(':').append(a.width());
+                extras.add(a);
+            }
             if (!Double.isNaN(s.energy())) {
                 sb.append(" energy=").append(num(s.energy()));
             }
@@ -119,6 +149,11 @@ public final class ExtXyz {
                 }
                 for (int c = 0; c < 3; c++) {
                     sb.append(' ').append(num(f[3 * i + c]));
+                }
+                for (AtomArray a : extras) {
+                    for (int c = 0; c < a.width(); c++) {
+                        sb.append(' ').append(a.text(i * a.width() + c));
+                    }
                 }
                 sb.append('\n');
             }
@@ -178,6 +213,7 @@ public final class ExtXyz {
                 atomLines.add(atomLine);
             }
             double[] r = new double[3 * n];
+            Map<String, Object[]> extras = new LinkedHashMap<>();
             double[] m = null;
             double[] mom = null;
             double[] vel = null;
@@ -235,8 +271,18 @@ public final class ExtXyz {
                                 forces[3 * i + c] = parse(tok[col + c], file, line, "forces");
                             }
                         }
-                        default -> {
-                            // other per-atom properties (tags, charges, …) are not part of the system
+                        default -> { // other per-atom properties (tags, charges, …): carried through as they came
+                            Object[] values = extras.computeIfAbsent(p[0], name -> new Object[n * k]);
+                            AtomArray.Kind kind = AtomArray.Kind.of(p[1].charAt(0));
+                            for (int c = 0; c < k; c++) {
+                                try {
+                                    values[i * k + c] = AtomArray.parse(kind, tok[col + c]);
+                                } catch (IllegalArgumentException e) {
+                                    throw error(file, line, "per-atom property '" + p[0] + "' (" + p[1] + "): "
+                                            + (e instanceof NumberFormatException ? "expected " + (kind == AtomArray.Kind.INT ? "an integer" : "a number")
+                                            + ", found '" + tok[col + c] + "'" : e.getMessage()));
+                                }
+                            }
                         }
                     }
                     col += k;
@@ -299,12 +345,45 @@ public final class ExtXyz {
             if (forces != null) {
                 System.arraycopy(forces, 0, s.forces(), 0, 3 * n);
             }
+            for (String[] p : props) {
+                Object[] values = extras.get(p[0]);
+                if (!WIDTHS.containsKey(p[0])) {
+                    s.array(p[0], array(AtomArray.Kind.of(p[1].charAt(0)), Integer.parseInt(p[2]), values == null ? new Object[0] : values));
+                }
+            }
             if (kv.containsKey("energy")) {
                 s.energy(parse(kv.get("energy"), file, line - n, "energy"));
             }
             out.add(s);
         }
         return out;
+    }
+
+    private static AtomArray array(AtomArray.Kind kind, int width, Object[] values) {
+        return switch (kind) {
+            case REAL -> {
+                double[] a = new double[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Double) values[k];
+                }
+                yield AtomArray.reals(width, a);
+            }
+            case INT -> {
+                long[] a = new long[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Long) values[k];
+                }
+                yield AtomArray.ints(width, a);
+            }
+            case BOOL -> {
+                boolean[] a = new boolean[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Boolean) values[k];
+                }
+                yield AtomArray.bools(width, a);
+            }
+            case STRING -> AtomArray.strings(width, java.util.Arrays.copyOf(values, values.length, String[].class));
+        };
     }
 
     private static double parse(String tok, Path file, int line, String what) {
@@ -335,6 +414,14 @@ public final class ExtXyz {
             if (count < 1 || count > 1024 || needed != null && count != needed) {
                 throw error(file, line, "Properties='" + spec + "': '" + t[i] + "' has " + t[i + 2] + " columns, expected "
                         + (needed != null ? needed : "a count from 1 to 1024"));
+            }
+            if (t[i + 1].length() != 1 || AtomArray.Kind.of(t[i + 1].charAt(0)) == null) {
+                throw error(file, line, "Properties='" + spec + "': '" + t[i] + "' has type '" + t[i + 1] + "', expected R, I, L or S");
+            }
+            for (String[] seen : out) {
+                if (seen[0].equals(t[i])) {
+                    throw error(file, line, "Properties='" + spec + "': '" + t[i] + "' appears twice");
+                }
             }
             out.add(new String[] {t[i], t[i + 1], t[i + 2]});
         }

@@ -1,5 +1,6 @@
 package dev.penstock.atoms.stage;
 
+import dev.penstock.atoms.system.AtomArray;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
 import dev.penstock.stage.Codec;
@@ -9,10 +10,11 @@ import java.io.IOException;
 import java.util.Map;
 
 /// Atomic systems to bytes and back, every field exactly (positions, velocities, forces,
-/// masses, numbers, cell, pbc, energy, virial, info): for the disk overflow tier, checkpoints and
-/// moving systems between machines. Version 2 added the virial; version 1 records still read.
+/// masses, numbers, cell, pbc, energy, virial, info, per-atom arrays): for the disk overflow tier,
+/// checkpoints and moving systems between machines. Version 2 added the virial, version 3 the
+/// per-atom arrays; older records still read.
 public final class SystemCodec implements Codec<AtomicSystem> {
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
 
     @Override
     public void write(AtomicSystem s, DataOutput out) throws IOException {
@@ -47,12 +49,28 @@ public final class SystemCodec implements Codec<AtomicSystem> {
             out.writeUTF(e.getKey());
             out.writeUTF(e.getValue());
         }
+        out.writeInt(s.arrays().size());
+        for (Map.Entry<String, AtomArray> e : s.arrays().entrySet()) {
+            AtomArray a = e.getValue();
+            out.writeUTF(e.getKey());
+            out.writeByte(a.kind().letter());
+            out.writeInt(a.width());
+            out.writeInt(a.length());
+            for (int k = 0; k < a.length(); k++) {
+                switch (a.kind()) {
+                    case REAL -> out.writeDouble(a.real(k));
+                    case INT -> out.writeLong(a.integer(k));
+                    case BOOL -> out.writeBoolean(a.bool(k));
+                    case STRING -> out.writeUTF(a.text(k));
+                }
+            }
+        }
     }
 
     @Override
     public AtomicSystem read(DataInput in) throws IOException {
         int version = in.readByte();
-        if (version != VERSION && version != 1) {
+        if (version < 1 || version > VERSION) {
             throw new IOException("atomic system record of version " + version + "; this reader knows version " + VERSION);
         }
         long id = in.readLong();
@@ -80,6 +98,41 @@ public final class SystemCodec implements Codec<AtomicSystem> {
         int k = in.readInt();
         for (int i = 0; i < k; i++) {
             s.info().put(in.readUTF(), in.readUTF());
+        }
+        int arrays = version >= 3 ? in.readInt() : 0;
+        for (int i = 0; i < arrays; i++) {
+            String name = in.readUTF();
+            AtomArray.Kind kind = AtomArray.Kind.of((char) in.readByte());
+            int width = in.readInt();
+            int length = in.readInt();
+            if (kind == null || width < 1 || length != n * width) {
+                throw new IOException("system " + id + ": per-atom array '" + name + "' of " + length + " values, width " + width
+                        + ", for " + n + " atoms");
+            }
+            s.array(name, switch (kind) {
+                case REAL -> AtomArray.reals(width, doubles(in, length));
+                case INT -> {
+                    long[] a = new long[length];
+                    for (int j = 0; j < length; j++) {
+                        a[j] = in.readLong();
+                    }
+                    yield AtomArray.ints(width, a);
+                }
+                case BOOL -> {
+                    boolean[] a = new boolean[length];
+                    for (int j = 0; j < length; j++) {
+                        a[j] = in.readBoolean();
+                    }
+                    yield AtomArray.bools(width, a);
+                }
+                case STRING -> {
+                    String[] a = new String[length];
+                    for (int j = 0; j < length; j++) {
+                        a[j] = in.readUTF();
+                    }
+                    yield AtomArray.strings(width, a);
+                }
+            });
         }
         return s;
     }

@@ -19,6 +19,7 @@ public final class AtomicSystem {
     private double energy = Double.NaN;
     private double[] virial; // 3×3, row-major, eV; null unless the model computed it
     private final java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
+    private final java.util.Map<String, AtomArray> arrays = new java.util.LinkedHashMap<>();
 
     /// A system `id` of `positions.length / 3` atoms in an orthorhombic box with edge lengths
     /// `box` (0 on a free axis); every array is copied.
@@ -136,6 +137,21 @@ public final class AtomicSystem {
     /// in insertion order (live map).
     public java.util.Map<String, String> info() {
         return info;
+    }
+
+    /// The per-atom arrays the system carries beyond its own (an input's `tags`, charges,
+    /// labels), by name in insertion order (read-only view; `array` adds).
+    public java.util.Map<String, AtomArray> arrays() {
+        return java.util.Collections.unmodifiableMap(arrays);
+    }
+
+    /// Adds (or replaces) per-atom array `name`, which must cover this system's atoms.
+    public void array(String name, AtomArray a) {
+        if (a.atoms() != atoms) {
+            throw new IllegalArgumentException("system " + id + ": per-atom array '" + name + "' covers " + a.atoms() + " atoms, the system has "
+                    + atoms);
+        }
+        arrays.put(name, a);
     }
 
     /// Largest per-atom force norm, √max_i |F_i|².

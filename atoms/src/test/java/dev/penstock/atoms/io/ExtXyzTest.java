@@ -92,6 +92,64 @@ class ExtXyzTest {
     }
 
     @Test
+    void perAtomArraysOfTheInputAreCarriedToTheOutput() throws Exception {
+        requireAse();
+        Path in = dir.resolve("tagged.extxyz");
+        Python.Result r = Python.run("""
+                import sys
+                import numpy as np
+                from ase import Atoms
+                from ase.io import write
+                a = Atoms('Cu3', positions=[[0, 0, 0], [2.5, 0, 0], [0, 2.5, 0]], cell=[8, 8, 8], pbc=True)
+                a.set_tags([3, 1, -2])
+                a.set_initial_charges([0.125, -0.5, 1e-3])
+                a.new_array('fixed', np.array([True, False, True]))
+                a.new_array('label', np.array(['core', 'shell', 'core']))
+                a.new_array('dipole', np.array([[0.5, 1.0, -1.5], [0, 0, 0], [2, 2, 2]]))
+                write(sys.argv[1], [a], format='extxyz')
+                print('written')
+                """, in.toString());
+        assertThat(r.output()).contains("written");
+        List<AtomicSystem> systems;
+        try (BufferedReader b = Files.newBufferedReader(in)) {
+            systems = ExtXyz.read(b, in);
+        }
+        AtomicSystem s = systems.get(0);
+        assertThat(s.arrays()).containsKeys("tags", "initial_charges", "fixed", "label", "dipole");
+        assertThat(s.arrays().get("tags").kind()).isEqualTo(dev.penstock.atoms.system.AtomArray.Kind.INT);
+        assertThat(s.arrays().get("dipole").width()).isEqualTo(3);
+        // through the codec (overflow tier, checkpoints, Flink) and back out to a file ASE reads
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        new dev.penstock.atoms.stage.SystemCodec().write(s, new java.io.DataOutputStream(bytes));
+        AtomicSystem back = new dev.penstock.atoms.stage.SystemCodec().read(new java.io.DataInputStream(
+                new java.io.ByteArrayInputStream(bytes.toByteArray())));
+        assertThat(back.arrays()).isEqualTo(s.arrays());
+        Path out = dir.resolve("out.extxyz");
+        try (Writer w = Files.newBufferedWriter(out)) {
+            ExtXyz.write(w, List.of(back));
+        }
+        r = Python.run("""
+                import sys
+                import numpy as np
+                from ase.io import read
+                a = read(sys.argv[1], format='extxyz')
+                assert list(a.get_tags()) == [3, 1, -2], a.get_tags()
+                assert np.array_equal(a.get_initial_charges(), [0.125, -0.5, 1e-3]), a.get_initial_charges()
+                assert a.arrays['fixed'].dtype == bool and list(a.arrays['fixed']) == [True, False, True], a.arrays['fixed']
+                assert list(a.arrays['label']) == ['core', 'shell', 'core'], a.arrays['label']
+                assert np.array_equal(a.arrays['dipole'], [[0.5, 1.0, -1.5], [0, 0, 0], [2, 2, 2]]), a.arrays['dipole']
+                print('OK')
+                """, out.toString());
+        assertThat(r.output()).contains("OK");
+        assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader(
+                "1\nProperties=species:S:1:pos:R:3:tags:I:1\nH 0 0 0 1.5\n")), Path.of("t.xyz")))
+                .hasMessageContaining("t.xyz:3").hasMessageContaining("'tags'").hasMessageContaining("'1.5'");
+        assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader(
+                "1\nProperties=species:S:1:pos:R:3:q:X:1\nH 0 0 0 1\n")), Path.of("t.xyz")))
+                .hasMessageContaining("t.xyz:2").hasMessageContaining("type 'X'");
+    }
+
+    @Test
     void malformedFilesNameTheLine() {
         Path f = Path.of("bad.xyz");
         assertThatThrownBy(() -> ExtXyz.read(new BufferedReader(new StringReader("three\n")), f))

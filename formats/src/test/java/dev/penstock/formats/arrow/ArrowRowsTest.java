@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.penstock.io.BadInputException;
-import dev.penstock.testing.ArrowJs;
+import dev.penstock.testing.NodeJs;
 import dev.penstock.testing.Ci;
 import dev.penstock.testing.Python;
 import java.lang.foreign.Arena;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/// Arrow IPC files written by Arrow JS (`ArrowJs`, an implementation independent of this
+/// Arrow IPC files written by Arrow JS (`NodeJs`, an implementation independent of this
 /// reader): three record batches of float64, float32 (with nulls), int32, uint8 and int64
 /// columns beside a string column, in the file and the stream format; a fixed-size list of 8
 /// float64 with a null list and a null value. Read in blocks of every size that crosses the
@@ -75,8 +75,8 @@ writeFileSync(d + '/list.bin', Buffer.from(lo.buffer));
 
     @BeforeAll
     static void write() throws Exception {
-        assumeTrue(Ci.required() || ArrowJs.available(), "Arrow JS (npm install apache-arrow@" + ArrowJs.VERSION + ", see .ci/run) is not installed");
-        Python.Result r = ArrowJs.run(WRITE, dir.toString());
+        assumeTrue(Ci.required() || NodeJs.available(), "Arrow JS (npm install apache-arrow@" + NodeJs.ARROW_VERSION + ", see .ci/run) is not installed");
+        Python.Result r = NodeJs.run(WRITE, dir.toString());
         assertThat(r.exitCode()).as(r.output()).isZero();
         byte[] whole = Files.readAllBytes(dir.resolve("flat.arrow"));
         Files.write(dir.resolve("truncated.arrow"), Arrays.copyOf(whole, whole.length * 2 / 3));
@@ -96,7 +96,7 @@ writeFileSync(d + '/list.bin', Buffer.from(lo.buffer));
     }
 
     @Test
-    void numericColumnsOfThreeBatchesReadAsArrowJsComputedThemInBothFormats() throws Exception {
+    void numericColumnsOfThreeBatchesReadAsNodeJsComputedThemInBothFormats() throws Exception {
         byte[] want = Files.readAllBytes(dir.resolve("flat.bin"));
         for (String f : List.of("flat.arrow", "flat.arrows")) {
             try (ArrowRows rows = ArrowRows.open(dir.resolve(f), List.of())) {

@@ -8,15 +8,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/// Arrow JS (the `apache-arrow` npm package, an implementation of Arrow independent of
-/// Penstock's reader) run by the machine's Node.js: the tests' Arrow IPC files come from it.
-/// `.ci/run` installs the package into `home()`; run scripts are ES modules placed there so that
-/// `import … from 'apache-arrow'` resolves.
-public final class ArrowJs {
-    /// The package version `.ci/run` installs.
-    public static final String VERSION = "21.2.0";
+/// npm packages run by the machine's Node.js, as independent implementations of the formats
+/// Penstock reads and writes: Arrow JS (`apache-arrow`) writes the tests' Arrow IPC files, zarrita
+/// reads the Zarr v3 stores Penstock writes. `.ci/run` installs both into `home()`; run scripts
+/// are ES modules placed there so that `import … from 'apache-arrow'` resolves.
+public final class NodeJs {
+    /// The Arrow JS version `.ci/run` installs.
+    public static final String ARROW_VERSION = "21.2.0";
+    /// The zarrita version `.ci/run` installs.
+    public static final String ZARRITA_VERSION = "0.7.5";
 
-    private ArrowJs() {
+    private NodeJs() {
     }
 
     /// Where the package is installed: `$PENSTOCK_ARROW_JS`, else `~/.cache/penstock/arrow-js`.
@@ -25,9 +27,14 @@ public final class ArrowJs {
         return env != null ? Path.of(env) : Path.of(System.getProperty("user.home"), ".cache", "penstock", "arrow-js");
     }
 
-    /// Whether Node.js and the package are there.
+    /// Whether Node.js and Arrow JS are there.
     public static boolean available() {
-        return node() != null && Files.isDirectory(home().resolve("node_modules").resolve("apache-arrow"));
+        return available("apache-arrow");
+    }
+
+    /// Whether Node.js and npm package `name` are there.
+    public static boolean available(String name) {
+        return node() != null && Files.isDirectory(home().resolve("node_modules").resolve(name));
     }
 
     private static String node() {
