@@ -10,6 +10,7 @@ import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.FlinkRunner;
+import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.stage.Capacity;
@@ -120,9 +121,13 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
-    @Option(names = "--order", description = "order of the systems in an extended XYZ OUT: input (as they came in; the default) or "
+    @Option(names = "--order", description = "order of the systems in OUT: input (as they came in; the default) or "
             + "completion (as they finished); local runner (the Flink runner writes its parts' order)")
     String order;
+
+    @Option(names = "--zarr-format", paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zarr-python "
+            + "2.x reads it) or 3 (zarr-python 3's default) (default: ${DEFAULT-VALUE})")
+    String zarrFormat;
 
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the run's meters (steps, exits, quarantines, "
             + "step intervals and batch counts per stage, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it "
@@ -174,6 +179,12 @@ public final class SimulateCommand implements Callable<Integer> {
         boolean zarr = o.endsWith(".zarr");
         if (!zarr && !o.endsWith(".xyz") && !o.endsWith(".extxyz")) {
             throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .xyz/.extxyz file or a .zarr directory");
+        }
+        ZarrFormat format;
+        try {
+            format = ZarrFormat.parse(zarrFormat);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "option '--zarr-format': " + e.getMessage());
         }
         if (!(maxStepA > 0) || Double.isInfinite(maxStepA)) {
             throw new ParameterException(spec.commandLine(), "option '--max-step' must be a number of Å > 0, got " + maxStepA);
@@ -311,7 +322,7 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             java.util.function.ToLongFunction<AtomicSystem> rank = "completion".equals(order) ? null
                     : s -> position.getOrDefault(s.id(), Integer.MAX_VALUE);
-            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out) : new ExtXyzSink(out, rank)) {
+            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank)) {
                 summary = p.results(sink).run();
             }
         } catch (IllegalArgumentException e) {

@@ -108,7 +108,7 @@ class SimulateNothingLostTest {
         MainTest.run(0, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01, steps=300)", "--potential", LJ,
                 "--out", out.toString());
         try (var all = Files.walk(out)) {
-            for (Path meta : all.filter(p -> p.getFileName().toString().startsWith(".z")).toList()) {
+            for (Path meta : all.filter(p -> p.getFileName().toString().startsWith(".z") || p.endsWith("zarr.json")).toList()) {
                 byte[] b = Files.readAllBytes(meta);
                 for (byte x : b) {
                     assertThat(x).as(meta + " is ASCII").isNotNegative();
@@ -119,9 +119,35 @@ class SimulateNothingLostTest {
         Python.Result r = Python.run("""
                 import sys, zarr
                 g = zarr.open(sys.argv[1], mode='r')
-                print(g['positions'].attrs['units'], '|', g['velocities'].attrs['units'], '|', g['energy'].shape)
+                print(g['positions'].attrs['units'], '|', g['momenta'].attrs['units'], '|', g['energy'].shape, g.attrs['units']['stress'])
                 """, out.toString());
         assertThat(r.exitCode()).as(r.output()).isZero();
-        assertThat(r.output()).contains("Å | Å/τ, τ = 10.1805 fs | (2, 1)");
+        assertThat(r.output()).contains("Å | amu·Å/t, t = Å·√(amu/eV) (ASE's) | (2, 1) eV/Å³");
+    }
+
+    /// Two systems whose per-atom array `tags` disagree in type: the Zarr output keeps the first,
+    /// the second is quarantined with the reason (kept whole, its tags too), nothing is left beside.
+    @Test
+    void aSystemWhoseArraysDisagreeWithTheOthersIsQuarantinedNotLost() throws Exception {
+        Path in = Files.writeString(dir.resolve("tags.xyz"), """
+                2
+                Properties=species:S:1:pos:R:3:tags:I:1
+                Ar 0 0 0 1
+                Ar 3.9 0 0 2
+                2
+                Properties=species:S:1:pos:R:3:tags:R:1
+                Ar 0 0 0 0.5
+                Ar 4.0 0 0 1.5
+                """);
+        Path out = dir.resolve("tags.zarr");
+        String printed = MainTest.run(ExitCodes.QUARANTINED, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01, steps=300)",
+                "--potential", LJ, "--out", out.toString());
+        assertThat(printed).contains("1 of 2 systems finished").contains("per-atom array 'tags' is R × 1, an earlier system's was I × 1");
+        assertThat(Files.readString(dir.resolve("tags.zarr.quarantined.xyz"))).contains("tags:R:1").contains(" 1.5");
+        assertThat(Files.exists(out.resolve("arrays/tags/.zarray"))).isTrue();
+        try (var beside = Files.list(dir)) {
+            assertThat(beside.map(p -> p.getFileName().toString()).sorted().toList())
+                    .containsExactly("tags.xyz", "tags.zarr", "tags.zarr.quarantined.xyz");
+        }
     }
 }

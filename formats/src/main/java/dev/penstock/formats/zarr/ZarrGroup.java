@@ -78,7 +78,12 @@ public final class ZarrGroup implements AutoCloseable {
     /// A new array `name` of strings, one per row (`[rows, 1]`, variable-length UTF-8), filled
     /// by `ZarrWriter.appendStrings`.
     public ZarrWriter strings(String name, int chunkRows, int level, Map<String, Object> attributes) throws IOException {
-        ZarrWriter w = ZarrWriter.member(destination.resolve(name), pending.path(), name, format, null, 1, chunkRows, level, attributes);
+        return strings(name, 1, chunkRows, level, attributes);
+    }
+
+    /// A new array `name` of `width` strings per row (`[rows, width]`).
+    public ZarrWriter strings(String name, long width, int chunkRows, int level, Map<String, Object> attributes) throws IOException {
+        ZarrWriter w = ZarrWriter.member(destination.resolve(name), pending.path(), name, format, null, width, chunkRows, level, attributes);
         arrays.add(w);
         return w;
     }

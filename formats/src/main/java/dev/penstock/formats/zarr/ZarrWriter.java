@@ -116,9 +116,6 @@ public final class ZarrWriter implements AutoCloseable {
         if (width < 1) {
             throw new IllegalArgumentException(dir + ": rows must have at least one value, got width " + width);
         }
-        if (dtype == null && width != 1) {
-            throw new IllegalArgumentException(dir + ": an array of strings holds one per row, got width " + width);
-        }
         long chunkBytes = chunkRows * width * (dtype == null ? 1 : dtype.byteSize());
         if (chunkBytes > Integer.MAX_VALUE - 64 || chunkBytes < 0) {
             throw new IllegalArgumentException(dir + ": a chunk of " + chunkRows + " rows of " + width + " values is "
@@ -155,17 +152,20 @@ public final class ZarrWriter implements AutoCloseable {
         rows += k;
     }
 
-    /// Appends `values` as rows of an array of strings (`ZarrGroup.strings`).
+    /// Appends `values` as rows (`width` strings each) of an array of strings (`ZarrGroup.strings`).
     public void appendStrings(String... values) throws IOException {
-        if (dtype != null) {
-            throw new IllegalArgumentException(display + ": cannot append strings to a Zarr array of " + dtype.label());
+        if (dtype != null || values.length % width != 0) {
+            throw new IllegalArgumentException(display + ": cannot append " + values.length + " strings to a Zarr array of "
+                    + (dtype == null ? "string" : dtype.label()) + " rows of width " + width);
         }
-        for (String v : values) {
-            texts.add(java.util.Objects.requireNonNull(v, "a string"));
-            rowsInChunk++;
-            rows++;
-            if (rowsInChunk == chunkRows) {
-                flushChunk();
+        for (int k = 0; k < values.length; k++) {
+            texts.add(java.util.Objects.requireNonNull(values[k], "a string"));
+            if ((k + 1) % width == 0) {
+                rowsInChunk++;
+                rows++;
+                if (rowsInChunk == chunkRows) {
+                    flushChunk();
+                }
             }
         }
     }
@@ -232,8 +232,9 @@ public final class ZarrWriter implements AutoCloseable {
     /// little-endian 32-bit.
     private byte[] vlenUtf8() {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        b.writeBytes(le32(chunkRows));
-        for (int k = 0; k < chunkRows; k++) {
+        int items = (int) (chunkRows * width);
+        b.writeBytes(le32(items));
+        for (int k = 0; k < items; k++) {
             byte[] utf8 = k < texts.size() ? texts.get(k).getBytes(StandardCharsets.UTF_8) : new byte[0];
             b.writeBytes(le32(utf8.length));
             b.writeBytes(utf8);

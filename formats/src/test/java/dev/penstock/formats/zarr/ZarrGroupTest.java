@@ -35,17 +35,20 @@ class ZarrGroupTest {
             ZarrWriter pbc = g.array("pbc", DType.U8, 3, 4, level, Map.of());
             g.group("info", Map.of("what", "per-system info"));
             ZarrWriter words = g.strings("info/words", 4, level, Map.of());
+            ZarrWriter pairs = g.strings("pairs", 2, 3, level, Map.of());
             ZarrWriter c = g.array("c", DType.C128, 1, 2, level, Map.of());
             for (int r = 0; r < 11; r++) {
                 values.append(Block.wrap(MemorySegment.ofArray(new double[] {r, -r / 4.0}), DType.F64, null, 1, 2));
                 ids.append(Block.wrap(MemorySegment.ofArray(new long[] {1000L + r}), DType.I64, null, 1, 1));
                 pbc.append(Block.wrap(MemorySegment.ofArray(new byte[] {1, 0, (byte) (r % 2)}), DType.U8, null, 1, 3));
                 words.appendStrings(WORDS[r % WORDS.length]);
+                pairs.appendStrings("a" + r, "b" + r);
             }
             c.append(Block.wrap(MemorySegment.ofArray(new double[] {0, 0, 1, 2, 2, 4}), DType.C128, null, 3, 1));
             assertThatThrownBy(() -> words.append(Block.wrap(MemorySegment.ofArray(new double[1]), DType.F64, null, 1, 1)))
                     .hasMessageContaining("cannot append");
-            assertThatThrownBy(() -> ids.appendStrings("x")).hasMessageContaining("cannot append strings");
+            assertThatThrownBy(() -> ids.appendStrings("x")).hasMessageContaining("cannot append 1 strings");
+            assertThatThrownBy(() -> pairs.appendStrings("x")).hasMessageContaining("width 2");
             g.commit();
         }
         return store;
@@ -72,6 +75,7 @@ class ZarrGroupTest {
                     words = ["fire:12,nve:100", "", "\\u00c5 and \\u00fc", "x" * 300, 'quarantined "q"']
                     assert list(w) == [words[k % 5] for k in range(11)], list(w)
                     assert np.array_equal(g['c'][:, 0], [0, 1 + 2j, 2 + 4j])
+                    assert g['pairs'].shape == (11, 2) and list(g['pairs'][10]) == ['a10', 'b10'], g['pairs'][:]
                     print('OK')
                     """, store.toString());
             assertThat(r.output()).as("level " + level).contains("OK");
@@ -102,6 +106,8 @@ class ZarrGroupTest {
                     check(ids.data[10] === 1010n, "ids " + ids.data);
                     const pbc = await zarr.get(await zarr.open.v3(root.resolve("pbc"), { kind: "array" }));
                     check(pbc.data instanceof Uint8Array && pbc.data[3 * 9 + 2] === 1 && pbc.data[3 * 8 + 2] === 0, "pbc");
+                    const pairs = await zarr.get(await zarr.open.v3(root.resolve("pairs"), { kind: "array" }));
+                    check(pairs.shape.join() === "11,2" && pairs.data[20] === "a10" && pairs.data[21] === "b10", "pairs " + pairs.data);
                     const info = await zarr.open.v3(root.resolve("info"), { kind: "group" });
                     check(info.attrs.what === "per-system info", "info attrs");
                     const words = await zarr.get(await zarr.open.v3(root.resolve("info/words"), { kind: "array" }));
@@ -126,9 +132,7 @@ class ZarrGroupTest {
     }
 
     @Test
-    void aStringArrayHasOneValuePerRow() {
-        assertThatThrownBy(() -> ZarrWriter.member(dir.resolve("s"), dir, "s", ZarrFormat.V3, null, 2, 4, 1, Map.of()))
-                .hasMessageContaining("one per row");
+    void formatsAndEntries() {
         assertThat(ZarrFormat.parse("3")).isEqualTo(ZarrFormat.V3);
         assertThatThrownBy(() -> ZarrFormat.parse("4")).hasMessageContaining("2 or 3");
         assertThat(List.of(ZarrWriter.isZarrEntry(Path.of("zarr.json")), ZarrWriter.isZarrEntry(Path.of("a/c/0/0")))).containsOnly(true);
