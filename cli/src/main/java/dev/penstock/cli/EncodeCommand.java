@@ -2,6 +2,7 @@ package dev.penstock.cli;
 
 import dev.penstock.metrics.PenstockMetrics;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.memory.Block;
@@ -64,9 +65,13 @@ public final class EncodeCommand implements Callable<Integer> {
     String precision;
 
     @Option(names = "--out", required = true, description = "output states: a .npy file (with OUT.rows.npy, the input row of each state) or a .zarr "
-            + "group (Zarr v2, zlib: arrays 'states' chunked by --rows-per-chunk and 'rows'); written beside OUT and renamed "
-            + "into place on success")
+            + "group (arrays 'states' chunked by --rows-per-chunk and 'rows'; Zarr v2 unless --zarr-format 3); written beside OUT "
+            + "and renamed into place on success")
     Path out;
+
+    @Option(names = "--zarr-format", paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zlib; "
+            + "zarr-python 2.x reads it) or 3 (gzip; zarr-python 3's default) (default: ${DEFAULT-VALUE})")
+    String zarrFormat;
 
     @Option(names = "--on-bad-row", defaultValue = "fail", description = "fail (default) or skip and report")
     String onBadRow;
@@ -125,6 +130,11 @@ public final class EncodeCommand implements Callable<Integer> {
         boolean zarr = out.toString().endsWith(".zarr");
         if (!out.toString().endsWith(".npy") && !zarr) {
             throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .npy file or a .zarr directory");
+        }
+        try {
+            ZarrFormat.parse(zarrFormat);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "option '--zarr-format': " + e.getMessage());
         }
         if (exampleRows != null) {
             checkExample(enc);
@@ -221,7 +231,7 @@ public final class EncodeCommand implements Callable<Integer> {
         DType states = cfg.output();
         try {
             if (zarr) {
-                try (ZarrGroup g = ZarrGroup.create(out, Map.of("encoding", cfg.encoding().label(), "qubits", qubits,
+                try (ZarrGroup g = ZarrGroup.create(out, ZarrFormat.parse(zarrFormat), Map.of("encoding", cfg.encoding().label(), "qubits", qubits,
                         "source", input.getFileName().toString()))) {
                     long rowBytes = states.byteSize() << qubits;
                     int chunk = (int) Math.max(1, Math.min(Math.min(rowsPerChunk, source.rows()), (Integer.MAX_VALUE - 64) / rowBytes));

@@ -1,7 +1,10 @@
 package dev.penstock.cli;
 
+import dev.penstock.testing.Python;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.penstock.testing.Python;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -121,6 +124,31 @@ class MainTest {
         assertThat(out).contains("rows_written: 100");
         assertThat(java.nio.file.Files.readString(store.resolve("states/.zarray"))).contains("\"shape\": [100, 8]").contains("<c16");
         assertThat(java.nio.file.Files.exists(store.resolve("states/3.0"))).isTrue();
+    }
+
+    @Test
+    void encodeWritesAZarrV3StoreWithTheSameStates(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String in = dir.resolve("rows.npy").toString();
+        java.nio.file.Path v2 = dir.resolve("v2.zarr");
+        java.nio.file.Path v3 = dir.resolve("v3.zarr");
+        run(0, "encode", in, "--example", "100", "--encoding", "phase", "--qubits", "3", "--out", v2.toString(), "--rows-per-chunk", "32");
+        run(0, "encode", in, "--encoding", "phase", "--qubits", "3", "--out", v3.toString(), "--rows-per-chunk", "32", "--zarr-format", "3");
+        assertThat(java.nio.file.Files.readString(v3.resolve("states/zarr.json"))).contains("\"shape\": [100, 8]").contains("complex128")
+                .contains("\"gzip\"");
+        assumeTrue(Python.required() || Python.has("zarr"), "zarr-python is not installed");
+        // the v3 chunks (gzip) hold the bytes of the v2 chunks (zlib)
+        Python.Result r = Python.run("""
+                import sys, zlib, gzip, os
+                v2, v3 = sys.argv[1], sys.argv[2]
+                for k in range(4):
+                    a = zlib.decompress(open(os.path.join(v2, 'states', '%d.0' % k), 'rb').read())
+                    b = gzip.decompress(open(os.path.join(v3, 'states', 'c', str(k), '0'), 'rb').read())
+                    assert a == b and len(a) == 32 * 8 * 16, k
+                print('same chunks')
+                """, v2.toString(), v3.toString());
+        assertThat(r.output()).contains("same chunks");
+        assertThat(run(2, "encode", in, "--encoding", "phase", "--qubits", "3", "--out", dir.resolve("x.zarr").toString(), "--zarr-format", "4"))
+                .contains("option '--zarr-format'").contains("2 or 3");
     }
 
     @Test
