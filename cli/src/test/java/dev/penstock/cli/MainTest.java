@@ -1,6 +1,5 @@
 package dev.penstock.cli;
 
-import dev.penstock.testing.Python;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
