@@ -143,6 +143,10 @@ public final class SimulateCommand implements Callable<Integer> {
             + "and exit")
     boolean list;
 
+    @Option(names = "--timeline", paramLabel = "FILE.png", description = "draw where the time went: a lane per stage worker with its "
+            + "steps, its waits for input and its waits for room downstream, over wall time (local runner)")
+    Path timelinePng;
+
     @Option(names = "--snapshots", paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
             + "each stage) and, with --snapshot-every, DIR/stage-<i>.xyz")
     Path snapshots;
@@ -174,6 +178,16 @@ public final class SimulateCommand implements Callable<Integer> {
             PendingOutput.refuseInputs(quarantinedFile(), List.of(input));
         } catch (OutputException e) {
             throw new ParameterException(spec.commandLine(), "option '--out': " + e.getMessage());
+        }
+        if (timelinePng != null) {
+            try {
+                PendingOutput.refuseInputs(timelinePng, List.of(input, out));
+            } catch (OutputException e) {
+                throw new ParameterException(spec.commandLine(), "option '--timeline': " + e.getMessage());
+            }
+            if (!timelinePng.toString().endsWith(".png") || Files.isDirectory(timelinePng)) {
+                throw new ParameterException(spec.commandLine(), "option '--timeline' " + timelinePng + ": expected a .png file");
+            }
         }
         String o = out.toString();
         boolean zarr = o.endsWith(".zarr");
@@ -224,9 +238,9 @@ public final class SimulateCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
                         + "(each task its own CpuDevice), got '" + device + "'");
             }
-            if (json || order != null) {
-                throw new ParameterException(spec.commandLine(), "options '--json' and '--order' are not available with --runner flink yet "
-                        + "(local runner only)");
+            if (json || order != null || timelinePng != null) {
+                throw new ParameterException(spec.commandLine(), "options '--json', '--order' and '--timeline' are not available with "
+                        + "--runner flink yet (local runner only)");
             }
             if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
                 throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
@@ -272,6 +286,7 @@ public final class SimulateCommand implements Callable<Integer> {
         };
         Summary<AtomicSystem> summary;
         SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
+        dev.penstock.observe.Timeline timeline = timelinePng == null ? null : new dev.penstock.observe.Timeline();
         // by default the cores are shared out between the chained stages (each stage's worker is
         // busy too: more threads than cores would spin against each other)
         int evalThreads = threads == null ? Math.max(1, Runtime.getRuntime().availableProcessors() / stages.size()) : threads;
@@ -314,6 +329,9 @@ public final class SimulateCommand implements Callable<Integer> {
                 p.hook(PenstockMetrics.pipeline(metrics.registry(), "simulate", p));
                 System.err.println("metrics: " + metrics.url());
             }
+            if (timeline != null) {
+                p.timeline(timeline);
+            }
             p.check(); // before the output exists
             // committed by the pipeline when the run succeeds; closed uncommitted after a failure: OUT as it was
             java.util.Map<Long, Integer> position = new java.util.HashMap<>();
@@ -343,6 +361,11 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         progress.stop();
         report(po, summary, systems.size());
+        if (timeline != null) {
+            TimelinePlot.write(timeline, timelinePng, "penstock simulate " + input.getFileName() + " — " + systems.size() + " systems, "
+                    + summary.stages().size() + (summary.stages().size() == 1 ? " stage" : " stages"));
+            po.println("timeline: " + timelinePng);
+        }
         if (json) {
             System.out.println(json(summary, systems));
         }

@@ -17,8 +17,9 @@ import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
 
-/// Draws a `Timeline` as a PNG: one row per lane (I/O threads, host, copy stream, compute
-/// stream, writer), one bar per span coloured by its kind, over wall time — so the overlap of
+/// Draws a `Timeline` as a PNG: one row per lane (encode: I/O threads, host, copy stream, compute
+/// stream, writer; simulate: each stage worker, with steps, waits for input and waits for room),
+/// one bar per span coloured by its kind, over wall time — so the overlap of
 /// the stages (or its absence) is visible at a glance; each lane with its busy time, the
 /// bottleneck named, the blank start labelled start-up and a first kernel far slower than the
 /// rest labelled as the JIT's warm-up, the legend holding only the kinds that occur (`read`).
@@ -34,6 +35,10 @@ final class TimelinePlot {
         COLORS.put("kernel", new Color(0x54A24B));
         COLORS.put("wait for writer", new Color(0xE45756));
         COLORS.put("write", new Color(0xB279A2));
+        COLORS.put("step", new Color(0x54A24B)); // simulate: a stage worker's steps
+        COLORS.put("wait for input", new Color(0xBBBBBB));
+        COLORS.put("wait for room", new Color(0xE45756));
+        COLORS.put("write results", new Color(0xB279A2));
     }
 
     private TimelinePlot() {
@@ -195,7 +200,7 @@ final class TimelinePlot {
         }
         io.sort(Comparator.naturalOrder());
         List<String> order = List.of("host", "copy stream", "compute stream", "writer");
-        rest.sort(Comparator.comparingInt(l -> order.indexOf(l) < 0 ? 99 : order.indexOf(l)));
+        rest.sort(Comparator.<String>comparingInt(l -> order.indexOf(l) < 0 ? 99 : order.indexOf(l)).thenComparing(Comparator.naturalOrder()));
         List<String> all = new ArrayList<>(io);
         all.addAll(rest);
         return all;

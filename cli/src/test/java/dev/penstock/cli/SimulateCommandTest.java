@@ -50,6 +50,32 @@ class SimulateCommandTest {
         assertThat(worst).as("energy written vs ASE's on the written positions").isLessThan(1e-9);
     }
 
+    /// `--timeline`: a lane per stage worker, each with steps drawn (the step colour in both
+    /// lanes' rows), named in the output; the results are those of a run without it.
+    @Test
+    void theTimelineDrawsALanePerStageWorker() throws Exception {
+        Path png = dir.resolve("where.png");
+        Path with = dir.resolve("with.xyz");
+        Path without = dir.resolve("without.xyz");
+        String out = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", with.toString(),
+                "--max-atoms", "500", "--timeline", png.toString());
+        MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", without.toString(), "--max-atoms", "500");
+        assertThat(java.nio.file.Files.readString(with)).isEqualTo(java.nio.file.Files.readString(without));
+        assertThat(out).contains("timeline: " + png);
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+        for (int lane = 0; lane < 2; lane++) {
+            boolean stepDrawn = false;
+            for (int x = 245; x < 1370 && !stepDrawn; x++) {
+                for (int y = 50 + 26 * lane; y < 50 + 26 * (lane + 1) && !stepDrawn; y++) {
+                    stepDrawn = (img.getRGB(x, y) & 0xFFFFFF) == 0x54A24B;
+                }
+            }
+            assertThat(stepDrawn).as("lane %d has steps", lane).isTrue();
+        }
+        assertThat(MainTest.run(2, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", dir.resolve("x.xyz").toString(),
+                "--timeline", dir.resolve("where.txt").toString())).contains("option '--timeline'").contains(".png");
+    }
+
     @Test
     void theThreadCountChangesNoByteOfTheOutput() throws Exception {
         Path one = dir.resolve("one.xyz");

@@ -30,4 +30,19 @@ class TimelinePlotTest {
         assertThat(even.warmUp()).as("no kernel stands out").isNull();
         assertThat(even.startUpNs()).isZero();
     }
+
+    @Test
+    void aSimulateTimelineHasItsStagesInOrderAndItsWaitsApartFromItsSteps() {
+        List<Span> spans = List.of(
+                new Span("stage 1: nve", "wait for input", 0, 500),
+                new Span("stage 0: fire+langevin", "step", 10, 400),
+                new Span("stage 0: fire+langevin", "wait for room", 400, 450),
+                new Span("stage 0: fire+langevin", "step", 450, 900),
+                new Span("stage 1: nve", "step", 500, 700));
+        TimelinePlot.Reading r = TimelinePlot.read(spans);
+        assertThat(r.busyNs()).containsExactly(java.util.Map.entry("stage 0: fire+langevin", 840L), java.util.Map.entry("stage 1: nve", 200L));
+        assertThat(r.bottleneck()).isEqualTo("stage 0: fire+langevin");
+        assertThat(r.kinds()).containsExactly("step", "wait for input", "wait for room");
+        assertThat(r.warmUp()).isNull();
+    }
 }

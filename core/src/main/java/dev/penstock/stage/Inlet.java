@@ -102,6 +102,9 @@ sealed interface Inlet<S> permits Inlet.FromSamples, Inlet.FromBuffer, Inlet.Fro
             StageWaitEvent event = empty ? w.waitEvent("input") : null;
             List<S> got = in.take(w.fitter(w.batch::used), empty && w.run.barrier == null ? Long.MAX_VALUE : 0);
             w.waitIn += empty ? System.nanoTime() - t : 0;
+            if (empty) {
+                w.waitedForInput(t);
+            }
             StageWorker.commit(event);
             w.batch.admit(w.handedOff(got, empty), w::onEvent);
             return in.isDrained();
@@ -136,6 +139,9 @@ sealed interface Inlet<S> permits Inlet.FromSamples, Inlet.FromBuffer, Inlet.Fro
                 inbox.awaitArrival(); // signalled by the receiver; interrupted if the run stops
             }
             w.waitIn += empty ? System.nanoTime() - t : 0;
+            if (empty) {
+                w.waitedForInput(t);
+            }
             StageWorker.commit(event);
             boolean done = inbox.isDone(); // read before taking: nothing arrives after done
             w.batch.admit(w.handedOff(inbox.takeAll(), empty), w::onEvent);

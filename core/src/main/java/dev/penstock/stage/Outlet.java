@@ -60,6 +60,9 @@ sealed interface Outlet<S> permits Outlet.Direct, Outlet.ViaSender, Outlet.Pendi
         ViaSender(StageWorker<S> w) {
             this.w = w;
             this.outbox = new Buffer<>("outbox of stage " + w.i, w.run.sizer, w.capacity, List.of());
+            if (w.lane != null) {
+                w.sendLane = new dev.penstock.observe.LaneRecorder(w.run.cfg.timeline(), w.laneName() + " (sender)", StageWorker.TIMELINE_GAP_NS);
+            }
             this.sender = w.run.helper("penstock-send-" + w.i, "sender of stage " + w.i, this::sendLoop);
         }
 

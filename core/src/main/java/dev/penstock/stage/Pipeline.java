@@ -57,6 +57,7 @@ public final class Pipeline<S> implements AutoCloseable {
     int refillEvery = 1;
     Mode mode = Mode.SYNC;
     boolean debug;
+    dev.penstock.observe.Timeline timeline;
     boolean synchronizedSteps;
     Duration stopTimeout = Duration.ofSeconds(10);
     private Run<S> run;
@@ -158,6 +159,16 @@ public final class Pipeline<S> implements AutoCloseable {
         return this;
     }
 
+    /// Records each stage worker's work on `timeline`, a lane per stage (`stage i: name`):
+    /// `step` (its steps and hooks, consecutive steps joined), `wait for input` (an empty batch
+    /// waiting for upstream), `wait for room` (a finished sample waiting for room downstream),
+    /// and on the last stage `write results` (handing finished samples to the result sinks).
+    public Pipeline<S> timeline(dev.penstock.observe.Timeline timeline) {
+        configurable();
+        this.timeline = timeline;
+        return this;
+    }
+
     /// A barrier after every step of every stage (debugging only).
     public Pipeline<S> synchronizedSteps(boolean on) {
         configurable();
@@ -208,7 +219,7 @@ public final class Pipeline<S> implements AutoCloseable {
             buffers.add(bufferCapacity != null ? bufferCapacity : rooms.get(i + 1));
         }
         return new PipelineConfig<>(stages, rooms, buffers, sizer, samples, results, hooks, overflow, refillEvery, mode, debug,
-                synchronizedSteps, stopTimeout);
+                synchronizedSteps, stopTimeout, timeline);
     }
 
     /// The checks `run()` makes before anything runs (a method without an end, a sample larger

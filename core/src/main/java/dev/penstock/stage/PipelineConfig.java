@@ -27,10 +27,11 @@ import java.util.function.Supplier;
 /// @param debug             record buffer populations per step
 /// @param synchronizedSteps a barrier after every step of every stage
 /// @param stopTimeout       how long stopping may take
+/// @param timeline          where each stage worker's steps and waits are recorded (null: nowhere)
 record PipelineConfig<S>(List<Stage<S>> stages, List<Capacity> stageCapacities, List<Capacity> bufferCapacities, Sizer<S> sizer,
                          List<S> samples, List<Sink<S>> results, List<Hook<S>> hooks,
                          Supplier<List<Sink.Overflow<S>>> overflow, int refillEvery, Pipeline.Mode mode, boolean debug,
-                         boolean synchronizedSteps, Duration stopTimeout) {
+                         boolean synchronizedSteps, Duration stopTimeout, dev.penstock.observe.Timeline timeline) {
 
     PipelineConfig {
         if (sizer == null || samples == null) {

@@ -27,6 +27,15 @@ final class StageWorker<S> {
     private Outlet<S> outlet;
 
     final Run<S> run;
+    /// This worker's lane of the run's timeline (null: none recorded), and the lane its sends
+    /// are recorded on (its own, or its sender thread's).
+    final dev.penstock.observe.LaneRecorder lane;
+    dev.penstock.observe.LaneRecorder sendLane;
+    /// Same-kind spans closer than this are drawn as one (a stretch of steps between waits).
+    static final long TIMELINE_GAP_NS = 1_000_000;
+    private long stepPartStart; // where the open step's current part began (0: no step open)
+    /// A send shorter than this did not wait for room.
+    private static final long SEND_WAIT_NS = 20_000;
 
     StageWorker(Run<S> run, int i) {
         this.run = run;
@@ -37,6 +46,21 @@ final class StageWorker<S> {
         this.hookView = new SamplesOnDemand<>(batch);
         this.graduated = new long[stage.methods().size()];
         this.sampleSteps = new long[capacity.dimensions()];
+        this.lane = run.cfg.timeline() == null ? null
+                : new dev.penstock.observe.LaneRecorder(run.cfg.timeline(), laneName(), TIMELINE_GAP_NS);
+        this.sendLane = lane;
+    }
+
+    /// `stage i: name`, this worker's timeline lane.
+    String laneName() {
+        return "stage " + i + ": " + stage.name();
+    }
+
+    /// A wait for input from `startNs` to now, on the timeline.
+    void waitedForInput(long startNs) {
+        if (lane != null) {
+            lane.record("wait for input", startNs, System.nanoTime());
+        }
     }
 
     void work() throws Exception {
@@ -47,8 +71,14 @@ final class StageWorker<S> {
         } finally {
             batch.close();
             report();
+            if (lane != null) {
+                lane.flush();
+            }
         }
         outlet.close();
+        if (sendLane != lane) {
+            sendLane.flush(); // the sender thread has ended
+        }
         if (i + 1 < run.n && !run.stopping) {
             run.buffers.get(i).close();
         }
@@ -73,6 +103,7 @@ final class StageWorker<S> {
             }
             if (!batch.isEmpty()) {
                 int held = batch.size();
+                stepPartStart = lane == null ? 0 : System.nanoTime();
                 for (int d = 0; d < sampleSteps.length; d++) {
                     sampleSteps[d] += batch.used(d);
                 }
@@ -85,6 +116,10 @@ final class StageWorker<S> {
                             batch.quarantine(v.sample(), v.diagnosis(), this::onEvent);
                         }
                     }
+                }
+                if (lane != null) {
+                    lane.record("step", stepPartStart, System.nanoTime());
+                    stepPartStart = 0;
                 }
                 if (run.cfg.debug()) {
                     run.trace.add("stage " + i + " (" + stage.name() + ") step " + batch.steps() + ": batch " + held + " -> "
@@ -181,7 +216,15 @@ final class StageWorker<S> {
         } else {
             deliver(s);
         }
-        waitOut += System.nanoTime() - t;
+        long now = System.nanoTime();
+        waitOut += now - t;
+        if (sendLane != null && now - t > SEND_WAIT_NS) {
+            if (sendLane == lane && stepPartStart != 0) { // a wait inside a step: the step drawn around it
+                lane.record("step", stepPartStart, t);
+                stepPartStart = now;
+            }
+            sendLane.record(i + 1 < run.n ? "wait for room" : "write results", t, now); // the last stage hands to the sinks
+        }
         commit(event);
     }
 

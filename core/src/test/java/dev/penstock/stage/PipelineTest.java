@@ -66,6 +66,45 @@ class PipelineTest {
         }
     }
 
+    /// A slow last stage behind one-sample buffers: every worker has its lane, steps joined into
+    /// stretches, the first two stages wait for room and the later ones for input, and no lane
+    /// holds two things at once; the results are those of a run without a timeline.
+    @Test
+    void theTimelineHasALanePerStageWithItsStepsAndWaits() {
+        for (Pipeline.Mode mode : Pipeline.Mode.values()) {
+            dev.penstock.observe.Timeline timeline = new dev.penstock.observe.Timeline();
+            MemorySink<Walker> sink = MemorySink.unbounded("r");
+            Summary<Walker> s;
+            try (Pipeline<Walker> p = threeStages(1).samples(StageTest.walkers(30, 2)).mode(mode).results(sink)
+                    .bufferCapacity(Capacity.of(1, 30)).timeline(timeline)) {
+                s = p.run();
+            }
+            assertThat(outcomes(sink.samples())).as("mode %s", mode).isEqualTo(runAlone(StageTest.walkers(30, 2)));
+            List<dev.penstock.observe.Timeline.Span> spans = timeline.spans();
+            Map<String, List<dev.penstock.observe.Timeline.Span>> byLane = new TreeMap<>();
+            for (dev.penstock.observe.Timeline.Span sp : spans) {
+                byLane.computeIfAbsent(sp.lane(), k -> new ArrayList<>()).add(sp);
+            }
+            List<String> stages = s.stages().stream().map(Summary.StageReport::name).toList();
+            for (int i = 0; i < 3; i++) {
+                String lane = "stage " + i + ": " + stages.get(i);
+                assertThat(byLane).as("mode %s", mode).containsKey(lane);
+                List<dev.penstock.observe.Timeline.Span> on = byLane.get(lane);
+                long stepSpans = on.stream().filter(sp -> sp.kind().equals("step")).count();
+                assertThat(stepSpans).as("%s: steps joined into stretches", lane).isPositive().isLessThan(s.stages().get(i).steps());
+            }
+            for (List<dev.penstock.observe.Timeline.Span> on : byLane.values()) {
+                on.sort(java.util.Comparator.comparingLong(dev.penstock.observe.Timeline.Span::startNs));
+                for (int k = 1; k < on.size(); k++) {
+                    assertThat(on.get(k).startNs()).as("one thing at a time on %s", on.get(k).lane()).isGreaterThanOrEqualTo(on.get(k - 1).endNs());
+                }
+            }
+            assertThat(spans).as("mode %s: the slow last stage holds the others back", mode)
+                    .anyMatch(sp -> sp.kind().equals("wait for room") && sp.lane().startsWith("stage 0"))
+                    .anyMatch(sp -> sp.kind().equals("wait for input") && sp.lane().startsWith("stage 1"));
+        }
+    }
+
     @Test
     void fusedAndSeparateStagesGiveTheSameTrajectories() {
         Walker.Spring spring = new Walker.Spring(0);
