@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 
 /// `penstock encode`: rows of a `.npy`, Parquet or HDF5 file → quantum states in a `.npy` file or a Zarr group, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
-@Command(name = "encode", mixinStandardHelpOptions = true,
+@Command(name = "encode", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         footer = {"%nExamples:",
             "  penstock encode --example 100000 --encoding amplitude --qubits 10 \\",
             "      --out states.npy",
@@ -46,7 +46,12 @@ import picocli.CommandLine.Spec;
             "      --timeline where.png --out states.npy", ""},
         description = "Encode the rows of INPUT (.npy, .parquet, .arrow/.feather/.arrows or .h5) into quantum states written to --out "
                 + "(.npy or .zarr).")
-public final class EncodeCommand implements Callable<Integer> {
+public final class EncodeCommand implements Callable<Integer>, OptionGroups {
+    @Override
+    public java.util.List<String> optionGroups() {
+        return java.util.List.of("Encoding", "Input", "Output", "Device and pipeline", "Reporting");
+    }
+
     @Spec
     CommandSpec spec;
 
@@ -55,65 +60,65 @@ public final class EncodeCommand implements Callable<Integer> {
                     + "one list column), or .h5/.hdf5 (a 2-D numeric dataset); omit with --example")
     Path input;
 
-    @Option(names = "--encoding", required = true, description = "amplitude, angle, basis, phase, iqp or iqp-z")
+    @Option(names = "--encoding", paramLabel = "NAME", order = 101, required = true, description = "amplitude, angle, basis, phase, iqp or iqp-z")
     String encoding;
 
-    @Option(names = "--qubits", required = true, description = "qubits per state (1-30)")
+    @Option(names = "--qubits", paramLabel = "N", order = 102, required = true, description = "qubits per state (1-30)")
     int qubits;
 
-    @Option(names = "--precision", description = "f32 (complex64 states) or f64 (complex128); default: the input's")
+    @Option(names = "--precision", paramLabel = "f32|f64", order = 103, description = "f32 (complex64 states) or f64 (complex128); default: the input's")
     String precision;
 
-    @Option(names = "--out", required = true, description = "output states: a .npy file (with OUT.rows.npy, the input row of each state) or a .zarr "
+    @Option(names = "--out", paramLabel = "OUT", order = 301, required = true, description = "output states: a .npy file (with OUT.rows.npy, the input row of each state) or a .zarr "
             + "group (arrays 'states' chunked by --rows-per-chunk and 'rows'; Zarr v2 unless --zarr-format 3); written beside OUT "
             + "and renamed into place on success")
     Path out;
 
-    @Option(names = "--zarr-format", paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zlib; "
+    @Option(names = "--zarr-format", order = 302, paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zlib; "
             + "zarr-python 2.x reads it) or 3 (gzip; zarr-python 3's default) (default: ${DEFAULT-VALUE})")
     String zarrFormat;
 
-    @Option(names = "--on-bad-row", defaultValue = "fail", description = "fail (default) or skip and report")
+    @Option(names = "--on-bad-row", paramLabel = "fail|skip", order = 104, defaultValue = "fail", description = "fail (default) or skip and report")
     String onBadRow;
 
-    @Option(names = "--device", defaultValue = "cpu", description = "cpu (default), cuda[:N] (an NVIDIA GPU through the CUDA driver) "
+    @Option(names = "--device", paramLabel = "cpu|cuda[:N]|auto", order = 401, defaultValue = "cpu", description = "cpu (default), cuda[:N] (an NVIDIA GPU through the CUDA driver) "
             + "or auto (cuda:0 when there is a GPU, else cpu)")
     String device;
 
-    @Option(names = "--rows-per-chunk", defaultValue = "1024", description = "rows per chunk (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rows-per-chunk", paramLabel = "N", order = 402, defaultValue = "1024", description = "rows per chunk (default: ${DEFAULT-VALUE})")
     int rowsPerChunk;
 
-    @Option(names = "--io-threads", defaultValue = "4", description = "I/O threads reading rows (default: ${DEFAULT-VALUE})")
+    @Option(names = "--io-threads", paramLabel = "N", order = 403, defaultValue = "4", description = "I/O threads reading rows (default: ${DEFAULT-VALUE})")
     int ioThreads;
 
-    @Option(names = "--timeline", paramLabel = "FILE.png", description = "draw where the time went: reads, staging, copies, "
+    @Option(names = "--timeline", order = 502, paramLabel = "FILE.png", description = "draw where the time went: reads, staging, copies, "
             + "kernels and writes per lane over wall time")
     Path timelinePng;
 
-    @Option(names = "--columns", split = ",", description = "Parquet or Arrow columns to read as the row's values "
+    @Option(names = "--columns", paramLabel = "NAME", order = 201, split = ",", description = "Parquet or Arrow columns to read as the row's values "
             + "(default: every flat numeric column)")
     List<String> columns = List.of();
 
-    @Option(names = "--dataset", paramLabel = "PATH", description = "the HDF5 dataset to read, e.g. /features (default: the file's "
+    @Option(names = "--dataset", order = 202, paramLabel = "PATH", description = "the HDF5 dataset to read, e.g. /features (default: the file's "
             + "only 2-D numeric dataset)")
     String dataset;
 
-    @Option(names = "--example", description = "first write an example input of this many rows (1 to 100,000,000; sine "
+    @Option(names = "--example", paramLabel = "ROWS", order = 203, description = "first write an example input of this many rows (1 to 100,000,000; sine "
             + "features, 2^qubits values per row for amplitude) to INPUT (a new .npy file), or to target/example-rows.npy")
     Long exampleRows;
 
-    @Option(names = "--dry-run", description = "check everything and print the plan (rows, output size, memory, free space) "
+    @Option(names = "--dry-run", order = 504, description = "check everything and print the plan (rows, output size, memory, free space) "
             + "without creating any file")
     boolean dryRun;
 
-    @Option(names = "--debug", description = "print a stack trace with any error")
+    @Option(names = "--debug", order = 505, description = "print a stack trace with any error")
     boolean debug;
 
-    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the run's meters (rows and chunks written, write "
+    @Option(names = "--metrics-port", order = 503, paramLabel = "PORT", description = "serve the run's meters (rows and chunks written, write "
             + "times, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it runs (0: any free port)")
     Integer metricsPort;
 
-    @Option(names = "--json", description = "print the summary's figures as one JSON object on stdout (the text summary goes to stderr)")
+    @Option(names = "--json", order = 501, description = "print the summary's figures as one JSON object on stdout (the text summary goes to stderr)")
     boolean json;
 
     static final long MAX_EXAMPLE_ROWS = 100_000_000L;

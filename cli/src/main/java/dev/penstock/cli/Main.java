@@ -48,6 +48,7 @@ public final class Main implements Runnable {
             String[] all = java.util.Arrays.copyOf(own, own.length + 1);
             all[own.length] = ExitCodes.HELP;
             sub.getCommandSpec().usageMessage().footer(all);
+            OptionGroups.install(sub);
         }
         return cl.execute(args);
     }

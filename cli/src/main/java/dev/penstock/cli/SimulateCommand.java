@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
 /// `penstock simulate INPUT.xyz --pipeline "…" --potential "…" --out OUT.xyz|OUT.zarr`: atomic
 /// systems through a stage pipeline (`+` fuses, `|` chains), with in-flight refill of the first
 /// stage, a progress line per stage and a summary of where the time went.
-@Command(name = "simulate", mixinStandardHelpOptions = true,
+@Command(name = "simulate", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         footer = {"%nExamples:",
             "  penstock simulate examples/argon-clusters.xyz \\",
             "      --pipeline \"fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)\" \\",
@@ -50,108 +50,113 @@ import picocli.CommandLine.Spec;
             "      --device cpu --metrics-port 9464 --out copper.zarr",
             "  penstock simulate --list   (methods, potentials: arguments, defaults, units)", ""},
         description = "Relax and simulate the systems of an extended XYZ file through a stage pipeline.")
-public final class SimulateCommand implements Callable<Integer> {
+public final class SimulateCommand implements Callable<Integer>, OptionGroups {
+    @Override
+    public java.util.List<String> optionGroups() {
+        return java.util.List.of("Output", "Pipeline and potential", "Batches, threads and device", "Runner (local or Flink)", "Reporting");
+    }
+
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "INPUT.xyz", description = "systems to simulate (extended XYZ, as ASE writes)")
     Path input;
 
-    @Option(names = "--pipeline", required = true, description = "stages, e.g. \"fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) "
+    @Option(names = "--pipeline", paramLabel = "STAGES", order = 201, required = true, description = "stages, e.g. \"fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) "
             + "| nve(dt=1, steps=1000)\": '+' fuses (one worker), '|' chains (a worker each); units eV, Å, fs, K")
     String pipeline;
 
-    @Option(names = "--potential", required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) eam(file=PATH: a LAMMPS "
+    @Option(names = "--potential", paramLabel = "SPEC", order = 202, required = true, description = "lj(epsilon=, sigma=, cutoff=), morse(depth=, a=, r0=, cutoff=) eam(file=PATH: a LAMMPS "
             + "*.eam, *.eam.alloy or *.eam.fs file) sw(file=PATH: a LAMMPS *.sw file) or tersoff(file=PATH: a LAMMPS *.tersoff file)")
     String potential;
 
-    @Option(names = "--out", required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")
+    @Option(names = "--out", paramLabel = "OUT", order = 101, required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")
     Path out;
 
-    @Option(names = "--max-atoms", defaultValue = "4096", description = "atoms per stage batch (default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-atoms", paramLabel = "N", order = 303, defaultValue = "4096", description = "atoms per stage batch (default: ${DEFAULT-VALUE})")
     long maxAtoms;
 
-    @Option(names = "--max-systems", defaultValue = "256", description = "systems per stage batch (default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-systems", paramLabel = "N", order = 304, defaultValue = "256", description = "systems per stage batch (default: ${DEFAULT-VALUE})")
     long maxSystems;
 
-    @Option(names = "--max-edges", description = "neighbour pairs per stage batch (default: no limit)")
+    @Option(names = "--max-edges", paramLabel = "N", order = 305, description = "neighbour pairs per stage batch (default: no limit)")
     Long maxEdges;
 
-    @Option(names = "--refill-every", defaultValue = "10", description = "refill the first stage every k steps (default: ${DEFAULT-VALUE})")
+    @Option(names = "--refill-every", paramLabel = "K", order = 306, defaultValue = "10", description = "refill the first stage every k steps (default: ${DEFAULT-VALUE})")
     int refillEvery;
 
-    @Option(names = "--mode", defaultValue = "sync", description = "sync, async-receive or fully-async (same results)")
+    @Option(names = "--mode", paramLabel = "MODE", order = 307, defaultValue = "sync", description = "sync, async-receive or fully-async (same results; default: ${DEFAULT-VALUE})")
     String mode;
 
-    @Option(names = "--seed", defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "N", order = 203, defaultValue = "0", description = "seed of the Langevin noise (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--threads", description = "threads each stage's steps are split over (local runner; default: the cores "
+    @Option(names = "--threads", paramLabel = "N", order = 302, description = "threads each stage's steps are split over (local runner; default: the cores "
             + "divided by the chained stages, at least 1; the results do not depend on it)")
     Integer threads;
 
-    @Option(names = "--device", description = "keep each stage's systems packed on a device and step them with batch kernels: "
+    @Option(names = "--device", paramLabel = "cpu|cuda[:N]", order = 301, description = "keep each stage's systems packed on a device and step them with batch kernels: "
             + "cpu or cuda[:N] (every method; lj, morse and eam on either, sw and tersoff on cpu; default: per-system stages on the CPU)")
     String device;
 
-    @Option(names = "--runner", defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
-            + "embedded MiniCluster; results committed exactly once per checkpoint)")
+    @Option(names = "--runner", paramLabel = "local|flink", order = 401, defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
+            + "embedded MiniCluster; results committed exactly once per checkpoint) (default: ${DEFAULT-VALUE})")
     String runner;
 
-    @Option(names = "--parallelism", defaultValue = "1", split = ",", description = "with --runner flink: instances of each stage "
+    @Option(names = "--parallelism", paramLabel = "N", order = 402, defaultValue = "1", split = ",", description = "with --runner flink: instances of each stage "
             + "(devices per stage): one number, or one per stage like 2,1 (default: ${DEFAULT-VALUE})")
     List<Integer> parallelism;
 
-    @Option(names = "--checkpoint-interval", defaultValue = "1000", description = "with --runner flink: ms between checkpoints "
+    @Option(names = "--checkpoint-interval", paramLabel = "MS", order = 403, defaultValue = "1000", description = "with --runner flink: ms between checkpoints "
             + "(default: ${DEFAULT-VALUE}; 0: none)")
     long checkpointMs;
 
-    @Option(names = "--restart-attempts", description = "with --runner flink: restarts after a failure (default: the cluster's "
+    @Option(names = "--restart-attempts", paramLabel = "N", order = 404, description = "with --runner flink: restarts after a failure (default: the cluster's "
             + "restart strategy; the embedded MiniCluster restarts 3 times)")
     Integer restartAttempts;
 
-    @Option(names = "--restart-delay", paramLabel = "MS", description = "with --runner flink: ms before each restart (default: the "
+    @Option(names = "--restart-delay", order = 405, paramLabel = "MS", description = "with --runner flink: ms before each restart (default: the "
             + "cluster's; 200 on the embedded MiniCluster; setting it alone keeps 3 attempts)")
     Long restartDelayMs;
 
-    @Option(names = "--max-step", paramLabel = "Å", defaultValue = "1.0", description = "quarantine a system with an atom that "
+    @Option(names = "--max-step", order = 204, paramLabel = "Å", defaultValue = "1.0", description = "quarantine a system with an atom that "
             + "moves more than this many Å in one step (a time step far too large; default: ${DEFAULT-VALUE})")
     double maxStepA;
 
-    @Option(names = "--debug", description = "print buffer populations per step at the end, and a stack trace with any error")
+    @Option(names = "--debug", order = 504, description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
-    @Option(names = "--order", description = "order of the systems in OUT: input (as they came in; the default) or "
+    @Option(names = "--order", paramLabel = "input|completion", order = 102, description = "order of the systems in OUT: input (as they came in; the default) or "
             + "completion (as they finished); local runner (the Flink runner writes its parts' order)")
     String order;
 
-    @Option(names = "--zarr-format", paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zarr-python "
+    @Option(names = "--zarr-format", order = 103, paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zarr-python "
             + "2.x reads it) or 3 (zarr-python 3's default) (default: ${DEFAULT-VALUE})")
     String zarrFormat;
 
-    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the run's meters (steps, exits, quarantines, "
+    @Option(names = "--metrics-port", order = 503, paramLabel = "PORT", description = "serve the run's meters (steps, exits, quarantines, "
             + "step intervals and batch counts per stage, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it "
             + "runs (0: any free port; local runner)")
     Integer metricsPort;
 
-    @Option(names = "--json", description = "print the run's summary as one JSON object on stdout (the rest goes to stderr); "
+    @Option(names = "--json", order = 501, description = "print the run's summary as one JSON object on stdout (the rest goes to stderr); "
             + "local runner")
     boolean json;
 
     @SuppressWarnings("deprecation") // picocli's `help`: like --help, it needs none of the required options
-    @Option(names = "--list", help = true, description = "list the methods and potentials with their arguments, defaults and units, "
+    @Option(names = "--list", order = 205, help = true, description = "list the methods and potentials with their arguments, defaults and units, "
             + "and exit")
     boolean list;
 
-    @Option(names = "--timeline", paramLabel = "FILE.png", description = "draw where the time went: a lane per stage worker with its "
+    @Option(names = "--timeline", order = 502, paramLabel = "FILE.png", description = "draw where the time went: a lane per stage worker with its "
             + "steps, its waits for input and its waits for room downstream, over wall time (local runner)")
     Path timelinePng;
 
-    @Option(names = "--snapshots", paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
+    @Option(names = "--snapshots", order = 104, paramLabel = "DIR", description = "write DIR/converged.xyz (each system as it graduates from "
             + "each stage) and, with --snapshot-every, DIR/stage-<i>.xyz")
     Path snapshots;
 
-    @Option(names = "--snapshot-every", defaultValue = "0", description = "snapshot every system of a stage every K steps (default: off)")
+    @Option(names = "--snapshot-every", paramLabel = "K", order = 105, defaultValue = "0", description = "snapshot every system of a stage every K steps (default: off)")
     int snapshotEvery;
 
     /// The pipeline mode named by `--mode` (sync, async-receive, fully-async), or a clear error.

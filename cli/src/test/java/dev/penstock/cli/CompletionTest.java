@@ -24,6 +24,41 @@ class CompletionTest {
         }
     }
 
+    /// Help lists options under headings, required ones first and marked, and every option with
+    /// a default states it; every option is in a group (none left to "Other" or unsorted).
+    @Test
+    void helpGroupsTheOptionsAndStatesEveryDefault() {
+        java.util.Map<String, java.util.List<String>> headings = java.util.Map.of(
+                "simulate", java.util.List.of("Output:", "Pipeline and potential:", "Batches, threads and device:", "Runner (local or Flink):",
+                        "Reporting:", "General:"),
+                "encode", java.util.List.of("Encoding:", "Input:", "Output:", "Device and pipeline:", "Reporting:", "General:"));
+        for (var e : headings.entrySet()) {
+            String help = MainTest.stdout(0, e.getKey(), "--help");
+            int at = -1;
+            for (String h : e.getValue()) {
+                int k = help.indexOf("\n" + h + "\n");
+                assertThat(k).as("%s: heading '%s' after the one before", e.getKey(), h).isGreaterThan(at);
+                at = k;
+            }
+            assertThat(help).as(e.getKey()).doesNotContain("Other:").doesNotContain("Options:");
+            picocli.CommandLine cl = new picocli.CommandLine(new Main()).getSubcommands().get(e.getKey());
+            for (picocli.CommandLine.Model.OptionSpec o : cl.getCommandSpec().options()) {
+                if (o.usageHelp() || o.versionHelp()) {
+                    continue;
+                }
+                assertThat(o.order()).as("%s %s has a group", e.getKey(), o.longestName()).isGreaterThanOrEqualTo(100);
+                if (o.defaultValue() != null && !o.type().equals(boolean.class)) {
+                    assertThat(String.join(" ", o.description())).as("%s %s states its default", e.getKey(), o.longestName())
+                            .containsIgnoringCase("default");
+                }
+            }
+        }
+        String simulate = MainTest.stdout(0, "simulate", "--help");
+        assertThat(simulate.indexOf("--pipeline=STAGES")).as("required first in its group").isLessThan(simulate.indexOf("--seed=N"));
+        assertThat(simulate).contains("(required) stages").contains("--mode=MODE").contains("default: sync")
+                .contains("default: local").startsWith("Usage: penstock simulate [OPTIONS] INPUT.xyz");
+    }
+
     @Test
     void theCompletionScriptCompletesSubcommandsAndOptionsInBash() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "bash is not installed");
