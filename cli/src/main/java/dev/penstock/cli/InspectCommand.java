@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 
 /// `penstock inspect FILE`: a file's shape and type.
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        footer = {"%nExamples:", "  penstock inspect rows.npy", "  penstock inspect table.arrow", "  penstock inspect data.h5", ""},
+        footer = {"%nExamples:", "  penstock inspect rows.npy", "  penstock inspect table.arrow", "  penstock inspect data.h5 --json", ""},
         description = "Print a file's shape and element type (.npy), schema (.parquet), columns (Arrow IPC) or datasets (HDF5).")
 public final class InspectCommand implements Callable<Integer> {
     @Spec
@@ -29,6 +29,10 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Option(names = "--debug", description = "print a stack trace with any error")
     boolean debug;
+
+    @Option(names = "--json", description = "print what the text says as one JSON object: file, format, and per format rows, "
+            + "row_groups/batches, columns (name, type, nullable, repeated), dtype, shape, datasets (path, shape, type, readable)")
+    boolean json;
 
     private dev.hardwood.reader.ParquetFileReader openParquet() {
         try {
@@ -52,6 +56,12 @@ public final class InspectCommand implements Callable<Integer> {
         }
         if (arrow) {
             try (ArrowRows r = ArrowRows.open(file, List.of())) {
+                if (json) {
+                    System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"arrow\", \"rows\": " + r.rows()
+                            + ", \"batches\": " + r.batches() + ", \"list_column\": " + (r.listMode() ? JsonFigures.quote(r.columnNames().getFirst())
+                            : "null") + ", \"columns\": " + strings(r.columnNames()) + ", \"values_per_row\": " + r.rowLength() + "}");
+                    return 0;
+                }
                 System.out.println(file + ": Arrow IPC, " + r.rows() + " rows in " + r.batches() + " record batches; read by default: "
                         + (r.listMode() ? "list column " + r.columnNames().getFirst() : "columns " + String.join(", ",
                         r.columnNames().subList(0, Math.min(20, r.columnNames().size())))
@@ -61,6 +71,16 @@ public final class InspectCommand implements Callable<Integer> {
             return 0;
         }
         if (hdf5) {
+            if (json) {
+                StringBuilder b = new StringBuilder();
+                for (Hdf5Rows.DatasetInfo d : Hdf5Rows.datasets(file)) {
+                    b.append(b.isEmpty() ? "" : ", ").append("{\"path\": ").append(JsonFigures.quote(d.path())).append(", \"shape\": ")
+                            .append(Arrays.toString(d.shape())).append(", \"type\": ").append(JsonFigures.quote(d.type()))
+                            .append(", \"readable\": ").append(d.readable()).append('}');
+                }
+                System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"hdf5\", \"datasets\": [" + b + "]}");
+                return 0;
+            }
             System.out.println(file + ": HDF5, datasets:");
             for (String d : Hdf5Rows.describe(file)) {
                 System.out.println("  " + d);
@@ -69,6 +89,18 @@ public final class InspectCommand implements Callable<Integer> {
         }
         if (file.toString().endsWith(".parquet")) {
             try (var r = openParquet()) {
+                if (json) {
+                    StringBuilder b = new StringBuilder();
+                    for (var c : r.getFileSchema().getColumns()) {
+                        b.append(b.isEmpty() ? "" : ", ").append("{\"name\": ").append(JsonFigures.quote(c.name())).append(", \"type\": ")
+                                .append(JsonFigures.quote(String.valueOf(c.type()))).append(", \"nullable\": ").append(c.maxDefinitionLevel() > 0)
+                                .append(", \"repeated\": ").append(c.maxRepetitionLevel() > 0).append('}');
+                    }
+                    System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"parquet\", \"rows\": "
+                            + r.getFileMetaData().numRows() + ", \"row_groups\": " + r.getFileMetaData().rowGroups().size() + ", \"columns\": ["
+                            + b + "]}");
+                    return 0;
+                }
                 System.out.println(file + ": Parquet, " + r.getFileMetaData().numRows() + " rows in "
                         + r.getFileMetaData().rowGroups().size() + " row groups, columns:");
                 for (var c : r.getFileSchema().getColumns()) {
@@ -79,9 +111,23 @@ public final class InspectCommand implements Callable<Integer> {
             return 0;
         }
         try (NpyFile f = NpyFile.open(file)) {
+            if (json) {
+                System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"npy\", \"dtype\": "
+                        + JsonFigures.quote(f.header().dtype().numpyDescr()) + ", \"shape\": " + Arrays.toString(f.shape())
+                        + ", \"data_offset\": " + f.header().dataOffset() + ", \"data_bytes\": " + f.header().dataBytes() + "}");
+                return 0;
+            }
             System.out.println(file + ": .npy, dtype " + f.header().dtype().numpyDescr() + " (" + f.dtype().label() + "), shape "
                     + Arrays.toString(f.shape()) + ", data at byte " + f.header().dataOffset() + ", " + f.header().dataBytes() + " bytes");
         }
         return 0;
+    }
+
+    private static String strings(List<String> values) {
+        StringBuilder b = new StringBuilder("[");
+        for (String v : values) {
+            b.append(b.length() == 1 ? "" : ", ").append(JsonFigures.quote(v));
+        }
+        return b.append(']').toString();
     }
 }

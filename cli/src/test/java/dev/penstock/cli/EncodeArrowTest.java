@@ -96,6 +96,11 @@ class EncodeArrowTest {
         assertThat(run(0, "inspect", dir.resolve("rows.arrows").toString()))
                 .contains("Arrow IPC, 700 rows in 3 record batches; read by default: columns a, b, c, e (4 values per row)");
         assertThat(run(0, "inspect", dir.resolve("lists.feather").toString())).contains("read by default: list column x (8 values per row)");
+        InspectJson.check(MainTest.stdout(0, "inspect", dir.resolve("rows.arrows").toString(), "--json"),
+                "j['format'] == 'arrow' and j['rows'] == 700 and j['batches'] == 3 and j['columns'] == ['a', 'b', 'c', 'e'] "
+                        + "and j['list_column'] is None and j['values_per_row'] == 4");
+        InspectJson.check(MainTest.stdout(0, "inspect", dir.resolve("lists.feather").toString(), "--json"),
+                "j['list_column'] == 'x' and j['values_per_row'] == 8");
     }
 
     @Test

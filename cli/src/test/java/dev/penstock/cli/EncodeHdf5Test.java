@@ -67,6 +67,9 @@ class EncodeHdf5Test {
     void inspectListsTheDatasets() {
         assertThat(run(0, "inspect", dir.resolve("two.hdf5").toString())).contains("HDF5, datasets:").contains("/other [500, 8] double")
                 .contains("/train/x [300, 16] float");
+        InspectJson.check(MainTest.stdout(0, "inspect", dir.resolve("two.hdf5").toString(), "--json"),
+                "j['format'] == 'hdf5' and {'path': '/train/x', 'shape': [300, 16], 'type': 'float', 'readable': True} in j['datasets'] "
+                        + "and {'path': '/other', 'shape': [500, 8], 'type': 'double', 'readable': True} in j['datasets']");
     }
 
     @Test

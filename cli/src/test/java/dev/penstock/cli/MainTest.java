@@ -161,6 +161,10 @@ class MainTest {
         String skip = run(0, "encode", in.toString(), "--encoding", "angle", "--qubits", "5", "--out", states, "--on-bad-row", "skip");
         assertThat(skip).contains("rows_skipped: 200").contains("row 10: value 4 is NaN");
         assertThat(run(0, "inspect", in.toString())).contains("2000 rows").contains("label BYTE_ARRAY").contains("f4 DOUBLE (nullable)");
+        InspectJson.check(stdout(0, "inspect", in.toString(), "--json"), "j['format'] == 'parquet' and j['rows'] == 2000 "
+                + "and {'name': 'f4', 'type': 'DOUBLE', 'nullable': True, 'repeated': False} in j['columns'] and j['row_groups'] >= 1");
+        InspectJson.check(stdout(0, "inspect", states, "--json"), "j['format'] == 'npy' and j['dtype'] == '<c16' and j['shape'] == [1800, 32] "
+                + "and j['data_bytes'] == 1800 * 32 * 16");
     }
 
     @Test

@@ -109,11 +109,26 @@ public final class Hdf5Rows implements FeatureRows {
     /// Every dataset of `file`, a line each: its path, shape and element type, and whether
     /// `encode` can read it (a 2-D numeric dataset).
     public static List<String> describe(Path file) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (DatasetInfo d : datasets(file)) {
+            out.add(d.path() + " " + (d.shape().length == 0 ? "()" : Arrays.toString(d.shape())) + " " + d.type()
+                    + (d.readable() ? "" : " (not a 2-D numeric dataset: not read by encode)"));
+        }
+        return out;
+    }
+
+    /// One dataset of a file: its path, shape (empty: a scalar), Java element type and whether
+    /// `encode` can read it (2-D, numeric, not empty).
+    public record DatasetInfo(String path, long[] shape, String type, boolean readable) {
+    }
+
+    /// Every dataset of `file`, in the file's order (groups walked depth first).
+    public static List<DatasetInfo> datasets(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new NoSuchFileException(file.toString());
         }
         try (HdfFile hdf = new HdfFile(file)) {
-            List<String> out = new ArrayList<>();
+            List<DatasetInfo> out = new ArrayList<>();
             describe(hdf, out);
             return out;
         } catch (BadInputException e) {
@@ -123,12 +138,11 @@ public final class Hdf5Rows implements FeatureRows {
         }
     }
 
-    private static void describe(Group g, List<String> out) {
+    private static void describe(Group g, List<DatasetInfo> out) {
         for (Node n : g) {
             if (n instanceof Dataset d) {
                 boolean readable = !d.isScalar() && !d.isEmpty() && d.getDimensions().length == 2 && numeric(d.getJavaType());
-                out.add(d.getPath() + " " + (d.isScalar() ? "()" : Arrays.toString(d.getDimensionsAsLong())) + " "
-                        + d.getJavaType().getSimpleName() + (readable ? "" : " (not a 2-D numeric dataset: not read by encode)"));
+                out.add(new DatasetInfo(d.getPath(), d.isScalar() ? new long[0] : d.getDimensionsAsLong(), d.getJavaType().getSimpleName(), readable));
             } else if (n instanceof Group child) {
                 describe(child, out);
             }
