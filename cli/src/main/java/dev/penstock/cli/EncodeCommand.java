@@ -55,6 +55,9 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
     @Spec
     CommandSpec spec;
 
+    @picocli.CommandLine.Mixin
+    Verbosity verbosity;
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "INPUT",
             description = "input rows: .npy ([rows, values] f32/f64), .parquet or Arrow IPC .arrow/.feather/.arrows (numeric columns, or "
                     + "one list column), or .h5/.hdf5 (a 2-D numeric dataset); omit with --example")
@@ -127,6 +130,8 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     @Override
     public Integer call() throws Exception {
+        verbosity.apply(spec.commandLine());
+        PrintStream o = verbosity.info(json);
         Encoding enc = parse(() -> Encoding.parse(encoding));
         BadRowPolicy policy = parse(() -> BadRowPolicy.parse(onBadRow));
         if (qubits < 1 || qubits > 30) {
@@ -174,19 +179,18 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             int len = (int) enc.inputLength(Math.min(qubits, 20));
             Preflight.forOutput(spec, "example input " + input, input, exampleRows * len * 8L);
             if (dryRun) {
-                System.out.printf(Locale.ROOT, "would write %,d example rows of %d values (%s) to %s%n", exampleRows, len,
+                o.printf(Locale.ROOT, "would write %,d example rows of %d values (%s) to %s%n", exampleRows, len,
                         Preflight.bytes(exampleRows * len * 8L), input);
             } else {
-                ExampleRows.write(input, exampleRows, len, enc);
+                ExampleRows.write(input, exampleRows, len, enc, o, verbosity.progress());
             }
         }
         if (dryRun && exampleRows != null) {
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states == null ? DType.C128 : states, rowsPerChunk, 3, ioThreads,
                     policy));
-            plan(exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
+            plan(o, exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
             return 0;
         }
-        PrintStream o = json ? System.err : System.out;
         try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP)
                 : hdf5 ? Inputs.hdf5(input, dataset) : arrow ? Inputs.arrow(input, columns) : Inputs.npy(input, spec)) {
             RowSource source = in.source();
@@ -196,7 +200,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             }
             DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
-            plan(source.rows(), source.rowLength(), source.dtype(), cfg, zarr);
+            plan(o, source.rows(), source.rowLength(), source.dtype(), cfg, zarr);
             if (dryRun) {
                 return 0;
             }
@@ -207,6 +211,9 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             o.println("device: " + dev.description());
+            verbosity.settings(o, String.format(Locale.ROOT, "encoding %s, %d qubits, %s states, %d rows per chunk, %d I/O threads, "
+                    + "bad rows: %s, output %s%s", enc.label(), qubits, cfg.output().label(), rowsPerChunk, ioThreads, policy, out,
+                    zarr ? " (Zarr v" + zarrFormat.replace("v", "") + ")" : ""));
             try (dev) {
                 return encode(o, dev, in, cfg, zarr);
             }
@@ -232,7 +239,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         RowSource source = in.source();
         EncodeSummary s;
         Timeline timeline = timelinePng == null ? null : new Timeline();
-        Progress progress = Progress.start(source.rows());
+        Progress progress = Progress.start(source.rows(), verbosity.progress());
         DType states = cfg.output();
         try {
             if (zarr) {
@@ -284,7 +291,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
     }
 
     /// Prints the plan and refuses what cannot fit: the output on its disk, the buffers in memory.
-    private void plan(long rows, int rowLength, DType in, EncodePipeline.Config cfg, boolean zarr) {
+    private void plan(PrintStream o, long rows, int rowLength, DType in, EncodePipeline.Config cfg, boolean zarr) {
         long stateBytes = cfg.output().byteSize() << qubits;
         double outBytes = (double) rows * stateBytes + rows * 8.0;
         long memory = EncodePipeline.hostBytes(rows, rowLength, in, cfg);
@@ -298,7 +305,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         // a Zarr store's compressed size is known only once written: announced, not refused (a
         // full disk then fails the write and leaves OUT as it was)
         if (dryRun || out > Preflight.ANNOUNCE_BYTES || zarr && out > free) {
-            System.out.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
+            o.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
                     + "free: %s on disk, %s of memory%s%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
                     zarr ? "at most " : "", Preflight.bytes(out), this.out, Preflight.bytes(memory), Preflight.bytes(free),
                     Preflight.bytes(Preflight.memoryBytes()), zarr && out > free ? " (may not fit once compressed)" : "");

@@ -44,8 +44,9 @@ final class ExampleRows {
     }
 
     /// Writes `rows` example rows of `len` values to `file` (atomically).
-    static void write(Path file, long rows, int len, Encoding enc) throws Exception {
-        try (HostArena arena = Memory.newConfinedArena("example"); NpyWriter w = NpyWriter.open(file, DType.F64, len)) {
+    static void write(Path file, long rows, int len, Encoding enc, java.io.PrintStream info, boolean progressLine) throws Exception {
+        Progress progress = Progress.start(rows, progressLine); // a large example takes seconds: say how far it is
+        try (AutoCloseable line = progress::stop; HostArena arena = Memory.newConfinedArena("example"); NpyWriter w = NpyWriter.open(file, DType.F64, len)) {
             int chunk = 1024;
             Block b = arena.allocate(DType.F64, chunk, len);
             for (long first = 0; first < rows; first += chunk) {
@@ -56,9 +57,10 @@ final class ExampleRows {
                     }
                 }
                 w.append(b.slice(0, n));
+                progress.advance(n);
             }
             w.commit();
         }
-        System.out.printf("wrote %d example rows of %d values to %s%n", rows, len, file);
+        info.printf("wrote %d example rows of %d values to %s%n", rows, len, file);
     }
 }

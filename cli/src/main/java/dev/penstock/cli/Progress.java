@@ -14,14 +14,15 @@ final class Progress {
     private final TerminalLine line;
     private final Eta eta = new Eta();
 
-    private Progress(long total) {
+    private Progress(long total, boolean wanted) {
         this.total = total;
-        this.line = TerminalLine.start(this::render);
+        this.line = TerminalLine.start(this::render, wanted);
     }
 
-    /// A progress bar for `total` rows, drawn only when stdout is a terminal.
-    static Progress start(long total) {
-        return new Progress(total);
+    /// A progress bar for `total` rows, drawn only when `wanted` (not `--quiet`) and stdout is a
+    /// terminal.
+    static Progress start(long total, boolean wanted) {
+        return new Progress(total, wanted);
     }
 
     /// Wraps `sink` so that every block written advances the bar.
@@ -30,6 +31,11 @@ final class Progress {
             sink.write(states);
             done.addAndGet(states.shape(0));
         };
+    }
+
+    /// `n` more rows done.
+    void advance(long n) {
+        done.addAndGet(n);
     }
 
     /// Clears the line and stops drawing.

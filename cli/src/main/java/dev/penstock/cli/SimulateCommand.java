@@ -59,6 +59,9 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
     @Spec
     CommandSpec spec;
 
+    @picocli.CommandLine.Mixin
+    Verbosity verbosity;
+
     @Parameters(index = "0", paramLabel = "INPUT.xyz", description = "systems to simulate (extended XYZ, as ASE writes)")
     Path input;
 
@@ -236,8 +239,14 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         if (order != null && !order.equals("input") && !order.equals("completion")) {
             throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");
         }
-        PrintStream po = json ? System.err : System.out;
+        verbosity.apply(spec.commandLine());
+        PrintStream po = verbosity.info(json);
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
+        verbosity.settings(po, String.format(Locale.ROOT, "runner %s, mode %s, device %s, threads %s, batches of at most %d systems, %d atoms, %s "
+                + "edges, refill every %d steps, seed %d, max step %s Å, output %s%s, order %s", runner, mode, device == null ? "none (per-system "
+                + "stages)" : device, threads == null ? "default (cores / chained stages)" : threads, maxSystems, maxAtoms,
+                maxEdges == null ? "any" : maxEdges, refillEvery, seed, maxStepA, out, zarr ? " (Zarr v" + format.number() + ")" : "",
+                order == null ? "input" : order));
         if (runner.equalsIgnoreCase("flink")) {
             if (device != null && !device.equalsIgnoreCase("cpu")) {
                 throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
@@ -275,7 +284,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         } else if (!runner.equalsIgnoreCase("local")) {
             throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
         }
-        StageProgress progress = StageProgress.start(stages.size(), systems.size());
+        StageProgress progress = StageProgress.start(stages.size(), systems.size(), verbosity.progress());
         Hook<AtomicSystem> history = new Hook<>() {
             @Override
             public void onEvent(int stage, Event<AtomicSystem> e) {

@@ -13,14 +13,16 @@ final class StageProgress {
     private final TerminalLine line;
     private final Eta eta = new Eta();
 
-    private StageProgress(int stages, long total) {
+    private StageProgress(int stages, long total, boolean wanted) {
         this.left = new AtomicLongArray(stages);
         this.total = total;
-        this.line = TerminalLine.start(this::render);
+        this.line = TerminalLine.start(this::render, wanted);
     }
 
-    static StageProgress start(int stages, long total) {
-        return new StageProgress(stages, total);
+    /// A progress line for `stages` stages and `total` systems, drawn when `wanted` (not
+    /// `--quiet`) and stdout is a terminal.
+    static StageProgress start(int stages, long total, boolean wanted) {
+        return new StageProgress(stages, total, wanted);
     }
 
     /// A system has left stage `stage` (finished or quarantined).

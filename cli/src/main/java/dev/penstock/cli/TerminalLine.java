@@ -15,7 +15,12 @@ final class TerminalLine {
 
     /// Starts drawing `render`'s line if stdout is a terminal.
     static TerminalLine start(Supplier<String> render) {
-        return new TerminalLine(render, System.console() != null && System.console().isTerminal());
+        return start(render, true);
+    }
+
+    /// Starts drawing `render`'s line if `wanted` (not `--quiet`) and stdout is a terminal.
+    static TerminalLine start(Supplier<String> render, boolean wanted) {
+        return new TerminalLine(render, wanted && System.console() != null && System.console().isTerminal());
     }
 
     /// Clears the line and stops drawing.
