@@ -41,7 +41,7 @@ for t in "${targets[@]}"; do
   # In its own session, so that a hang (an input the code under test never returns from: libFuzzer
   # saves nothing then) is stopped with every process it started once FUZZ_LIMIT_S have passed.
   setsid env JAZZER_FUZZ=1 ./mvnw -B -q -o test -pl "$module" -am -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-      -Djunit.jupiter.execution.timeout.mode=disabled \
+      -Djunit.jupiter.execution.timeout.mode=disabled -Dpenstock.jazzer.hooks=true \
       -Dmaven.compiler.release=23 >"$log" 2>&1 &
   pid=$!
   deadline=$((SECONDS + ${FUZZ_LIMIT_S:-240}))

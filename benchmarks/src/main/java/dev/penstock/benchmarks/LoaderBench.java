@@ -54,6 +54,7 @@ public final class LoaderBench {
     private final Options options;
     private final PrintStream out;
     private final ModelStep step;
+    private java.util.function.Consumer<DataLoader<?, ?, ?>> watch = loader -> { };
     private double loadS;
     private double collateS;
     private double stepS;
@@ -63,6 +64,12 @@ public final class LoaderBench {
         this.options = options;
         this.out = out;
         this.step = new ModelStep().calibrate(options.stepNs());
+    }
+
+    /// Hands every loader the benchmark makes to `watch` as it starts using it (metrics).
+    public LoaderBench watch(java.util.function.Consumer<DataLoader<?, ?, ?>> watch) {
+        this.watch = watch;
+        return this;
     }
 
     /// Measures load, collate and step standalone (single thread), as the ideal bound needs.
@@ -117,13 +124,15 @@ public final class LoaderBench {
 
     /// A loader over the workload as a training loop would keep it across epochs.
     private DataLoader<Block, Block, Block> loader(LoaderWorkload ds, String threads, int workers) {
-        return DataLoader.builder(ds)
+        DataLoader<Block, Block, Block> loader = DataLoader.builder(ds)
                 .batchSize(options.batchSize())
                 .workers(workers)
                 .virtualThreads(threads.equals("virtual"))
                 .prefetchDepth(2 * options.batchSize() + workers)
                 .collate(Collate.stack())
                 .build();
+        watch.accept(loader);
+        return loader;
     }
 
     /// One epoch, timed from `iterator()` (which starts the epoch's I/O threads) to the end of the

@@ -53,8 +53,22 @@ public final class BenchLoaderCommand implements Callable<Integer> {
             defaultValue = "1,2,4,8,16,32")
     int[] peerWorkers;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve the loader's meters (batches, waits, load and prep "
+            + "time, wait fraction of the epoch running, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it "
+            + "runs (0: any free port)")
+    Integer metricsPort;
+
     @Override
     public Integer call() throws Exception {
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw new ParameterException(spec.commandLine(), "option '--metrics-port' must be in [0, 65535], got " + metricsPort);
+        }
+        try (MetricsServer metrics = metricsPort == null ? null : MetricsServer.start(metricsPort)) {
+            return run(metrics);
+        }
+    }
+
+    private int run(MetricsServer metrics) throws Exception {
         if (samples < 1 || batchSize < 1 || repeat < 1) {
             throw new ParameterException(spec.commandLine(), "options '--samples', '--batch-size' and '--repeat' must be at least 1, got "
                     + samples + ", " + batchSize + ", " + repeat);
@@ -71,6 +85,13 @@ public final class BenchLoaderCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         LoaderBench bench = new LoaderBench(options, output.progress());
+        if (metrics != null) {
+            java.util.concurrent.atomic.AtomicReference<dev.penstock.data.DataLoader<?, ?, ?>> current = new java.util.concurrent.atomic.AtomicReference<>();
+            dev.penstock.metrics.PenstockMetrics.loader(metrics.registry(), "bench-loader", () -> current.get() == null ? null
+                    : current.get().stallReport());
+            bench.watch(current::set);
+            System.err.println("metrics: " + metrics.url());
+        }
         bench.measureStages();
         var results = bench.run();
         Map<String, Double> peerFigures = null;

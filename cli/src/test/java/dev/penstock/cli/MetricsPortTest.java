@@ -89,4 +89,33 @@ class MetricsPortTest {
         }
         assertThat(refused).as("the port is closed after the run").isTrue();
     }
+
+    /// `bench loader --metrics-port`: while the benchmark runs, the loader's epoch gauges answer.
+    @Test
+    void aRunningLoaderBenchServesTheLoadersGauges() throws Exception {
+        int port = freePort();
+        CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> Main.execute("bench", "loader", "--workers", "1,2",
+                "--threads", "platform", "--samples", "600", "--repeat", "2", "--metrics-port", Integer.toString(port)));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(5)).build();
+        Pattern batches = Pattern.compile("penstock_loader_batches\\{run=\"bench-loader\"\\} ([0-9.E]+)");
+        double seen = 0;
+        String body = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!run.isDone() && System.nanoTime() < deadline && seen <= 0) {
+            try {
+                body = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+                Matcher m = batches.matcher(body);
+                if (m.find()) {
+                    seen = Double.parseDouble(m.group(1));
+                }
+            } catch (IOException notYet) {
+                // the server starts with the benchmark
+            }
+            Thread.sleep(20);
+        }
+        assertThat(seen).as("a scrape during the run saw batches: %s", body).isPositive();
+        assertThat(body).contains("penstock_loader_wait_seconds{run=\"bench-loader\"}").contains("penstock_loader_wait_fraction");
+        assertThat(run.get()).isZero();
+    }
 }

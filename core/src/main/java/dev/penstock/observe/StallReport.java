@@ -56,6 +56,11 @@ public final class StallReport {
         return Collections.unmodifiableList(new ArrayList<>(batches));
     }
 
+    /// Batches delivered so far.
+    public synchronized int count() {
+        return batches.size();
+    }
+
     /// Wall time from `start()` to `stop()` (or to now), in nanoseconds.
     public synchronized long wallNs() {
         return (endNs == 0 ? System.nanoTime() : endNs) - startNs;

@@ -7,7 +7,9 @@ import dev.penstock.stage.Pipeline;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import dev.penstock.observe.StallReport;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +27,12 @@ import java.util.concurrent.atomic.AtomicLong;
 ///     penstock.stage.graduated    counter  {run, stage}   sub-stages finished inside a fused stage
 ///     penstock.stage.held         gauge    {run, stage}   samples in the stage's batch at its last step
 ///     penstock.stage.step.interval timer   {run, stage}   time between two steps (rate and stalls)
+///   loader (loader(registry, run, report) reads the current epoch's StallReport at each scrape):
+///     penstock.loader.batches         gauge  {run}  batches delivered in the epoch
+///     penstock.loader.wait            time gauge {run}  the consumer's time waiting for batches
+///     penstock.loader.load.busy       time gauge {run}  I/O threads' time loading samples
+///     penstock.loader.prep            time gauge {run}  preparation (collate, transforms) time
+///     penstock.loader.wait.fraction   gauge  {run}  share of the epoch's wall time spent waiting
 ///   encode (encode(registry, run, sink) wraps the RowSink):
 ///     penstock.encode.rows        counter  {run}          states written
 ///     penstock.encode.chunks      counter  {run}          chunks handed to the writer
@@ -42,6 +50,32 @@ public final class PenstockMetrics {
     public static <S> Hook<S> pipeline(MeterRegistry registry, String run, Pipeline<S> pipeline) {
         List<String> names = pipeline.stages().stream().map(dev.penstock.stage.Stage::name).toList();
         return new StageMeters<>(registry, run, names);
+    }
+
+    /// Gauges of a data loader's current epoch, read from `report` at each scrape (a supplier:
+    /// a loader starts a new report each epoch, and a run may go through several loaders; NaN
+    /// while it gives none), into `registry`, tagged `run`.
+    public static void loader(MeterRegistry registry, String run, java.util.function.Supplier<StallReport> report) {
+        java.util.function.ToDoubleFunction<java.util.function.Supplier<StallReport>> batches = r -> read(r, StallReport::count);
+        // strong references: a gauge holds its object weakly, and the supplier is held by nothing else
+        Gauge.builder("penstock.loader.batches", report, batches).description("batches delivered in the epoch").tag("run", run)
+                .strongReference(true).register(registry);
+        timeGauge(registry, run, report, "penstock.loader.wait", "the consumer's time waiting for batches", StallReport::totalWaitNs);
+        timeGauge(registry, run, report, "penstock.loader.load.busy", "I/O threads' time loading samples", StallReport::totalLoadBusyNs);
+        timeGauge(registry, run, report, "penstock.loader.prep", "preparation (collate, transforms) time", StallReport::totalPrepNs);
+        Gauge.builder("penstock.loader.wait.fraction", report, r -> read(r, StallReport::exposedWaitFraction))
+                .description("share of the epoch's wall time the consumer spent waiting").tag("run", run).strongReference(true).register(registry);
+    }
+
+    private static void timeGauge(MeterRegistry registry, String run, java.util.function.Supplier<StallReport> report, String name,
+            String description, java.util.function.ToLongFunction<StallReport> ns) {
+        TimeGauge.builder(name, report, TimeUnit.NANOSECONDS, r -> read(r, x -> (double) ns.applyAsLong(x))).description(description)
+                .tag("run", run).strongReference(true).register(registry);
+    }
+
+    private static double read(java.util.function.Supplier<StallReport> report, java.util.function.ToDoubleFunction<StallReport> f) {
+        StallReport r = report.get();
+        return r == null ? Double.NaN : f.applyAsDouble(r);
     }
 
     /// `sink`, counting the rows and chunks it is given and timing it, into `registry`, tagged `run`.
