@@ -94,4 +94,10 @@ public final class StallReport {
                 batches.size(), wallNs() / 1e6, totalWaitNs() / 1e6, 100 * exposedWaitFraction(),
                 totalLoadBusyNs() / 1e6, totalPrepNs() / 1e6);
     }
+
+    /// The `summary()` line.
+    @Override
+    public String toString() {
+        return "StallReport[" + summary() + "]";
+    }
 }

@@ -69,6 +69,7 @@ class PenstockMetricsTest {
             assertThat(waitMs).as("12 loads of 5 ms on one thread, waited for").isGreaterThan(20);
             assertThat(registry.get("penstock.loader.load.busy").timeGauge().value(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(55);
             assertThat(registry.get("penstock.loader.wait.fraction").gauge().value()).isBetween(0.2, 1.0);
+            assertThat(loader.stallReport().toString()).startsWith("StallReport[3 batches in ").contains("consumer waited");
         }
     }
 }

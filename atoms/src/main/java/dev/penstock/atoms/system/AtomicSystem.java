@@ -165,4 +165,13 @@ public final class AtomicSystem {
         }
         return Math.sqrt(max);
     }
+
+    /// `AtomicSystem[id=3, 13 atoms, energy=-0.37 eV, periodic FFF, info {stages=fire:32}]`: the
+    /// system at a glance (no per-atom values).
+    @Override
+    public String toString() {
+        return "AtomicSystem[id=" + id + ", " + atoms + " atoms, energy=" + energy + " eV, periodic " + (periodic(0) ? "T" : "F")
+                + (periodic(1) ? "T" : "F") + (periodic(2) ? "T" : "F") + (arrays.isEmpty() ? "" : ", arrays " + arrays.keySet())
+                + (info.isEmpty() ? "" : ", info " + info) + "]";
+    }
 }

@@ -118,6 +118,7 @@ class ExtXyzTest {
         assertThat(s.arrays()).containsKeys("tags", "initial_charges", "fixed", "label", "dipole");
         assertThat(s.arrays().get("tags").kind()).isEqualTo(dev.penstock.atoms.system.AtomArray.Kind.INT);
         assertThat(s.arrays().get("dipole").width()).isEqualTo(3);
+        assertThat(s.toString()).startsWith("AtomicSystem[id=0, 3 atoms").contains("periodic TTT").contains("arrays [tags, initial_charges");
         // through the codec (overflow tier, checkpoints, Flink) and back out to a file ASE reads
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         new dev.penstock.atoms.stage.SystemCodec().write(s, new java.io.DataOutputStream(bytes));

@@ -120,6 +120,10 @@ public final class Hdf5Rows implements FeatureRows {
     /// One dataset of a file: its path, shape (empty: a scalar), Java element type and whether
     /// `encode` can read it (2-D, numeric, not empty).
     public record DatasetInfo(String path, long[] shape, String type, boolean readable) {
+        @Override
+        public String toString() {
+            return "DatasetInfo[" + path + " " + Arrays.toString(shape) + " " + type + (readable ? "" : ", not readable by encode") + "]";
+        }
     }
 
     /// Every dataset of `file`, in the file's order (groups walked depth first).

@@ -22,6 +22,11 @@ import java.util.regex.Pattern;
 /// @param dataOffset  where the data starts
 public record NpyHeader(DType dtype, long[] shape, long dataOffset) {
     static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+    @Override
+    public String toString() {
+        return "NpyHeader[" + dtype.numpyDescr() + " " + java.util.Arrays.toString(shape) + ", data at byte " + dataOffset + "]";
+    }
     private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([^']*)'");
     private static final Pattern FORTRAN = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");
     private static final Pattern SHAPE = Pattern.compile("'shape'\\s*:\\s*\\(([^)]*)\\)");
