@@ -3,9 +3,9 @@ package dev.penstock.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.penstock.testing.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -14,9 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +119,13 @@ class StagingPoolTest {
 
     @Test
     void closeFailsCurrentAndFutureWaitersInsteadOfHangingThem() throws Exception {
+        try (LogCapture log = LogCapture.of(StagingPool.class.getName())) { // the lease still held at close is reported
+            closeFailsWaiters();
+            assertThat(log.messages()).anySatisfy(m -> assertThat(m).contains("'closing' closed with buffer 0 still leased"));
+        }
+    }
+
+    private static void closeFailsWaiters() throws Exception {
         StagingPool small = StagingPool.allocate("closing", 1, 4096);
         Lease held = small.tryAcquire();
         CountDownLatch waiting = new CountDownLatch(1);
@@ -148,33 +152,14 @@ class StagingPoolTest {
 
     @Test
     void leasesStillOutAtCloseAreReportedWithWhereTheyWereTaken() {
-        Logger jul = Logger.getLogger(StagingPool.class.getName());
-        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
-        Handler h = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(h);
-        try {
+        try (LogCapture log = LogCapture.of(StagingPool.class.getName())) {
             StagingPool leaky = StagingPool.allocate("leaky", 2, 4096);
             Lease forgotten = takeAndForget(leaky);
             leaky.close();
-            assertThat(records).anySatisfy(r -> {
+            assertThat(log.records()).anySatisfy(r -> {
                 assertThat(r.getMessage()).contains("leaky").contains("buffer " + forgotten.index());
                 assertThat(r.getThrown().getStackTrace()).anySatisfy(e -> assertThat(e.getMethodName()).isEqualTo("takeAndForget"));
             });
-        } finally {
-            jul.removeHandler(h);
         }
     }
 

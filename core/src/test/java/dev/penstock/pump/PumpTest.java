@@ -194,23 +194,7 @@ class PumpTest {
 
     @Test
     void aLoadThatIgnoresInterruptsIsLoggedWithItsThreadAndCloseStillReturnsInBound() throws Exception {
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger("dev.penstock.internal.Threads");
-        List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(handler);
+        dev.penstock.testing.LogCapture log = dev.penstock.testing.LogCapture.of("dev.penstock.internal.Threads");
         java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
         CountDownLatch started = new CountDownLatch(1);
         PumpConfig c = config(2, 1).withCloseTimeout(Duration.ofMillis(300));
@@ -227,14 +211,14 @@ class PumpTest {
             pump.close();
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
             assertThat(pump.isTerminated()).isFalse();
-            assertThat(records).anySatisfy(r -> {
+            assertThat(log.records()).anySatisfy(r -> {
                 assertThat(r.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
                 assertThat(java.text.MessageFormat.format(r.getMessage(), r.getParameters()))
                         .contains(prefix(c) + "0").contains("did not stop");
             });
         } finally {
             release.set(true);
-            jul.removeHandler(handler);
+            log.close();
         }
         assertThat(ThreadCensus.awaitNone(prefix(c), Duration.ofSeconds(5))).isEmpty();
     }
