@@ -10,7 +10,9 @@ import dev.penstock.memory.DType;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.observe.Timeline;
+import dev.penstock.flink.FlinkEncode;
 import dev.penstock.quantum.BadRowPolicy;
+import dev.penstock.quantum.EncodeInputs;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;
@@ -121,6 +123,19 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             + "times, and the JVM's) as Prometheus text at http://127.0.0.1:PORT/metrics while it runs (0: any free port)")
     Integer metricsPort;
 
+    @Option(names = "--runner", paramLabel = "local|flink", order = 404, defaultValue = "local", description = "local (this JVM) or "
+            + "flink (the rows split into ranges encoded by Flink tasks on the embedded MiniCluster, each into a shard, joined into OUT "
+            + "with OUT.manifest.json once the job has succeeded; .npy, Arrow and HDF5 input, .npy output) (default: ${DEFAULT-VALUE})")
+    String runner;
+
+    @Option(names = "--parallelism", paramLabel = "N", order = 405, defaultValue = "2", description = "with --runner flink: tasks "
+            + "encoding ranges at once (default: ${DEFAULT-VALUE})")
+    int parallelism;
+
+    @Option(names = "--checkpoint-interval", paramLabel = "MS", order = 406, defaultValue = "1000", description = "with --runner flink: "
+            + "ms between checkpoints; a restarted job re-encodes only the ranges after the last one (default: ${DEFAULT-VALUE}; 0: none)")
+    long checkpointMs;
+
     @Option(names = "--json", order = 501, description = "print the summary's figures as one JSON object on stdout (the text summary goes to stderr)")
     boolean json;
 
@@ -191,8 +206,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             plan(o, exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
             return 0;
         }
-        try (Inputs.Opened in = parquet ? Inputs.parquet(input, columns, policy == BadRowPolicy.SKIP)
-                : hdf5 ? Inputs.hdf5(input, dataset) : arrow ? Inputs.arrow(input, columns) : Inputs.npy(input, spec)) {
+        try (EncodeInputs.Opened in = openInput(parquet, hdf5, arrow, policy)) {
             RowSource source = in.source();
             if (source.rowLength() < 1 && source.rows() > 0) {
                 throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()
@@ -203,6 +217,11 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             plan(o, source.rows(), source.rowLength(), source.dtype(), cfg, zarr);
             if (dryRun) {
                 return 0;
+            }
+            if (runner.equalsIgnoreCase("flink")) {
+                return flink(o, enc, cfg, source);
+            } else if (!runner.equalsIgnoreCase("local")) {
+                throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
             }
             EncodeDevice dev;
             try {
@@ -220,8 +239,70 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         }
     }
 
+    /// `--runner flink`: the Flink encode job, then its shards joined (`FlinkEncodeRun`).
+    private int flink(PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
+        if (zarrOut() || source.sequential() || timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
+            throw new ParameterException(spec.commandLine(), "--runner flink encodes .npy, Arrow and HDF5 inputs into a .npy OUT on cpu "
+                    + "tasks, without --timeline or --metrics-port (for now); got " + (source.sequential() ? "a Parquet INPUT" : zarrOut()
+                    ? "a .zarr OUT" : !device.equalsIgnoreCase("cpu") ? "--device " + device : "--timeline or --metrics-port"));
+        }
+        if (parallelism < 1 || checkpointMs < 0) {
+            throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
+                    + parallelism + ", " + checkpointMs);
+        }
+        FlinkEncode.Spec job = new FlinkEncode.Spec(input.toAbsolutePath().toString(), columns, dataset, enc.label(), qubits,
+                cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "");
+        FlinkEncodeRun.Result r;
+        try {
+            r = FlinkEncodeRun.run(o, job, source.rows(), cfg.output(), parallelism, checkpointMs, out);
+        } catch (Exception e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof EncodingException bad) {
+                    System.err.println("penstock encode: " + input + ": " + bad.getMessage() + " (--on-bad-row skip leaves bad rows out); "
+                            + out + " left as it was");
+                    return ExitCodes.BAD_INPUT;
+                }
+            }
+            throw e;
+        }
+        o.printf(Locale.ROOT, "encoded %d of %d rows (%s, %d qubits) on Flink in %.3f s (the job %.3f s): %.0f rows/s -> %s%n", r.written(),
+                r.rows(), encoding, qubits, r.wallS(), r.jobS(), r.rows() / r.wallS(), out);
+        if (!r.skipped().isEmpty()) {
+            o.printf("skipped %d bad rows; every one, with its reason: %s%n", r.skipped().size(), skippedFile());
+        }
+        o.println("manifest: " + r.manifest());
+        if (json) {
+            System.out.println("{\"rows\": " + r.rows() + ", \"rows_written\": " + r.written() + ", \"rows_skipped\": " + r.skipped().size()
+                    + ", \"wall_s\": " + JsonFigures.number(r.wallS()) + ", \"job_s\": " + JsonFigures.number(r.jobS()) + ", \"ranges\": "
+                    + r.ranges() + ", \"parallelism\": " + parallelism + ", \"out\": " + JsonFigures.quote(out.toString())
+                    + ", \"manifest\": " + JsonFigures.quote(r.manifest().toString()) + "}");
+        }
+        return 0;
+    }
+
+    private boolean zarrOut() {
+        return out.toString().endsWith(".zarr");
+    }
+
+    private EncodeInputs.Opened openInput(boolean parquet, boolean hdf5, boolean arrow, BadRowPolicy policy) throws java.io.IOException {
+        if (parquet) {
+            return EncodeInputs.parquet(input, columns, policy == BadRowPolicy.SKIP);
+        }
+        if (hdf5) {
+            return EncodeInputs.hdf5(input, dataset);
+        }
+        if (arrow) {
+            return EncodeInputs.arrow(input, columns);
+        }
+        try {
+            return EncodeInputs.npy(input);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
     /// Encodes into outputs written beside their destinations, committed only on success.
-    private int encode(PrintStream o, EncodeDevice dev, Inputs.Opened in, EncodePipeline.Config cfg, boolean zarr) throws Exception {
+    private int encode(PrintStream o, EncodeDevice dev, EncodeInputs.Opened in, EncodePipeline.Config cfg, boolean zarr) throws Exception {
         if (metricsPort == null) {
             return encode(o, dev, in, cfg, zarr, null);
         }
@@ -234,7 +315,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         }
     }
 
-    private int encode(PrintStream o, EncodeDevice dev, Inputs.Opened in, EncodePipeline.Config cfg, boolean zarr, MetricsServer metrics)
+    private int encode(PrintStream o, EncodeDevice dev, EncodeInputs.Opened in, EncodePipeline.Config cfg, boolean zarr, MetricsServer metrics)
             throws Exception {
         RowSource source = in.source();
         EncodeSummary s;

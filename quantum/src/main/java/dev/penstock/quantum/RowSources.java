@@ -109,4 +109,37 @@ public final class RowSources {
             }
         };
     }
+
+    /// Rows `[first, first + count)` of `source` as rows `[0, count)`: a range encoded on its own
+    /// (the Flink encode's tasks). `source` must not be sequential (a streaming decoder cannot
+    /// start in the middle).
+    public static RowSource slice(RowSource source, long first, long count) {
+        if (source.sequential()) {
+            throw new IllegalArgumentException("a sequential row source cannot be read from row " + first);
+        }
+        if (first < 0 || count < 0 || first + count > source.rows()) {
+            throw new IllegalArgumentException("rows [" + first + ", " + (first + count) + ") are not within the " + source.rows() + " rows");
+        }
+        return new RowSource() {
+            @Override
+            public long rows() {
+                return count;
+            }
+
+            @Override
+            public int rowLength() {
+                return source.rowLength();
+            }
+
+            @Override
+            public DType dtype() {
+                return source.dtype();
+            }
+
+            @Override
+            public void read(long from, int n, java.lang.foreign.MemorySegment dst) throws Exception {
+                source.read(first + from, n, dst);
+            }
+        };
+    }
 }

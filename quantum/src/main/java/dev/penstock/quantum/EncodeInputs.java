@@ -1,4 +1,4 @@
-package dev.penstock.cli;
+package dev.penstock.quantum;
 
 import dev.penstock.formats.FeatureRows;
 import dev.penstock.formats.arrow.ArrowRows;
@@ -6,23 +6,20 @@ import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.memory.DType;
-import dev.penstock.quantum.RowSource;
-import dev.penstock.quantum.RowSources;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 
-/// Input files as `RowSource`s for the encode pipeline.
-final class Inputs {
-    private Inputs() {
+/// Input files as `RowSource`s for the encode pipeline: `.npy`, Parquet, Arrow IPC and HDF5,
+/// opened the same way by `penstock encode` and by the Flink encode job's tasks.
+public final class EncodeInputs {
+    private EncodeInputs() {
     }
 
     /// An open input: its rows and what to close.
-    interface Opened extends AutoCloseable {
+    public interface Opened extends AutoCloseable {
         RowSource source();
 
         /// Rows the reader let through as bad (NaN) for skip-and-report, with why (input row → reason).
@@ -34,12 +31,31 @@ final class Inputs {
         void close() throws IOException;
     }
 
+    /// Opens `file` by its name: `.parquet`, `.arrow`/`.feather`/`.arrows`, `.h5`/`.hdf5`, else
+    /// `.npy`; `columns` for Parquet and Arrow (empty: the default), `dataset` for HDF5 (null: the
+    /// only one), `skipBad` for Parquet's ragged lists.
+    public static Opened open(Path file, List<String> columns, String dataset, boolean skipBad) throws IOException {
+        String name = file.getFileName().toString();
+        if (name.endsWith(".parquet")) {
+            return parquet(file, columns, skipBad);
+        }
+        if (name.endsWith(".arrow") || name.endsWith(".feather") || name.endsWith(".arrows")) {
+            return arrow(file, columns);
+        }
+        if (name.endsWith(".h5") || name.endsWith(".hdf5")) {
+            return hdf5(file, dataset);
+        }
+        return npy(file);
+    }
+
     /// A `.npy` `[rows, values]` f32/f64 array, memory-mapped; reads run on any I/O thread.
-    static Opened npy(Path file, CommandSpec spec) throws IOException {
+    ///
+    /// @throws IllegalArgumentException naming the file, its dtype and shape when it is not that
+    public static Opened npy(Path file) throws IOException {
         NpyFile in = NpyFile.open(file);
         if (in.shape().length != 2 || (in.dtype() != DType.F32 && in.dtype() != DType.F64)) {
             in.close();
-            throw new ParameterException(spec.commandLine(), "INPUT " + file + ": expected [rows, values] of f32 or f64, found "
+            throw new IllegalArgumentException("INPUT " + file + ": expected [rows, values] of f32 or f64, found "
                     + in.dtype().label() + Arrays.toString(in.shape()));
         }
         return opened(RowSources.of(in.block()), in::close);
@@ -47,7 +63,7 @@ final class Inputs {
 
     /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order; with
     /// `skipBad`, a ragged list row is a bad row (skipped and reported), not the end of the run.
-    static Opened parquet(Path file, List<String> columns, boolean skipBad) throws IOException {
+    public static Opened parquet(Path file, List<String> columns, boolean skipBad) throws IOException {
         ParquetRows rows = ParquetRows.open(file, columns);
         if (skipBad) {
             rows.raggedRowsAsBad();
@@ -73,13 +89,13 @@ final class Inputs {
 
     /// A 2-D numeric dataset of an HDF5 file (`dataset`, or null: the file's only one), read a
     /// block of rows at a time.
-    static Opened hdf5(Path file, String dataset) throws IOException {
+    public static Opened hdf5(Path file, String dataset) throws IOException {
         return opened(Hdf5Rows.open(file, dataset));
     }
 
     /// An Arrow IPC file (`.arrow`, `.feather`) or stream (`.arrows`): its numeric `columns` (all
     /// if empty) or one fixed-size-list column as float64 rows, read from any I/O thread.
-    static Opened arrow(Path file, List<String> columns) throws IOException {
+    public static Opened arrow(Path file, List<String> columns) throws IOException {
         return opened(ArrowRows.open(file, columns));
     }
 

@@ -1,0 +1,145 @@
+package dev.penstock.cli;
+
+import dev.penstock.flink.FlinkEncode;
+import dev.penstock.formats.npy.NpyFile;
+import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.io.PendingOutput;
+import dev.penstock.memory.DType;
+import dev.penstock.quantum.EncodingException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/// `penstock encode --runner flink`: runs `FlinkEncode` on the embedded MiniCluster into shards
+/// in a hidden folder beside OUT, then, once the job has succeeded, joins them into the outputs
+/// a local encode writes (OUT, `OUT.rows.npy`, `OUT.skipped.tsv` when rows were skipped: the same
+/// bytes) and `OUT.manifest.json`, each written beside its destination and renamed into place,
+/// the manifest last. A failed job leaves every destination as it was; the shards are deleted.
+///
+/// ```
+///   OUT.manifest.json  {"input": …, "encoding": …, "qubits": …, "states": "c128", "rows": N,
+///                       "rows_written": W, "rows_skipped": S, "parallelism": P, "out": …,
+///                       "out_data_sha256": … (of OUT's states, after its header), "rows_file": …,
+///                       "shards": [{"index": 0, "first_row": 0, "rows": R, "rows_written": R',
+///                                   "rows_skipped": …, "bytes": B, "sha256": … (of the shard file)}, …]}
+/// ```
+final class FlinkEncodeRun {
+    private FlinkEncodeRun() {
+    }
+
+    /// What the run did, for the summary.
+    record Result(long rows, long written, List<String> skipped, int ranges, double wallS, double jobS, Path manifest) {
+    }
+
+    static Result run(PrintStream o, FlinkEncode.Spec spec, long rows, DType states, int parallelism, long checkpointMs, Path out)
+            throws Exception {
+        List<FlinkEncode.Range> ranges = FlinkEncode.ranges(rows, spec.rowsPerChunk(), parallelism);
+        Path manifest = out.resolveSibling(out.getFileName() + ".manifest.json");
+        Path rowsFile = out.resolveSibling(out.getFileName() + ".rows.npy");
+        Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");
+        long t0 = System.nanoTime();
+        // the shards: a folder of our own beside OUT, never committed (closing deletes it)
+        try (PendingOutput parts = PendingOutput.directory(out.resolveSibling(out.getFileName() + ".shards"), p -> false)) {
+            FlinkEncode.Spec inParts = new FlinkEncode.Spec(spec.input(), spec.columns(), spec.dataset(), spec.encoding(), spec.qubits(),
+                    spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString());
+            StreamExecutionEnvironment env = FlinkEncode.localEnvironment(parallelism);
+            FlinkEncode.build(env, inParts, ranges, parallelism, checkpointMs);
+            o.printf(Locale.ROOT, "flink: %,d rows in %d ranges over %d tasks (embedded MiniCluster)%n", rows, ranges.size(), parallelism);
+            long j0 = System.nanoTime();
+            env.execute("penstock encode " + Path.of(spec.input()).getFileName());
+            double jobS = (System.nanoTime() - j0) / 1e9;
+            List<String> skipped = new ArrayList<>();
+            List<long[]> skippedRows = new ArrayList<>();
+            StringBuilder shards = new StringBuilder();
+            long written = 0;
+            MessageDigest whole = MessageDigest.getInstance("SHA-256");
+            try (NpyWriter w = NpyWriter.open(out, states, 1L << spec.qubits())) {
+                for (FlinkEncode.Range r : ranges) {
+                    Path shard = FlinkEncode.shard(parts.path(), r.index());
+                    if (!Files.isRegularFile(shard)) {
+                        throw new IOException("the Flink job finished without shard " + r.index() + " (rows " + r.first() + "…" + (r.first()
+                                + r.count()) + "); " + out + " left as it was");
+                    }
+                    long shardRows;
+                    try (NpyFile f = NpyFile.open(shard)) {
+                        shardRows = f.shape()[0];
+                        w.append(f.block());
+                        whole.update(f.block().segment().asByteBuffer());
+                    }
+                    written += shardRows;
+                    Path bad = FlinkEncode.skipped(parts.path(), r.index());
+                    int before = skipped.size();
+                    if (Files.exists(bad)) {
+                        for (String line : Files.readAllLines(bad)) {
+                            skipped.add(line);
+                            skippedRows.add(new long[] {Long.parseLong(line.substring(0, line.indexOf('\t')))});
+                        }
+                    }
+                    shards.append(shards.isEmpty() ? "" : ",\n    ").append(String.format(Locale.ROOT,
+                            "{\"index\": %d, \"first_row\": %d, \"rows\": %d, \"rows_written\": %d, \"rows_skipped\": %d, \"bytes\": %d, "
+                            + "\"sha256\": \"%s\"}", r.index(), r.first(), r.count(), shardRows, skipped.size() - before, Files.size(shard),
+                            sha256(shard)));
+                }
+                w.commit();
+            }
+            List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
+            try (NpyWriter rw = NpyWriter.open(rowsFile, DType.I64)) {
+                KeptRows.write(rows, bad, rw::append);
+                rw.commit();
+            }
+            if (skipped.isEmpty()) {
+                Files.deleteIfExists(skippedFile); // ours, from an earlier run: it would describe other states
+            } else {
+                PendingOutput.write(skippedFile, tmp -> {
+                    try (Writer sw = Files.newBufferedWriter(tmp)) {
+                        sw.write("row\treason\n");
+                        for (String line : skipped) {
+                            sw.write(line + "\n");
+                        }
+                    }
+                });
+            }
+            String json = String.format(Locale.ROOT, """
+                    {
+                      "input": %s,
+                      "encoding": %s,
+                      "qubits": %d,
+                      "states": "%s",
+                      "rows": %d,
+                      "rows_written": %d,
+                      "rows_skipped": %d,
+                      "parallelism": %d,
+                      "out": %s,
+                      "out_data_sha256": "%s",
+                      "rows_file": %s,
+                      "shards": [
+                        %s
+                      ]
+                    }
+                    """, JsonFigures.quote(spec.input()), JsonFigures.quote(spec.encoding()), spec.qubits(), states.label(), rows, written,
+                    skipped.size(), parallelism, JsonFigures.quote(out.toString()), HexFormat.of().formatHex(whole.digest()),
+                    JsonFigures.quote(rowsFile.toString()), shards);
+            PendingOutput.write(manifest, tmp -> Files.writeString(tmp, json)); // last: a manifest means every output is there
+            return new Result(rows, written, skipped, ranges.size(), (System.nanoTime() - t0) / 1e9, jobS, manifest);
+        }
+    }
+
+    private static String sha256(Path file) throws Exception {
+        MessageDigest d = MessageDigest.getInstance("SHA-256");
+        try (var in = Files.newInputStream(file)) {
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                d.update(buf, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(d.digest());
+    }
+}
