@@ -1,0 +1,98 @@
+package dev.penstock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.DType;
+import dev.penstock.testing.Python;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// `encode --runner flink`: the same bytes as a local encode (states, input rows, skipped rows),
+/// a manifest whose checksums match, a bad row under `fail` in one line with the outputs as they
+/// were, and the inputs it cannot split refused up front.
+class EncodeFlinkTest {
+    @TempDir
+    Path dir;
+
+    /// `[3000, 16]` f32 rows; rows 5 and 2222 hold a NaN.
+    private Path rows() throws Exception {
+        Path f = dir.resolve("rows.npy");
+        float[] v = new float[3000 * 16];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (Math.cos(0.11 * i) + 1.25);
+        }
+        v[5 * 16 + 7] = Float.NaN;
+        v[2222 * 16] = Float.NaN;
+        MemorySegment bytes = MemorySegment.ofArray(new byte[v.length * 4]);
+        MemorySegment.copy(MemorySegment.ofArray(v), 0, bytes, 0, bytes.byteSize());
+        try (NpyWriter w = NpyWriter.open(f, DType.F32, 16)) {
+            w.append(Block.wrap(bytes, DType.F32, null, 3000, 16));
+            w.commit();
+        }
+        return f;
+    }
+
+    @Test
+    void theFlinkEncodeWritesTheLocalEncodesBytesAndAManifest() throws Exception {
+        Path in = rows();
+        Path local = dir.resolve("local.npy");
+        Path flink = dir.resolve("flink.npy");
+        String[] common = {"--encoding", "amplitude", "--qubits", "4", "--on-bad-row", "skip", "--rows-per-chunk", "200"};
+        MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", local.toString()}, common));
+        String printed = MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", flink.toString(), "--runner", "flink",
+            "--parallelism", "2", "--checkpoint-interval", "100"}, common));
+        assertThat(printed).contains("encoded 2998 of 3000 rows").contains("on Flink").contains("skipped 2 bad rows")
+                .contains("manifest: " + flink + ".manifest.json");
+        for (String suffix : new String[] {"", ".rows.npy", ".skipped.tsv"}) {
+            assertThat(Files.readAllBytes(Path.of(flink + suffix))).as("flink%s", suffix).isEqualTo(Files.readAllBytes(Path.of(local + suffix)));
+        }
+        try (var beside = Files.list(dir)) {
+            assertThat(beside.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".") || n.contains("shards")).toList())
+                    .as("no shards left").isEmpty();
+        }
+        assumeTrue(Python.required() || Python.has("numpy"), "NumPy is not installed");
+        Python.Result r = Python.run("""
+                import sys, json, hashlib
+                import numpy as np
+                m = json.load(open(sys.argv[1]))
+                states = np.load(sys.argv[2])
+                assert m['rows'] == 3000 and m['rows_written'] == 2998 == len(states) and m['rows_skipped'] == 2, m
+                assert m['encoding'] == 'amplitude' and m['qubits'] == 4 and m['states'] == 'c64' and m['parallelism'] == 2, m
+                assert hashlib.sha256(states.tobytes()).hexdigest() == m['out_data_sha256']
+                shards = m['shards']
+                assert sum(s['rows'] for s in shards) == 3000 and sum(s['rows_written'] for s in shards) == 2998, shards
+                assert all(a['first_row'] + a['rows'] == b['first_row'] for a, b in zip(shards, shards[1:])), shards
+                assert all(len(s['sha256']) == 64 for s in shards)
+                print('OK', len(shards))
+                """, flink + ".manifest.json", flink.toString());
+        assertThat(r.output()).contains("OK");
+    }
+
+    @Test
+    void aBadRowFailsTheJobInOneLineAndLeavesTheOutputsAsTheyWere() throws Exception {
+        Path in = rows();
+        Path out = dir.resolve("states.npy");
+        Files.writeString(out, "earlier");
+        String printed = MainTest.run(ExitCodes.BAD_INPUT, "encode", in.toString(), "--out", out.toString(), "--encoding", "amplitude",
+                "--qubits", "4", "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "0");
+        assertThat(printed).containsPattern("row (5|2222): ").contains("NaN").contains("left as it was").doesNotContain("\tat ");
+        assertThat(Files.readString(out)).isEqualTo("earlier");
+        assertThat(Path.of(out + ".manifest.json")).doesNotExist();
+        Path parquet = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 100, 16 * 1024);
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", parquet.toString(), "--columns", "f0,f1", "--out", out.toString(), "--encoding",
+                "angle", "--qubits", "2", "--runner", "flink")).contains("--runner flink encodes .npy, Arrow and HDF5 inputs")
+                .contains("a Parquet INPUT");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}
