@@ -46,8 +46,8 @@ final class FlinkEncodeRun {
         Path rowsFile = out.resolveSibling(out.getFileName() + ".rows.npy");
         Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");
         long t0 = System.nanoTime();
-        // the shards: a folder of our own beside OUT, never committed (closing deletes it)
-        try (PendingOutput parts = PendingOutput.directory(out.resolveSibling(out.getFileName() + ".shards"), p -> false)) {
+        // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
+        try (PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
             FlinkEncode.Spec inParts = new FlinkEncode.Spec(spec.input(), spec.columns(), spec.dataset(), spec.encoding(), spec.qubits(),
                     spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString());
             StreamExecutionEnvironment env = FlinkEncode.localEnvironment(parallelism);

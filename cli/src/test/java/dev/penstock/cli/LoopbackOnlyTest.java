@@ -97,6 +97,38 @@ class LoopbackOnlyTest {
 
     @Test
     @Timeout(180)
+    void aFlinkEncodeListensOnLoopbackOnlyAndKeepsItsShardsPrivate() throws Exception {
+        Set<String> beyond = new HashSet<>();
+        MainTest.run(0, "encode", dir.resolve("e.npy").toString(), "--example", "20000", "--encoding", "amplitude", "--qubits", "8",
+                "--out", dir.resolve("e-local.npy").toString());
+        Set<String> shardModes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Thread watch = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try (var all = java.nio.file.Files.list(dir)) {
+                    for (Path p : all.filter(p -> p.getFileName().toString().contains("shards")).toList()) {
+                        shardModes.add(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(p)));
+                    }
+                } catch (java.io.IOException | java.io.UncheckedIOException notYetOrGone) {
+                    // the folder exists only while the job runs
+                }
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+            }
+        });
+        Set<String> seen = listenersDuring(0, beyond, "encode", dir.resolve("e.npy").toString(), "--encoding", "amplitude", "--qubits", "8",
+                "--out", dir.resolve("e-flink.npy").toString(), "--runner", "flink", "--parallelism", "2");
+        watch.interrupt();
+        watch.join();
+        assertThat(shardModes).as("the job's shard folder, while it ran, is the user's alone").containsExactly("rwx------");
+        assertThat(beyond).as("listeners beyond loopback while Flink ran").isEmpty();
+        assertThat(seen).as("the embedded cluster's own listeners (REST at least), on loopback").isNotEmpty();
+    }
+
+    @Test
+    @Timeout(180)
     void everyOtherCommandOpensNoListenerAtAll() throws Exception {
         Set<String> beyond = new HashSet<>();
         Set<String> encode = listenersDuring(0, beyond, "encode", "--example", "3000", "--encoding", "amplitude", "--qubits", "8",

@@ -47,13 +47,20 @@ public final class PendingOutput implements AutoCloseable {
     private boolean done; // guarded by this: commit and discard (a shutdown hook's) exclude each other
 
     private PendingOutput(Path destination, boolean directory) throws IOException {
+        this(destination, directory, false);
+    }
+
+    private PendingOutput(Path destination, boolean directory, boolean owner) throws IOException {
         this.destination = destination;
         this.directory = directory;
         Path parent = parentOf(destination);
         Files.createDirectories(parent);
         removeStaleTemporaries(parent, destination);
         this.temp = parent.resolve(stem(destination) + ".tmp");
-        if (directory) {
+        if (directory && owner && Files.getFileStore(parent).supportsFileAttributeView("posix")) {
+            Files.createDirectory(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        } else if (directory) {
             Files.createDirectory(temp);
         } else {
             Files.createFile(temp);
@@ -90,6 +97,14 @@ public final class PendingOutput implements AutoCloseable {
             }
         }
         return new PendingOutput(dest, true);
+    }
+
+    /// A working folder beside `destination` for a run's own intermediate files (a Flink job's
+    /// shards), the owner's alone from its creation (`rwx------` where the file system is
+    /// POSIX), never committed: `close()` deletes it, as SIGINT/SIGTERM and the next run after a
+    /// SIGKILL do.
+    public static PendingOutput scratch(Path destination) throws IOException {
+        return new PendingOutput(resolveLink(destination), true, true);
     }
 
     /// Writes a file output in one go: `body` writes the temporary, which is then committed;
