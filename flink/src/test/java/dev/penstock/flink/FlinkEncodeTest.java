@@ -33,10 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
 /// reported with their input rows, and a task that fails once (the job restarted from its last
 /// checkpoint, ranges encoded again) leaves the same shards, byte for byte.
 class FlinkEncodeTest {
-    /// Two task managers of 2 slots: the encode at parallelism 2 spreads over both.
+    /// Two task managers of one slot: the encode at parallelism 2 runs a task on each, so losing
+    /// either loses ranges in progress.
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(2).setNumberSlotsPerTaskManager(2).build());
+            .setNumberTaskManagers(2).setNumberSlotsPerTaskManager(1).build());
 
     private static final int ROWS = 5000;
 
@@ -74,7 +75,7 @@ class FlinkEncodeTest {
     private Map<String, byte[]> run(Path input, Path parts, IntConsumer hook) throws Exception {
         Files.createDirectories(parts);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        FlinkEncode.build(env, spec(input, parts), FlinkEncode.ranges(ROWS, 256, 2), 2, 100);
+        FlinkEncode.build(env, spec(input, parts), FlinkEncode.ranges(ROWS, 256, 6), 2, 100);
         FlinkEncode.beforeRange = hook;
         env.execute("encode");
         Map<String, byte[]> files = new TreeMap<>();
@@ -89,7 +90,7 @@ class FlinkEncodeTest {
     @Test
     void theShardsJoinedAreTheLocalEncodeAndATaskFailingOnceChangesNoByte() throws Exception {
         Path input = input();
-        List<FlinkEncode.Range> ranges = FlinkEncode.ranges(ROWS, 256, 2);
+        List<FlinkEncode.Range> ranges = FlinkEncode.ranges(ROWS, 256, 6);
         Map<String, byte[]> clean = run(input, dir.resolve("clean"), null);
         AtomicBoolean failed = new AtomicBoolean();
         Map<String, byte[]> restarted = run(input, dir.resolve("restarted"), k -> {
@@ -123,6 +124,57 @@ class FlinkEncodeTest {
         String skipped = clean.entrySet().stream().filter(e -> e.getKey().endsWith(".skipped.tsv")).map(e -> new String(e.getValue()))
                 .reduce("", String::concat);
         assertThat(skipped.lines().map(l -> l.substring(0, l.indexOf('\t'))).toList()).containsExactly("777", "3001");
+    }
+
+    /// A task manager lost while the job runs (after a checkpoint, with ranges still to go): a
+    /// replacement joins, the job resumes, and the shards are those of a clean run, byte for byte.
+    @Test
+    void losingATaskManagerLeavesTheSameShards(@org.apache.flink.test.junit5.InjectMiniCluster
+            org.apache.flink.runtime.minicluster.MiniCluster cluster) throws Exception {
+        Path input = input();
+        Map<String, byte[]> clean = run(input, dir.resolve("clean"), null);
+        Path parts = dir.resolve("lost");
+        Files.createDirectories(parts);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        List<FlinkEncode.Range> ranges = FlinkEncode.ranges(ROWS, 256, 6);
+        FlinkEncode.build(env, spec(input, parts), ranges, 2, 50);
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        FlinkEncode.beforeRange = k -> {
+            attempts.incrementAndGet();
+            try {
+                Thread.sleep(300); // slow ranges: the loss comes while ranges are still to go
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        org.apache.flink.core.execution.JobClient job = env.executeAsync("loses a task manager");
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && (cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot().getCounts()
+                .getNumberOfCompletedCheckpoints() == 0 || shards(parts) < 2)) {
+            Thread.sleep(10);
+        }
+        assertThat(job.getJobStatus().get().isGloballyTerminalState()).as("the job still runs").isFalse();
+        assertThat(attempts.get()).as("ranges still to go when the task manager is lost").isLessThan(ranges.size());
+        cluster.terminateTaskManager(0).get(); // its tasks fail; a replacement joins, as a cluster manager would start one
+        cluster.startTaskManager();
+        job.getJobExecutionResult().get();
+        assertThat(attempts.get()).as("ranges the lost task manager was encoding were encoded again").isGreaterThan(ranges.size());
+        Map<String, byte[]> lost = new TreeMap<>();
+        try (var all = Files.list(parts)) {
+            for (Path p : all.toList()) {
+                lost.put(p.getFileName().toString(), Files.readAllBytes(p));
+            }
+        }
+        assertThat(lost.keySet()).isEqualTo(clean.keySet());
+        for (String name : clean.keySet()) {
+            assertThat(lost.get(name)).as(name).isEqualTo(clean.get(name));
+        }
+    }
+
+    private static long shards(Path parts) throws java.io.IOException {
+        try (var all = Files.list(parts)) {
+            return all.filter(p -> p.getFileName().toString().matches("shard-\\d+\\.npy")).count();
+        }
     }
 
     @Test
