@@ -310,6 +310,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             throw new ParameterException(spec.commandLine(), "option '--metrics-port' must be in [0, 65535], got " + metricsPort);
         }
         try (MetricsServer metrics = MetricsServer.start(metricsPort)) {
+            PenstockMetrics.staging(metrics.registry(), "encode");
             System.err.println("metrics: " + metrics.url());
             return encode(o, dev, in, cfg, zarr, metrics);
         }

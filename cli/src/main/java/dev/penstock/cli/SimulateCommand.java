@@ -341,6 +341,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             }
             if (metrics != null) {
                 p.hook(PenstockMetrics.pipeline(metrics.registry(), "simulate", p));
+                PenstockMetrics.staging(metrics.registry(), "simulate");
                 System.err.println("metrics: " + metrics.url());
             }
             if (timeline != null) {

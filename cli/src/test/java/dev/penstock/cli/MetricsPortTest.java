@@ -118,4 +118,42 @@ class MetricsPortTest {
         assertThat(body).contains("penstock_loader_wait_seconds{run=\"bench-loader\"}").contains("penstock_loader_wait_fraction");
         assertThat(run.get()).isZero();
     }
+
+    /// `encode --metrics-port`: while the encode runs, its rows and the staging pools' use answer.
+    @Test
+    void aRunningEncodeServesItsRowsAndStagingUse() throws Exception {
+        int port = freePort();
+        Path rows = dir.resolve("rows.npy");
+        MainTest.run(0, "encode", rows.toString(), "--example", "150000", "--encoding", "amplitude", "--qubits", "8", "--out",
+                dir.resolve("warm.npy").toString(), "-q");
+        CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> Main.execute("encode", rows.toString(), "--encoding",
+                "amplitude", "--qubits", "8", "--rows-per-chunk", "256", "--out", dir.resolve("s.npy").toString(), "--metrics-port",
+                Integer.toString(port), "-q"));
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(5)).build();
+        Pattern written = Pattern.compile("penstock_encode_rows_total\\{run=\"encode\"\\} ([0-9.E]+)");
+        Pattern buffers = Pattern.compile("penstock_staging_buffers\\{run=\"encode\"\\} ([0-9.E]+)");
+        double rowsSeen = 0;
+        double buffersSeen = 0;
+        String body = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!run.isDone() && System.nanoTime() < deadline && (rowsSeen <= 0 || buffersSeen <= 0)) {
+            try {
+                body = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+                Matcher m = written.matcher(body);
+                Matcher b = buffers.matcher(body);
+                if (m.find() && b.find()) {
+                    rowsSeen = Double.parseDouble(m.group(1));
+                    buffersSeen = Double.parseDouble(b.group(1));
+                }
+            } catch (IOException notYet) {
+                // the server starts once the input is open
+            }
+            Thread.sleep(10);
+        }
+        assertThat(rowsSeen).as("a scrape during the run saw rows written: %s", body).isPositive();
+        assertThat(buffersSeen).as("and the live staging buffers").isPositive();
+        assertThat(body).contains("penstock_staging_leased{run=\"encode\"}").contains("penstock_staging_wait_seconds{run=\"encode\"}");
+        assertThat(run.get()).isZero();
+    }
 }

@@ -50,6 +50,7 @@ public final class StagingPool implements AutoCloseable {
     private long acquisitions;
     private long waitNs;
     private int peakInUse;
+    private static final java.util.Set<StagingPool> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private StagingPool(String name, int count, long bufferBytes, Backing backing) {
         if (count < 1) {
@@ -69,6 +70,13 @@ public final class StagingPool implements AutoCloseable {
             free[i] = count - 1 - i; // buffer 0 on top
         }
         this.freeCount = count;
+        LIVE.add(this);
+    }
+
+    /// The pools made and not yet closed in this JVM (a snapshot): what process-wide meters of
+    /// staging use read (`PenstockMetrics.staging`).
+    public static List<StagingPool> live() {
+        return List.copyOf(LIVE);
     }
 
     /// A pool of `count` page-aligned host buffers of `bufferBytes` each, counted in
@@ -218,6 +226,7 @@ public final class StagingPool implements AutoCloseable {
                 return;
             }
             closed = true;
+            LIVE.remove(this);
             for (Lease l : out) {
                 if (l != null) {
                     leaked.add(l);

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.StallReport;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
 ///     penstock.loader.load.busy       time gauge {run}  I/O threads' time loading samples
 ///     penstock.loader.prep            time gauge {run}  preparation (collate, transforms) time
 ///     penstock.loader.wait.fraction   gauge  {run}  share of the epoch's wall time spent waiting
+///   staging pools (staging(registry, run): every pool alive in the JVM, summed at each scrape):
+///     penstock.staging.buffers        gauge  {run}  buffers of the live pools
+///     penstock.staging.leased         gauge  {run}  of them leased out now (pool use)
+///     penstock.staging.wait           time gauge {run}  time takers waited for a free buffer
 ///   encode (encode(registry, run, sink) wraps the RowSink):
 ///     penstock.encode.rows        counter  {run}          states written
 ///     penstock.encode.chunks      counter  {run}          chunks handed to the writer
@@ -76,6 +81,17 @@ public final class PenstockMetrics {
     private static double read(java.util.function.Supplier<StallReport> report, java.util.function.ToDoubleFunction<StallReport> f) {
         StallReport r = report.get();
         return r == null ? Double.NaN : f.applyAsDouble(r);
+    }
+
+    /// Gauges of staging-pool use over every pool alive in the JVM (an encode's read and transfer
+    /// staging, a device stage's), summed at each scrape, into `registry`, tagged `run`.
+    public static void staging(MeterRegistry registry, String run) {
+        Gauge.builder("penstock.staging.buffers", () -> StagingPool.live().stream().mapToInt(StagingPool::size).sum())
+                .description("buffers of the live staging pools").tag("run", run).strongReference(true).register(registry);
+        Gauge.builder("penstock.staging.leased", () -> StagingPool.live().stream().mapToInt(StagingPool::leased).sum())
+                .description("staging buffers leased out now").tag("run", run).strongReference(true).register(registry);
+        TimeGauge.builder("penstock.staging.wait", () -> StagingPool.live().stream().mapToLong(StagingPool::waitNs).sum(),
+                TimeUnit.NANOSECONDS).description("time takers waited for a free staging buffer").tag("run", run).register(registry);
     }
 
     /// `sink`, counting the rows and chunks it is given and timing it, into `registry`, tagged `run`.

@@ -72,4 +72,23 @@ class PenstockMetricsTest {
             assertThat(loader.stallReport().toString()).startsWith("StallReport[3 batches in ").contains("consumer waited");
         }
     }
+
+    /// Staging use over the live pools: a pool's buffers and leases count while it is open.
+    @Test
+    void theStagingGaugesSumTheLivePools() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PenstockMetrics.staging(registry, "t");
+        double before = registry.get("penstock.staging.buffers").gauge().value();
+        double leasedBefore = registry.get("penstock.staging.leased").gauge().value();
+        System.gc();
+        try (dev.penstock.memory.StagingPool pool = dev.penstock.memory.StagingPool.allocate("metered", 3, 4096)) {
+            assertThat(registry.get("penstock.staging.buffers").gauge().value()).isEqualTo(before + 3);
+            try (var lease = pool.tryAcquire()) {
+                assertThat(registry.get("penstock.staging.leased").gauge().value()).isEqualTo(leasedBefore + 1);
+            }
+            assertThat(registry.get("penstock.staging.leased").gauge().value()).isEqualTo(leasedBefore);
+        }
+        assertThat(registry.get("penstock.staging.buffers").gauge().value()).isEqualTo(before);
+        assertThat(registry.get("penstock.staging.wait").timeGauge().value(TimeUnit.NANOSECONDS)).isGreaterThanOrEqualTo(0);
+    }
 }
