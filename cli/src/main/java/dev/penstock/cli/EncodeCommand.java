@@ -125,7 +125,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     @Option(names = "--runner", paramLabel = "local|flink", order = 404, defaultValue = "local", description = "local (this JVM) or "
             + "flink (the rows split into ranges encoded by Flink tasks on the embedded MiniCluster, each into a shard, joined into OUT "
-            + "with OUT.manifest.json once the job has succeeded; .npy, Arrow and HDF5 input, .npy output) (default: ${DEFAULT-VALUE})")
+            + "with OUT.manifest.json once the job has succeeded; .npy output) (default: ${DEFAULT-VALUE})")
     String runner;
 
     @Option(names = "--parallelism", paramLabel = "N", order = 405, defaultValue = "2", description = "with --runner flink: tasks "
@@ -241,10 +241,10 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     /// `--runner flink`: the Flink encode job, then its shards joined (`FlinkEncodeRun`).
     private int flink(PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
-        if (zarrOut() || source.sequential() || timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
-            throw new ParameterException(spec.commandLine(), "--runner flink encodes .npy, Arrow and HDF5 inputs into a .npy OUT on cpu "
-                    + "tasks, without --timeline or --metrics-port (for now); got " + (source.sequential() ? "a Parquet INPUT" : zarrOut()
-                    ? "a .zarr OUT" : !device.equalsIgnoreCase("cpu") ? "--device " + device : "--timeline or --metrics-port"));
+        if (zarrOut() || timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
+            throw new ParameterException(spec.commandLine(), "--runner flink encodes into a .npy OUT on cpu tasks, without --timeline or "
+                    + "--metrics-port (for now); got " + (zarrOut() ? "a .zarr OUT" : !device.equalsIgnoreCase("cpu") ? "--device " + device
+                    : "--timeline or --metrics-port"));
         }
         if (parallelism < 1 || checkpointMs < 0) {
             throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
@@ -252,9 +252,12 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         }
         FlinkEncode.Spec job = new FlinkEncode.Spec(input.toAbsolutePath().toString(), columns, dataset, enc.label(), qubits,
                 cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "");
+        List<FlinkEncode.Range> ranges = source.sequential() // Parquet: whole row groups, each range read on its own
+                ? FlinkEncode.parquetRanges(dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(input), source.rowLength(), parallelism)
+                : FlinkEncode.ranges(source.rows(), cfg.rowsPerChunk(), parallelism);
         FlinkEncodeRun.Result r;
         try {
-            r = FlinkEncodeRun.run(o, job, source.rows(), cfg.output(), parallelism, checkpointMs, out);
+            r = FlinkEncodeRun.run(o, job, ranges, source.rows(), cfg.output(), parallelism, checkpointMs, out);
         } catch (Exception e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof EncodingException bad) {

@@ -39,9 +39,8 @@ final class FlinkEncodeRun {
     record Result(long rows, long written, List<String> skipped, int ranges, double wallS, double jobS, Path manifest) {
     }
 
-    static Result run(PrintStream o, FlinkEncode.Spec spec, long rows, DType states, int parallelism, long checkpointMs, Path out)
-            throws Exception {
-        List<FlinkEncode.Range> ranges = FlinkEncode.ranges(rows, spec.rowsPerChunk(), parallelism);
+    static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
+            long checkpointMs, Path out) throws Exception {
         Path manifest = out.resolveSibling(out.getFileName() + ".manifest.json");
         Path rowsFile = out.resolveSibling(out.getFileName() + ".rows.npy");
         Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");

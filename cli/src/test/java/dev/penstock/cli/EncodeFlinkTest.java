@@ -84,10 +84,27 @@ class EncodeFlinkTest {
         assertThat(printed).containsPattern("row (5|2222): ").contains("NaN").contains("left as it was").doesNotContain("\tat ");
         assertThat(Files.readString(out)).isEqualTo("earlier");
         assertThat(Path.of(out + ".manifest.json")).doesNotExist();
-        Path parquet = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 100, 16 * 1024);
-        assertThat(MainTest.run(ExitCodes.USAGE, "encode", parquet.toString(), "--columns", "f0,f1", "--out", out.toString(), "--encoding",
-                "angle", "--qubits", "2", "--runner", "flink")).contains("--runner flink encodes .npy, Arrow and HDF5 inputs")
-                .contains("a Parquet INPUT");
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--out", dir.resolve("s.zarr").toString(), "--encoding",
+                "amplitude", "--qubits", "4", "--runner", "flink")).contains("--runner flink encodes into a .npy OUT").contains("a .zarr OUT");
+    }
+
+    /// A Parquet input: ranges of whole row groups (each read on its own), its null values bad rows
+    /// under skip with the local encode's reasons; the same bytes as the local encode.
+    @Test
+    void aParquetInputIsSplitByRowGroupsIntoTheSameBytes() throws Exception {
+        Path in = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 6000, 16 * 1024);
+        long[] groups = dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(in);
+        assertThat(groups.length).as("row groups to split by").isGreaterThan(4);
+        Path local = dir.resolve("pq-local.npy");
+        Path flink = dir.resolve("pq-flink.npy");
+        String[] common = {"--encoding", "angle", "--qubits", "5", "--on-bad-row", "skip", "--rows-per-chunk", "300"};
+        MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", local.toString()}, common));
+        String printed = MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", flink.toString(), "--runner", "flink",
+            "--parallelism", "2"}, common));
+        assertThat(printed).contains("encoded 5400 of 6000 rows").contains("skipped 600 bad rows");
+        for (String suffix : new String[] {"", ".rows.npy", ".skipped.tsv"}) {
+            assertThat(Files.readAllBytes(Path.of(flink + suffix))).as("flink%s", suffix).isEqualTo(Files.readAllBytes(Path.of(local + suffix)));
+        }
     }
 
     private static String[] concat(String[] a, String[] b) {

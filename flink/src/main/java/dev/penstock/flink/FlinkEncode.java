@@ -2,6 +2,7 @@ package dev.penstock.flink;
 
 import dev.penstock.device.CpuDevice;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.parquet.ParquetRowGroups;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.BadRowPolicy;
@@ -42,8 +43,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 /// again, so a restarted job leaves the same shards as an uninterrupted one. In flight per task:
 /// one range, streamed through the encode pipeline's bounded chunks; the source hands out range
 /// indices only as tasks take them (Flink's credit-based flow control is the backpressure).
-/// Inputs: `.npy`, Arrow IPC and HDF5 (read from any row); Parquet's streaming decoder cannot
-/// start in the middle of a file and is refused.
+/// Inputs: `.npy`, Arrow IPC and HDF5 (read from any row: ranges of whole chunks) and Parquet
+/// (ranges of whole row groups, each read on its own: `parquetRanges`).
 public final class FlinkEncode {
     private FlinkEncode() {
     }
@@ -67,8 +68,13 @@ public final class FlinkEncode {
         }
     }
 
-    /// Rows `[first, first + count)` of the input, encoded as shard `index`.
-    public record Range(int index, long first, long count) implements Serializable {
+    /// Rows `[first, first + count)` of the input, encoded as shard `index`; for a Parquet input,
+    /// whole row groups (`groups`; null for the inputs read from any row).
+    public record Range(int index, long first, long count, ParquetRowGroups groups) implements Serializable {
+        /// A range of an input read from any row.
+        public Range(int index, long first, long count) {
+            this(index, first, count, null);
+        }
     }
 
     /// The ranges of `rows` rows for `parallelism` tasks: about four per task (so a slow task
@@ -79,6 +85,30 @@ public final class FlinkEncode {
         List<Range> out = new ArrayList<>();
         for (long first = 0; first < rows || out.isEmpty(); first += perRange) {
             out.add(new Range(out.size(), first, Math.min(perRange, rows - first)));
+        }
+        return out;
+    }
+
+    /// The ranges of a Parquet file whose row groups hold `groupRows` rows each: consecutive whole
+    /// groups, about four ranges per task (a group is never split: its pages are read in order);
+    /// `listWidth` is the file's row length when it is read from a list column.
+    public static List<Range> parquetRanges(long[] groupRows, int listWidth, int parallelism) {
+        long total = java.util.Arrays.stream(groupRows).sum();
+        long target = Math.max(1, (total + 4L * parallelism - 1) / (4L * parallelism));
+        List<Range> out = new ArrayList<>();
+        long first = 0;
+        int g = 0;
+        while (g < groupRows.length) {
+            int from = g;
+            long rows = 0;
+            do {
+                rows += groupRows[g++];
+            } while (g < groupRows.length && rows + groupRows[g] <= target);
+            out.add(new Range(out.size(), first, rows, new ParquetRowGroups(from, g - from, first, listWidth)));
+            first += rows;
+        }
+        if (out.isEmpty()) {
+            out.add(new Range(0, 0, 0, new ParquetRowGroups(0, 0, 0, listWidth)));
         }
         return out;
     }
@@ -155,18 +185,25 @@ public final class FlinkEncode {
         EncodePipeline.Config config = new EncodePipeline.Config(encoding, spec.qubits(), DType.parse(spec.states()), spec.rowsPerChunk(), 3,
                 2, spec.skipBadRows() ? BadRowPolicy.SKIP : BadRowPolicy.FAIL);
         EncodeSummary summary;
-        try (EncodeInputs.Opened in = EncodeInputs.open(Path.of(spec.input()), spec.columns(), spec.dataset(), spec.skipBadRows())) {
-            if (in.source().sequential()) {
-                throw new IllegalArgumentException(spec.input() + ": a Parquet file is read in order by one decoder; the Flink encode reads "
-                        + ".npy, Arrow IPC and HDF5 inputs (convert it, or encode it with --runner local)");
+        java.util.Map<Long, String> problems;
+        Path input = Path.of(spec.input());
+        try (EncodeInputs.Opened in = range.groups() != null ? EncodeInputs.parquet(input, spec.columns(), spec.skipBadRows(), range.groups())
+                : EncodeInputs.open(input, spec.columns(), spec.dataset(), spec.skipBadRows())) {
+            RowSource slice;
+            if (range.groups() != null) {
+                slice = in.source(); // the range's row groups alone, read in order
+            } else if (in.source().sequential()) {
+                throw new IllegalArgumentException(spec.input() + ": a Parquet input's ranges are whole row groups (FlinkEncode.parquetRanges)");
+            } else {
+                slice = RowSources.slice(in.source(), range.first(), range.count());
             }
-            RowSource slice = RowSources.slice(in.source(), range.first(), range.count());
             try (NpyWriter w = NpyWriter.open(shard(parts, range.index()), config.output(), 1L << spec.qubits())) {
                 summary = EncodePipeline.run(device, slice, w::append, config);
                 w.commit();
             } catch (EncodingException e) { // the slice's row, as the input's
                 throw new EncodingException(range.first() + e.row(), e.rule());
             }
+            problems = in.problems();
         }
         Path skipped = skipped(parts, range.index());
         if (summary.skipped().isEmpty()) {
@@ -176,7 +213,8 @@ public final class FlinkEncode {
         PendingOutput.write(skipped, tmp -> {
             try (var out = Files.newBufferedWriter(tmp)) {
                 for (EncodingException e : summary.skipped()) {
-                    out.write((range.first() + e.row()) + "\t" + e.rule().replace('\t', ' ').replace('\n', ' ') + "\n");
+                    out.write((range.first() + e.row()) + "\t" + problems.getOrDefault(e.row(), e.rule()).replace('\t', ' ').replace('\n', ' ')
+                            + "\n");
                 }
             }
         });

@@ -64,7 +64,13 @@ public final class EncodeInputs {
     /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order; with
     /// `skipBad`, a ragged list row is a bad row (skipped and reported), not the end of the run.
     public static Opened parquet(Path file, List<String> columns, boolean skipBad) throws IOException {
-        ParquetRows rows = ParquetRows.open(file, columns);
+        return parquet(file, columns, skipBad, null);
+    }
+
+    /// As `parquet`, reading only row groups `groups` (null: all): a range of a Flink encode.
+    public static Opened parquet(Path file, List<String> columns, boolean skipBad, dev.penstock.formats.parquet.ParquetRowGroups groups)
+            throws IOException {
+        ParquetRows rows = ParquetRows.open(file, columns, groups);
         if (skipBad) {
             rows.raggedRowsAsBad();
         }

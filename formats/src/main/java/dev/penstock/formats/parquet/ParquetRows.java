@@ -38,6 +38,7 @@ public final class ParquetRows implements AutoCloseable {
     private final ColumnReaders columns;
     private final List<String> names;
     private final long rows;
+    private final long firstRow; // the file row of row 0 (a selection of row groups starts later)
     private final boolean listMode; // one list<double> column: each record's list is the row
     private final int width;
     private final double[][] batch;
@@ -57,18 +58,23 @@ public final class ParquetRows implements AutoCloseable {
     private volatile boolean closing;
     private Thread watchdog;                // virtual, started with the first batch
 
-    private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode) {
+    private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode, ParquetRowGroups groups) {
         this.file = file;
         this.reader = reader;
         this.names = List.copyOf(names);
         this.listMode = listMode;
-        this.rows = reader.getFileMetaData().numRows();
+        this.firstRow = groups == null ? 0 : groups.firstRow();
+        this.rows = groups == null ? reader.getFileMetaData().numRows() : groups.rows(reader);
         if (rows < 0) {
             throw new BadInputException(file, file + ": the file's metadata announces " + rows + " rows: damaged file");
         }
-        this.columns = reader.columnReaders(ColumnProjection.columns(names.toArray(String[]::new)));
+        ColumnProjection projection = ColumnProjection.columns(names.toArray(String[]::new));
+        this.columns = groups == null ? reader.columnReaders(projection)
+                : reader.buildColumnReaders(projection).filter(groups.predicate(reader)).build();
         this.batch = new double[names.size()][];
-        if (listMode) {
+        if (listMode && groups != null) {
+            this.width = groups.listWidth(); // the whole file's: its first list's length
+        } else if (listMode) {
             // the row length is the length of the first list; every other list must match it
             this.width = rows == 0 || !nextBatch() || listOffsets.length < 2 ? 0 : listOffsets[1] - listOffsets[0];
         } else {
@@ -91,6 +97,12 @@ public final class ParquetRows implements AutoCloseable {
     /// @throws IllegalArgumentException naming the file and column when a column is missing,
     ///                                  nested or not numeric
     public static ParquetRows open(Path file, List<String> columns) throws IOException {
+        return open(file, columns, null);
+    }
+
+    /// As `open`, reading only row groups `groups` (null: all); rows are numbered from the
+    /// selection's first, messages name file rows.
+    public static ParquetRows open(Path file, List<String> columns, ParquetRowGroups groups) throws IOException {
         ParquetFileReader reader;
         try {
             reader = ParquetFileReader.open(InputFile.of(file));
@@ -102,7 +114,7 @@ public final class ParquetRows implements AutoCloseable {
         try {
             List<String> names = new ArrayList<>();
             if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {
-                return new ParquetRows(file, reader, columns, true);
+                return new ParquetRows(file, reader, columns, true, groups);
             }
             if (columns.isEmpty()) {
                 for (ColumnSchema c : reader.getFileSchema().getColumns()) {
@@ -114,7 +126,7 @@ public final class ParquetRows implements AutoCloseable {
                     for (ColumnSchema c : reader.getFileSchema().getColumns()) {
                         String top = c.fieldPath().toString().split("\\.")[0];
                         if (listLeaf(reader, top) != null) {
-                            return new ParquetRows(file, reader, List.of(top), true);
+                            return new ParquetRows(file, reader, List.of(top), true, groups);
                         }
                     }
                     throw new BadInputException(file, file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
@@ -140,7 +152,7 @@ public final class ParquetRows implements AutoCloseable {
                     names.add(name);
                 }
             }
-            return new ParquetRows(file, reader, names, false);
+            return new ParquetRows(file, reader, names, false, groups);
         } catch (RuntimeException e) {
             reader.close();
             if (e instanceof BadInputException) {
@@ -194,7 +206,7 @@ public final class ParquetRows implements AutoCloseable {
             throw e;
         } catch (IndexOutOfBoundsException | IllegalStateException e) {
             // offsets or value counts that disagree: only a damaged file decodes like that
-            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet data is inconsistent (" + e.getMessage()
+            throw new BadInputException(file, file + ": row " + (firstRow + delivered) + ": the Parquet data is inconsistent (" + e.getMessage()
                     + "): damaged file", e);
         }
     }
@@ -216,7 +228,7 @@ public final class ParquetRows implements AutoCloseable {
                     String why = "column '" + names.getFirst() + "': a list of " + len + " values, but the rows before have " + width
                             + " (every row needs the same length)";
                     if (raggedRows == null) {
-                        throw new BadInputException(file, file + ": row " + (delivered + r) + ", " + why);
+                        throw new BadInputException(file, file + ": row " + (firstRow + delivered + r) + ", " + why);
                     }
                     raggedRows.put(delivered + r, why);
                     dst.asSlice((long) r * width * 8, (long) width * 8).fill((byte) 0xff); // NaN: the encoder leaves it out
@@ -269,7 +281,7 @@ public final class ParquetRows implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             checkStall();
-            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet data does not decode ("
+            throw new BadInputException(file, file + ": row " + (firstRow + delivered) + ": the Parquet data does not decode ("
                     + (e.getMessage() != null ? e.getMessage() : e.toString()) + "): damaged or truncated file", e);
         } finally {
             batchStartedNs = 0;
@@ -279,7 +291,7 @@ public final class ParquetRows implements AutoCloseable {
     private void checkStall() {
         if (stalled) {
             Thread.interrupted(); // the watchdog's interrupt, not the caller's
-            throw new BadInputException(file, file + ": row " + delivered + ": the Parquet pages did not decode within "
+            throw new BadInputException(file, file + ": row " + (firstRow + delivered) + ": the Parquet pages did not decode within "
                     + stallNs / 1_000_000_000L + " s (the decoder is stuck on them): damaged file");
         }
     }

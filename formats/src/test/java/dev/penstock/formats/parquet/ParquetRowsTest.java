@@ -49,6 +49,44 @@ class ParquetRowsTest {
         }
     }
 
+    /// A selection of row groups reads exactly their rows (the file's values at their file rows),
+    /// whichever groups: the first, middle ones, the last, none.
+    @Test
+    void aSelectionOfRowGroupsReadsExactlyTheirRows() throws Exception {
+        Path f = write(dir.resolve("groups.parquet"), 5000, 16 * 1024);
+        long[] groups = ParquetRowGroups.rowsOf(f);
+        assertThat(groups.length).isGreaterThan(4);
+        assertThat(java.util.Arrays.stream(groups).sum()).isEqualTo(5000);
+        int[][] selections = {{0, 1}, {1, 2}, {groups.length - 1, 1}, {2, 0}, {0, groups.length}};
+        for (int[] sel : selections) {
+            long first = 0;
+            for (int g = 0; g < sel[0]; g++) {
+                first += groups[g];
+            }
+            long expected = 0;
+            for (int g = sel[0]; g < sel[0] + sel[1]; g++) {
+                expected += groups[g];
+            }
+            try (HostArena arena = Memory.newConfinedArena("g");
+                 ParquetRows rows = ParquetRows.open(f, List.of("f0", "f3"), new ParquetRowGroups(sel[0], sel[1], first, 0))) {
+                assertThat(rows.rows()).as("groups %d+%d", sel[0], sel[1]).isEqualTo(expected);
+                MemorySegment buf = arena.allocateBytes(100L * 2 * 8);
+                long r = 0;
+                int k;
+                while ((k = rows.next(buf, 100)) > 0) {
+                    for (int i = 0; i < k; i++, r++) {
+                        long fileRow = first + r;
+                        assertThat(buf.getAtIndex(ValueLayout.JAVA_DOUBLE, i * 2L)).as("file row %d", fileRow).isEqualTo(fileRow * 4.0);
+                        assertThat(buf.getAtIndex(ValueLayout.JAVA_DOUBLE, i * 2L + 1)).isEqualTo(fileRow * 4.0 + 3);
+                    }
+                }
+                assertThat(r).as("groups %d+%d", sel[0], sel[1]).isEqualTo(expected);
+            }
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ParquetRows.open(f, List.of(), new ParquetRowGroups(groups.length, 1, 0, 0)))
+                .hasMessageContaining("row groups " + groups.length);
+    }
+
     @Test
     void namedColumnsAreReadInTheGivenOrder() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 10, 1 << 20);
