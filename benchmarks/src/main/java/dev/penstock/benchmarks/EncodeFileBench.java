@@ -42,10 +42,13 @@ import org.apache.parquet.schema.MessageTypeParser;
 ///
 /// Run: `./penstock bench encode-file [--rows 12800] [--repeat 3]`.
 public final class EncodeFileBench {
-    private static final int COLS = 1024;
-    private static final int QUBITS = 10;
+    /// Values per row of the inputs.
+    public static final int COLS = 1024;
+    /// Qubits of the amplitude states (2^10 = COLS values per row).
+    public static final int QUBITS = 10;
     /// Rows per chunk in the pipeline, and per read in the read-alone stage (the same work).
-    private static final int CHUNK_ROWS = 512;
+    /// Rows per chunk of the pipelines.
+    public static final int CHUNK_ROWS = 512;
 
     private final int rows;
     private final int repeat;
@@ -63,10 +66,15 @@ public final class EncodeFileBench {
         this.out = out;
     }
 
+    /// The Parquet input `run()` writes (and keeps) under the directory.
+    public Path parquet() {
+        return dir.resolve("encode-file-" + rows + "x" + COLS + ".parquet");
+    }
+
     /// Runs the stages alone and the pipeline; returns the figures.
     public Map<String, String> run() throws Exception {
         Files.createDirectories(dir);
-        Path parquet = dir.resolve("encode-file-" + rows + "x" + COLS + ".parquet");
+        Path parquet = parquet();
         if (!Files.exists(parquet)) {
             long t0 = System.nanoTime();
             Path tmp = parquet.resolveSibling("." + parquet.getFileName() + ".tmp"); // an interrupted write leaves no partial input

@@ -176,10 +176,16 @@ class MainTest {
     }
 
     @Test
-    void aSmallEncodeFileBenchmarkComparesThePipelineWithEachStageAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
-        String out = run(0, "bench", "encode-file", "--rows", "600", "--repeat", "1", "--dir", dir.toString());
+    void aSmallEncodeFileBenchmarkComparesThePipelineWithEachStageAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        String out = run(0, "bench", "encode-file", "--rows", "600", "--repeat", "1", "--dir", dir.toString(), "--runner", "flink");
         assertThat(out).contains("read_alone_rows_per_s: ", "encode_alone_rows_per_s: ", "write_alone_rows_per_s: ",
-                "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ");
+                "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ",
+                "flink_rows_per_s: ", "flink_fixed_cost_s: ", "ratio_flink_vs_local: ");
+        try (var left = java.nio.file.Files.list(dir)) {
+            assertThat(left.map(p -> p.getFileName().toString()).toList()).as("only the kept inputs").allMatch(n -> n.endsWith(".parquet")
+                    || n.endsWith(".arrow"));
+        }
     }
 
     /// `bench relax --potential eam` on the README's first three copper nanoparticles: LAMMPS's
