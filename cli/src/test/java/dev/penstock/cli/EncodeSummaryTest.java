@@ -43,7 +43,8 @@ class EncodeSummaryTest {
                 assert d["bottleneck"] in ("reading", "copies", "encoding", "writing"), d
                 assert d["chunks"] == 30 and 0 <= d["staging_waits"] <= 30, d
                 assert 0 <= d["overlap_percent"] <= 100, d
-                assert abs(d["rows_per_s"] - 3000 / d["wall_s"]) <= 0.01 * d["rows_per_s"] + 1, d
+                # wall_s is printed to the ms: on a 40 ms run that alone moves 3000 / wall_s by ~1%
+                assert abs(d["rows_per_s"] - 3000 / d["wall_s"]) <= d["rows_per_s"] * (0.0005 / d["wall_s"] + 0.001) + 1, d
                 assert d["out"].endswith("b.npy") and d["rows_file"].endswith("b.npy.rows.npy"), d
                 print("ok")
                 """, json.strip());
