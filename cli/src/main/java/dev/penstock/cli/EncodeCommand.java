@@ -125,7 +125,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     @Option(names = "--runner", paramLabel = "local|flink", order = 404, defaultValue = "local", description = "local (this JVM) or "
             + "flink (the rows split into ranges encoded by Flink tasks on the embedded MiniCluster, each into a shard, joined into OUT "
-            + "with OUT.manifest.json once the job has succeeded; .npy output) (default: ${DEFAULT-VALUE})")
+            + "with OUT.manifest.json once the job has succeeded) (default: ${DEFAULT-VALUE})")
     String runner;
 
     @Option(names = "--parallelism", paramLabel = "N", order = 405, defaultValue = "2", description = "with --runner flink: tasks "
@@ -241,10 +241,9 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     /// `--runner flink`: the Flink encode job, then its shards joined (`FlinkEncodeRun`).
     private int flink(PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
-        if (zarrOut() || timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
-            throw new ParameterException(spec.commandLine(), "--runner flink encodes into a .npy OUT on cpu tasks, without --timeline or "
-                    + "--metrics-port (for now); got " + (zarrOut() ? "a .zarr OUT" : !device.equalsIgnoreCase("cpu") ? "--device " + device
-                    : "--timeline or --metrics-port"));
+        if (timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
+            throw new ParameterException(spec.commandLine(), "--runner flink encodes on cpu tasks, without --timeline or --metrics-port "
+                    + "(for now); got " + (!device.equalsIgnoreCase("cpu") ? "--device " + device : "--timeline or --metrics-port"));
         }
         if (parallelism < 1 || checkpointMs < 0) {
             throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
@@ -257,7 +256,8 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                 : FlinkEncode.ranges(source.rows(), cfg.rowsPerChunk(), parallelism);
         FlinkEncodeRun.Result r;
         try {
-            r = FlinkEncodeRun.run(o, job, ranges, source.rows(), cfg.output(), parallelism, checkpointMs, out);
+            r = FlinkEncodeRun.run(o, job, ranges, source.rows(), cfg.output(), parallelism, checkpointMs, out,
+                    zarrOut() ? ZarrFormat.parse(zarrFormat) : null);
         } catch (Exception e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof EncodingException bad) {

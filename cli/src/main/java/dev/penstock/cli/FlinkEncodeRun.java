@@ -3,6 +3,9 @@ package dev.penstock.cli;
 import dev.penstock.flink.FlinkEncode;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.formats.npy.NpyWriter;
+import dev.penstock.formats.zarr.ZarrFormat;
+import dev.penstock.formats.zarr.ZarrGroup;
+import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodingException;
@@ -20,8 +23,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /// `penstock encode --runner flink`: runs `FlinkEncode` on the embedded MiniCluster into shards
 /// in a hidden folder beside OUT, then, once the job has succeeded, joins them into the outputs
-/// a local encode writes (OUT, `OUT.rows.npy`, `OUT.skipped.tsv` when rows were skipped: the same
-/// bytes) and `OUT.manifest.json`, each written beside its destination and renamed into place,
+/// a local encode writes (OUT — a `.npy` with `OUT.rows.npy`, or a Zarr group with its `states`
+/// and `rows` — and `OUT.skipped.tsv` when rows were skipped: the same bytes) and `OUT.manifest.json`, each written beside its destination and renamed into place,
 /// the manifest last. A failed job leaves every destination as it was; the shards are deleted.
 ///
 /// ```
@@ -41,8 +44,15 @@ final class FlinkEncodeRun {
 
     static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
             long checkpointMs, Path out) throws Exception {
+        return run(o, spec, ranges, rows, states, parallelism, checkpointMs, out, null);
+    }
+
+    /// As `run`, into a Zarr group at `out` (arrays `states` in chunks of `spec.rowsPerChunk()`
+    /// rows, at most the input's, and `rows`, as a local encode writes it) when `zarr` is not null.
+    static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
+            long checkpointMs, Path out, ZarrFormat zarr) throws Exception {
         Path manifest = out.resolveSibling(out.getFileName() + ".manifest.json");
-        Path rowsFile = out.resolveSibling(out.getFileName() + ".rows.npy");
+        Path rowsFile = zarr != null ? out.resolve("rows") : out.resolveSibling(out.getFileName() + ".rows.npy");
         Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");
         long t0 = System.nanoTime();
         // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
@@ -60,7 +70,12 @@ final class FlinkEncodeRun {
             StringBuilder shards = new StringBuilder();
             long written = 0;
             MessageDigest whole = MessageDigest.getInstance("SHA-256");
-            try (NpyWriter w = NpyWriter.open(out, states, 1L << spec.qubits())) {
+            long stateBytes = states.byteSize() << spec.qubits();
+            int chunk = (int) Math.max(1, Math.min(Math.min(spec.rowsPerChunk(), rows), (Integer.MAX_VALUE - 64) / stateBytes));
+            try (ZarrGroup group = zarr == null ? null : ZarrGroup.create(out, zarr, java.util.Map.of("encoding", spec.encoding(), "qubits",
+                    spec.qubits(), "source", Path.of(spec.input()).getFileName().toString()));
+                 NpyWriter npy = zarr != null ? null : NpyWriter.open(out, states, 1L << spec.qubits())) {
+                ZarrWriter zw = group == null ? null : group.array("states", states, 1L << spec.qubits(), chunk, 1, java.util.Map.of());
                 for (FlinkEncode.Range r : ranges) {
                     Path shard = FlinkEncode.shard(parts.path(), r.index());
                     if (!Files.isRegularFile(shard)) {
@@ -70,7 +85,11 @@ final class FlinkEncodeRun {
                     long shardRows;
                     try (NpyFile f = NpyFile.open(shard)) {
                         shardRows = f.shape()[0];
-                        w.append(f.block());
+                        if (zw != null) {
+                            zw.append(f.block());
+                        } else {
+                            npy.append(f.block());
+                        }
                         whole.update(f.block().segment().asByteBuffer());
                     }
                     written += shardRows;
@@ -87,12 +106,18 @@ final class FlinkEncodeRun {
                             + "\"sha256\": \"%s\"}", r.index(), r.first(), r.count(), shardRows, skipped.size() - before, Files.size(shard),
                             sha256(shard)));
                 }
-                w.commit();
-            }
-            List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
-            try (NpyWriter rw = NpyWriter.open(rowsFile, DType.I64)) {
-                KeptRows.write(rows, bad, rw::append);
-                rw.commit();
+                List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
+                if (group != null) {
+                    ZarrWriter kept = group.array("rows", DType.I64, 1, 65536, 1, java.util.Map.of("meaning", "input row of each state"));
+                    KeptRows.write(rows, bad, (seg, n) -> kept.append(dev.penstock.memory.Block.wrap(seg, DType.I64, null, n, 1)));
+                    group.commit();
+                } else {
+                    npy.commit();
+                    try (NpyWriter rw = NpyWriter.open(rowsFile, DType.I64)) {
+                        KeptRows.write(rows, bad, rw::append);
+                        rw.commit();
+                    }
+                }
             }
             if (skipped.isEmpty()) {
                 Files.deleteIfExists(skippedFile); // ours, from an earlier run: it would describe other states

@@ -84,8 +84,9 @@ class EncodeFlinkTest {
         assertThat(printed).containsPattern("row (5|2222): ").contains("NaN").contains("left as it was").doesNotContain("\tat ");
         assertThat(Files.readString(out)).isEqualTo("earlier");
         assertThat(Path.of(out + ".manifest.json")).doesNotExist();
-        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--out", dir.resolve("s.zarr").toString(), "--encoding",
-                "amplitude", "--qubits", "4", "--runner", "flink")).contains("--runner flink encodes into a .npy OUT").contains("a .zarr OUT");
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--out", dir.resolve("s.npy").toString(), "--encoding",
+                "amplitude", "--qubits", "4", "--runner", "flink", "--device", "cuda")).contains("--runner flink encodes on cpu tasks")
+                .contains("--device cuda");
     }
 
     /// A Parquet input: ranges of whole row groups (each read on its own), its null values bad rows
@@ -105,6 +106,38 @@ class EncodeFlinkTest {
         for (String suffix : new String[] {"", ".rows.npy", ".skipped.tsv"}) {
             assertThat(Files.readAllBytes(Path.of(flink + suffix))).as("flink%s", suffix).isEqualTo(Files.readAllBytes(Path.of(local + suffix)));
         }
+    }
+
+    /// A Zarr OUT (v2 and v3): every file of the Flink encode's group is the local encode's, byte
+    /// for byte (the states re-chunked as the local writer chunks them, the kept input rows).
+    @Test
+    void aZarrOutputIsTheLocalEncodesGroupFileForFile() throws Exception {
+        Path in = rows();
+        for (String format : new String[] {"2", "3"}) {
+            Path local = dir.resolve("local-" + format + ".zarr");
+            Path flink = dir.resolve("flink-" + format + ".zarr");
+            String[] common = {"--encoding", "amplitude", "--qubits", "4", "--on-bad-row", "skip", "--rows-per-chunk", "256",
+                "--zarr-format", format};
+            MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", local.toString()}, common));
+            MainTest.run(0, concat(new String[] {"encode", in.toString(), "--out", flink.toString(), "--runner", "flink"}, common));
+            java.util.Map<String, byte[]> a = files(local);
+            java.util.Map<String, byte[]> b = files(flink);
+            assertThat(b.keySet()).as("v%s", format).isEqualTo(a.keySet()).contains(format.equals("2") ? "states/.zarray" : "states/zarr.json");
+            for (String name : a.keySet()) {
+                assertThat(b.get(name)).as("v%s %s", format, name).isEqualTo(a.get(name));
+            }
+            assertThat(Files.readString(Path.of(flink + ".manifest.json"))).contains("\"rows_written\": 2998");
+        }
+    }
+
+    private static java.util.Map<String, byte[]> files(Path root) throws Exception {
+        java.util.Map<String, byte[]> out = new java.util.TreeMap<>();
+        try (var all = Files.walk(root)) {
+            for (Path p : all.filter(Files::isRegularFile).toList()) {
+                out.put(root.relativize(p).toString(), Files.readAllBytes(p));
+            }
+        }
+        return out;
     }
 
     private static String[] concat(String[] a, String[] b) {
