@@ -31,8 +31,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///   OUT.manifest.json  {"input": …, "encoding": …, "qubits": …, "states": "c128", "rows": N,
 ///                       "rows_written": W, "rows_skipped": S, "parallelism": P, "out": …,
 ///                       "out_data_sha256": … (of OUT's states, after its header), "rows_file": …,
-///                       "shards": [{"index": 0, "first_row": 0, "rows": R, "rows_written": R',
-///                                   "rows_skipped": …, "bytes": B, "sha256": … (of the shard file)}, …]}
+///                       "shards": [{"index": 0, "first_row": 0, "rows": R, "first_state": 0, "rows_written": R',
+///                                   "rows_skipped": …, "sha256": … (of its states as they lie in OUT,
+///                                   from state first_state on)}, …]}
 /// ```
 final class FlinkEncodeRun {
     private FlinkEncodeRun() {
@@ -83,6 +84,7 @@ final class FlinkEncodeRun {
                                 + r.count()) + "); " + out + " left as it was");
                     }
                     long shardRows;
+                    MessageDigest shardDigest = MessageDigest.getInstance("SHA-256"); // of the shard's states as they lie in OUT
                     try (NpyFile f = NpyFile.open(shard)) {
                         shardRows = f.shape()[0];
                         if (zw != null) {
@@ -90,7 +92,9 @@ final class FlinkEncodeRun {
                         } else {
                             npy.append(f.block());
                         }
-                        whole.update(f.block().segment().asByteBuffer());
+                        java.nio.ByteBuffer data = f.block().segment().asByteBuffer();
+                        shardDigest.update(data.duplicate());
+                        whole.update(data);
                     }
                     written += shardRows;
                     Path bad = FlinkEncode.skipped(parts.path(), r.index());
@@ -102,9 +106,9 @@ final class FlinkEncodeRun {
                         }
                     }
                     shards.append(shards.isEmpty() ? "" : ",\n    ").append(String.format(Locale.ROOT,
-                            "{\"index\": %d, \"first_row\": %d, \"rows\": %d, \"rows_written\": %d, \"rows_skipped\": %d, \"bytes\": %d, "
-                            + "\"sha256\": \"%s\"}", r.index(), r.first(), r.count(), shardRows, skipped.size() - before, Files.size(shard),
-                            sha256(shard)));
+                            "{\"index\": %d, \"first_row\": %d, \"rows\": %d, \"first_state\": %d, \"rows_written\": %d, "
+                            + "\"rows_skipped\": %d, \"sha256\": \"%s\"}", r.index(), r.first(), r.count(), written - shardRows, shardRows,
+                            skipped.size() - before, HexFormat.of().formatHex(shardDigest.digest())));
                 }
                 List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
                 if (group != null) {
@@ -154,16 +158,5 @@ final class FlinkEncodeRun {
             PendingOutput.write(manifest, tmp -> Files.writeString(tmp, json)); // last: a manifest means every output is there
             return new Result(rows, written, skipped, ranges.size(), (System.nanoTime() - t0) / 1e9, jobS, manifest);
         }
-    }
-
-    private static String sha256(Path file) throws Exception {
-        MessageDigest d = MessageDigest.getInstance("SHA-256");
-        try (var in = Files.newInputStream(file)) {
-            byte[] buf = new byte[1 << 16];
-            for (int n; (n = in.read(buf)) > 0; ) {
-                d.update(buf, 0, n);
-            }
-        }
-        return HexFormat.of().formatHex(d.digest());
     }
 }
