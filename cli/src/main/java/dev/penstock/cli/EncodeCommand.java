@@ -22,7 +22,6 @@ import dev.penstock.quantum.RowSource;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,6 +35,12 @@ import picocli.CommandLine.Spec;
 
 /// `penstock encode`: rows of a `.npy`, Parquet or HDF5 file → quantum states in a `.npy` file or a Zarr group, through the
 /// encode pipeline (I/O threads, staging, copy, encode kernel, ordered writer).
+///
+/// Why one file over 400 lines: picocli binds the command's options to this class's fields
+/// (about a hundred lines of them), and the checks made before anything is written, the plan and
+/// the choice of runner read them all; what does not need them lives elsewhere — the summary
+/// (`EncodeReport`), the inputs (`EncodeInputs`), the device (`EncodeDevice`), the Flink run
+/// (`FlinkEncodeRun`), the preflight (`Preflight`).
 @Command(name = "encode", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         footer = {"%nExamples:",
             "  penstock encode --example 100000 --encoding amplitude --qubits 10 \\",
@@ -338,7 +343,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                     long c0 = System.nanoTime();
                     ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
                     KeptRows.write(source.rows(), s.skipped(), (seg, n) -> rows.append(Block.wrap(seg, DType.I64, null, n, 1)));
-                    writeSkipped(s, in.problems());
+                    EncodeReport.writeSkipped(skippedFile(), s, in.problems());
                     g.commit();
                     commitNs = System.nanoTime() - c0;
                 }
@@ -351,7 +356,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                         KeptRows.write(source.rows(), s.skipped(), rows::append);
                         rows.commit();
                     }
-                    writeSkipped(s, in.problems());
+                    EncodeReport.writeSkipped(skippedFile(), s, in.problems());
                     w.commit(); // last: a reader never sees states without their row indices
                     commitNs = System.nanoTime() - c0;
                 }
@@ -366,7 +371,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         } finally {
             progress.stop();
         }
-        summary(o, s, in.problems());
+        new EncodeReport(out, rowsFile(), skippedFile(), encoding, qubits, json).print(o, s, in.problems(), commitNs);
         if (timeline != null) {
             TimelinePlot.write(timeline, timelinePng, "penstock encode " + input.getFileName() + " — " + encoding + ", "
                     + qubits + " qubits, " + s.rowsRead() + " rows");
@@ -465,89 +470,9 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         return out.resolveSibling(out.getFileName() + ".skipped.tsv");
     }
 
-    /// Why row `e.row()` was left out: the reader's finding (a ragged list) when it had one.
-    private static String reason(EncodingException e, Map<Long, String> problems) {
-        return problems.getOrDefault(e.row(), e.rule());
-    }
-
-    private void writeSkipped(EncodeSummary s, Map<Long, String> problems) throws java.io.IOException {
-        if (s.skipped().isEmpty()) {
-            Files.deleteIfExists(skippedFile()); // ours, from an earlier run: it would describe other states
-            return;
-        }
-        PendingOutput.write(skippedFile(), tmp -> {
-            try (var w = Files.newBufferedWriter(tmp)) {
-                w.write("row\treason\n");
-                for (EncodingException e : s.skipped()) {
-                    w.write(e.row() + "\t" + reason(e, problems).replace('\t', ' ').replace('\n', ' ') + "\n");
-                }
-            }
-        });
-    }
-
-    private void summary(PrintStream o, EncodeSummary s, Map<Long, String> problems) {
-        o.printf(Locale.ROOT, "encoded %d of %d rows (%s, %d qubits) in %.3f s: %.0f rows/s -> %s%n", s.rowsWritten(), s.rowsRead(),
-                encoding, qubits, s.wallNs() / 1e9, s.rowsPerSecond(), out);
-        if (!s.skipped().isEmpty()) {
-            o.printf("skipped %d bad rows:%n", s.skipped().size());
-            s.skipped().stream().limit(20).forEach(e -> o.println("  row " + e.row() + ": " + reason(e, problems)));
-            if (s.skipped().size() > 20) {
-                o.printf("  … and %d more%n", s.skipped().size() - 20);
-            }
-            o.println("every skipped row, with its reason: " + skippedFile());
-        }
-        var t = s.transfer();
-        double encodeMs = (t.kernelNs() - s.outputWaitNs()) / 1e6;
-        o.printf(Locale.ROOT, "where the time went (stages overlap): waiting for reads %.1f ms, waiting for staging %.1f ms, "
-                + "copies %.1f ms, encoding %.1f ms, waiting for the writer %.1f ms, writing %.1f ms%n", s.ioWaitNs() / 1e6,
-                t.slotWaitNs() / 1e6, t.copyNs() / 1e6, encodeMs, s.outputWaitNs() / 1e6, s.writeNs() / 1e6);
-        // the busiest stage: what the others wait for (reading = the host's time to get rows into staging)
-        Map<String, Double> busy = new LinkedHashMap<>();
-        busy.put("reading", (s.ioWaitNs() + t.readNs()) / 1e6);
-        busy.put("copies", t.copyNs() / 1e6);
-        busy.put("encoding", encodeMs);
-        busy.put("writing", s.writeNs() / 1e6);
-        String bottleneck = busy.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        double wallMs = s.wallNs() / 1e6;
-        o.printf(Locale.ROOT, "bottleneck: %s (%.1f ms busy of %.1f ms wall, %.0f%%); staging: %d of %d chunks waited for a free "
-                + "buffer (%.1f ms); copy/compute overlap: %.0f%% of the copy time ran beside encoding%n", bottleneck,
-                busy.get(bottleneck), wallMs, wallMs == 0 ? 0 : 100 * busy.get(bottleneck) / wallMs, t.slotWaits(), t.chunks(),
-                t.slotWaitNs() / 1e6, t.overlapPercent());
-        o.printf(Locale.ROOT, "then made durable in %.1f ms (row indices written, every file synced to disk and renamed "
-                + "into place)%n", commitNs / 1e6);
-        Map<String, String> figures = new LinkedHashMap<>();
-        figures.put("rows", Long.toString(s.rowsRead()));
-        figures.put("rows_written", Long.toString(s.rowsWritten()));
-        figures.put("rows_skipped", Integer.toString(s.skipped().size()));
-        figures.put("rows_per_s", String.format(Locale.ROOT, "%.1f", s.rowsPerSecond()));
-        if (json) {
-            figures.put("wall_s", String.format(Locale.ROOT, "%.3f", s.wallNs() / 1e9));
-            figures.put("read_wait_ms", ms(s.ioWaitNs()));
-            figures.put("staging_wait_ms", ms(t.slotWaitNs()));
-            figures.put("staging_waits", Long.toString(t.slotWaits()));
-            figures.put("chunks", Long.toString(t.chunks()));
-            figures.put("copy_ms", ms(t.copyNs()));
-            figures.put("encode_ms", String.format(Locale.ROOT, "%.1f", encodeMs));
-            figures.put("writer_wait_ms", ms(s.outputWaitNs()));
-            figures.put("write_ms", ms(s.writeNs()));
-            figures.put("overlap_percent", String.format(Locale.ROOT, "%.1f", t.overlapPercent()));
-            figures.put("bottleneck", bottleneck);
-            figures.put("durable_ms", ms(commitNs));
-            figures.put("out", out.toString());
-            figures.put("rows_file", out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile().toString());
-            System.out.println(JsonFigures.toJson(figures));
-        }
-        Figures.print(figures, o);
-        o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile()));
-    }
-
     /// `sink`, counted into `metrics`' registry when there is one.
     private static RowSink metered(RowSink sink, MetricsServer metrics) {
         return metrics == null ? sink : PenstockMetrics.encode(metrics.registry(), "encode", sink);
-    }
-
-    private static String ms(long ns) {
-        return String.format(Locale.ROOT, "%.1f", ns / 1e6);
     }
 
     private <T> T parse(java.util.function.Supplier<T> f) {

@@ -38,6 +38,11 @@ import picocli.CommandLine.Spec;
 /// `penstock simulate INPUT.xyz --pipeline "…" --potential "…" --out OUT.xyz|OUT.zarr`: atomic
 /// systems through a stage pipeline (`+` fuses, `|` chains), with in-flight refill of the first
 /// stage, a progress line per stage and a summary of where the time went.
+///
+/// Why one file over 400 lines: picocli binds the command's thirty options to this class's
+/// fields, and the up-front checks, the choice of runner and the wiring of hooks, sinks and
+/// meters read them; the runs themselves live elsewhere (`PipelineSpec`, `SimulateDevice`,
+/// `FlinkSimulation`, `SystemsZarrSink`, `ExtXyzSink`).
 @Command(name = "simulate", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         footer = {"%nExamples:",
             "  penstock simulate examples/argon-clusters.xyz \\",
