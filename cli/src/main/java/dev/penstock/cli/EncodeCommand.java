@@ -208,7 +208,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         if (dryRun && exampleRows != null) {
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, states == null ? DType.C128 : states, rowsPerChunk, 3, ioThreads,
                     policy));
-            plan(o, exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, zarr);
+            Preflight.encodePlan(spec, o, exampleRows, (int) enc.inputLength(Math.min(qubits, 20)), DType.F64, cfg, out, zarr, dryRun);
             return 0;
         }
         try (EncodeInputs.Opened in = openInput(parquet, hdf5, arrow, policy)) {
@@ -219,12 +219,12 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             }
             DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
-            plan(o, source.rows(), source.rowLength(), source.dtype(), cfg, zarr);
+            Preflight.encodePlan(spec, o, source.rows(), source.rowLength(), source.dtype(), cfg, out, zarr, dryRun);
             if (dryRun) {
                 return 0;
             }
             if (runner.equalsIgnoreCase("flink")) {
-                return flink(o, enc, cfg, source);
+                return FlinkEncodeRun.command(this, o, enc, cfg, source);
             } else if (!runner.equalsIgnoreCase("local")) {
                 throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
             }
@@ -244,51 +244,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         }
     }
 
-    /// `--runner flink`: the Flink encode job, then its shards joined (`FlinkEncodeRun`).
-    private int flink(PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
-        if (timelinePng != null || metricsPort != null || !device.equalsIgnoreCase("cpu")) {
-            throw new ParameterException(spec.commandLine(), "--runner flink encodes on cpu tasks, without --timeline or --metrics-port "
-                    + "(for now); got " + (!device.equalsIgnoreCase("cpu") ? "--device " + device : "--timeline or --metrics-port"));
-        }
-        if (parallelism < 1 || checkpointMs < 0) {
-            throw new ParameterException(spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
-                    + parallelism + ", " + checkpointMs);
-        }
-        FlinkEncode.Spec job = new FlinkEncode.Spec(input.toAbsolutePath().toString(), columns, dataset, enc.label(), qubits,
-                cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "");
-        List<FlinkEncode.Range> ranges = source.sequential() // Parquet: whole row groups, each range read on its own
-                ? FlinkEncode.parquetRanges(dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(input), source.rowLength(), parallelism)
-                : FlinkEncode.ranges(source.rows(), cfg.rowsPerChunk(), parallelism);
-        FlinkEncodeRun.Result r;
-        try {
-            r = FlinkEncodeRun.run(o, job, ranges, source.rows(), cfg.output(), parallelism, checkpointMs, out,
-                    zarrOut() ? ZarrFormat.parse(zarrFormat) : null);
-        } catch (Exception e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof EncodingException bad) {
-                    System.err.println("penstock encode: " + input + ": " + bad.getMessage() + " (--on-bad-row skip leaves bad rows out); "
-                            + out + " left as it was");
-                    return ExitCodes.BAD_INPUT;
-                }
-            }
-            throw e;
-        }
-        o.printf(Locale.ROOT, "encoded %d of %d rows (%s, %d qubits) on Flink in %.3f s (the job %.3f s): %.0f rows/s -> %s%n", r.written(),
-                r.rows(), encoding, qubits, r.wallS(), r.jobS(), r.rows() / r.wallS(), out);
-        if (!r.skipped().isEmpty()) {
-            o.printf("skipped %d bad rows; every one, with its reason: %s%n", r.skipped().size(), skippedFile());
-        }
-        o.println("manifest: " + r.manifest());
-        if (json) {
-            System.out.println("{\"rows\": " + r.rows() + ", \"rows_written\": " + r.written() + ", \"rows_skipped\": " + r.skipped().size()
-                    + ", \"wall_s\": " + JsonFigures.number(r.wallS()) + ", \"job_s\": " + JsonFigures.number(r.jobS()) + ", \"ranges\": "
-                    + r.ranges() + ", \"parallelism\": " + parallelism + ", \"out\": " + JsonFigures.quote(out.toString())
-                    + ", \"manifest\": " + JsonFigures.quote(r.manifest().toString()) + "}");
-        }
-        return 0;
-    }
-
-    private boolean zarrOut() {
+    boolean zarrOut() {
         return out.toString().endsWith(".zarr");
     }
 
@@ -380,28 +336,6 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         return 0;
     }
 
-    /// Prints the plan and refuses what cannot fit: the output on its disk, the buffers in memory.
-    private void plan(PrintStream o, long rows, int rowLength, DType in, EncodePipeline.Config cfg, boolean zarr) {
-        long stateBytes = cfg.output().byteSize() << qubits;
-        double outBytes = (double) rows * stateBytes + rows * 8.0;
-        long memory = EncodePipeline.hostBytes(rows, rowLength, in, cfg);
-        Preflight.forMemory(spec, memory, "chunks of " + Math.min(rowsPerChunk, Math.max(1, rows)) + " rows of " + qubits
-                + "-qubit states", "use a smaller --rows-per-chunk or fewer --qubits");
-        long out = outBytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) outBytes;
-        long free = Preflight.usableBytes(this.out);
-        if (!zarr) {
-            Preflight.forOutput(spec, "option '--out' " + this.out, this.out, out);
-        }
-        // a Zarr store's compressed size is known only once written: announced, not refused (a
-        // full disk then fails the write and leaves OUT as it was)
-        if (dryRun || out > Preflight.ANNOUNCE_BYTES || zarr && out > free) {
-            o.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
-                    + "free: %s on disk, %s of memory%s%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
-                    zarr ? "at most " : "", Preflight.bytes(out), this.out, Preflight.bytes(memory), Preflight.bytes(free),
-                    Preflight.bytes(Preflight.memoryBytes()), zarr && out > free ? " (may not fit once compressed)" : "");
-        }
-    }
-
     private DType statesType() {
         if (precision == null) {
             return null;
@@ -466,7 +400,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
     }
 
     /// `OUT.skipped.tsv`: every row left out, with the reason.
-    private Path skippedFile() {
+    Path skippedFile() {
         return out.resolveSibling(out.getFileName() + ".skipped.tsv");
     }
 

@@ -9,6 +9,11 @@ import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodingException;
+import dev.penstock.quantum.BadRowPolicy;
+import dev.penstock.quantum.EncodePipeline;
+import dev.penstock.quantum.Encoding;
+import dev.penstock.quantum.RowSource;
+import picocli.CommandLine.ParameterException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Writer;
@@ -38,6 +43,51 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 final class FlinkEncodeRun {
     private FlinkEncodeRun() {
     }
+
+    /// `encode --runner flink` as `c`'s options say: checks, the ranges, the job and its join, the summary.
+    static int command(EncodeCommand c, PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
+        if (c.timelinePng != null || c.metricsPort != null || !c.device.equalsIgnoreCase("cpu")) {
+            throw new ParameterException(c.spec.commandLine(), "--runner flink encodes on cpu tasks, without --timeline or --metrics-port "
+                    + "(for now); got " + (!c.device.equalsIgnoreCase("cpu") ? "--device " + c.device : "--timeline or --metrics-port"));
+        }
+        if (c.parallelism < 1 || c.checkpointMs < 0) {
+            throw new ParameterException(c.spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
+                    + c.parallelism + ", " + c.checkpointMs);
+        }
+        FlinkEncode.Spec job = new FlinkEncode.Spec(c.input.toAbsolutePath().toString(), c.columns, c.dataset, enc.label(), c.qubits,
+                cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "");
+        List<FlinkEncode.Range> ranges = source.sequential() // Parquet: whole row groups, each range read on its own
+                ? FlinkEncode.parquetRanges(dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(c.input), source.rowLength(), c.parallelism)
+                : FlinkEncode.ranges(source.rows(), cfg.rowsPerChunk(), c.parallelism);
+        FlinkEncodeRun.Result r;
+        try {
+            r = run(o, job, ranges, source.rows(), cfg.output(), c.parallelism, c.checkpointMs, c.out,
+                    c.zarrOut() ? ZarrFormat.parse(c.zarrFormat) : null);
+        } catch (Exception e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof EncodingException bad) {
+                    System.err.println("penstock encode: " + c.input + ": " + bad.getMessage() + " (--on-bad-row skip leaves bad rows out); "
+                            + c.out + " left as it was");
+                    return ExitCodes.BAD_INPUT;
+                }
+            }
+            throw e;
+        }
+        o.printf(Locale.ROOT, "encoded %d of %d rows (%s, %d qubits) on Flink in %.3f s (the job %.3f s): %.0f rows/s -> %s%n", r.written(),
+                r.rows(), c.encoding, c.qubits, r.wallS(), r.jobS(), r.rows() / r.wallS(), c.out);
+        if (!r.skipped().isEmpty()) {
+            o.printf("skipped %d bad rows; every one, with its reason: %s%n", r.skipped().size(), c.skippedFile());
+        }
+        o.println("manifest: " + r.manifest());
+        if (c.json) {
+            System.out.println("{\"rows\": " + r.rows() + ", \"rows_written\": " + r.written() + ", \"rows_skipped\": " + r.skipped().size()
+                    + ", \"wall_s\": " + JsonFigures.number(r.wallS()) + ", \"job_s\": " + JsonFigures.number(r.jobS()) + ", \"ranges\": "
+                    + r.ranges() + ", \"parallelism\": " + c.parallelism + ", \"out\": " + JsonFigures.quote(c.out.toString())
+                    + ", \"manifest\": " + JsonFigures.quote(r.manifest().toString()) + "}");
+        }
+        return 0;
+    }
+
 
     /// What the run did, for the summary.
     record Result(long rows, long written, List<String> skipped, int ranges, double wallS, double jobS, Path manifest) {

@@ -1,7 +1,10 @@
 package dev.penstock.cli;
 
 import com.sun.management.OperatingSystemMXBean;
+import dev.penstock.memory.DType;
+import dev.penstock.quantum.EncodePipeline;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,5 +75,32 @@ final class Preflight {
             u++;
         }
         return u == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+
+    /// The encode's plan checked against the machine: the memory it will allocate (refused when
+    /// it does not fit), OUT's size against the free space (a `.npy`: refused when it does not
+    /// fit), and the plan printed when asked (`dryRun`) or when it is large.
+    static void encodePlan(CommandSpec spec, PrintStream o, long rows, int rowLength, DType in, EncodePipeline.Config cfg, Path target,
+            boolean zarr, boolean dryRun) {
+        int qubits = cfg.qubits();
+        int rowsPerChunk = cfg.rowsPerChunk();
+        long stateBytes = cfg.output().byteSize() << qubits;
+        double outBytes = (double) rows * stateBytes + rows * 8.0;
+        long memory = EncodePipeline.hostBytes(rows, rowLength, in, cfg);
+        Preflight.forMemory(spec, memory, "chunks of " + Math.min(rowsPerChunk, Math.max(1, rows)) + " rows of " + qubits
+                + "-qubit states", "use a smaller --rows-per-chunk or fewer --qubits");
+        long out = outBytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) outBytes;
+        long free = Preflight.usableBytes(target);
+        if (!zarr) {
+            Preflight.forOutput(spec, "option '--out' " + target, target, out);
+        }
+        // a Zarr store's compressed size is known only once written: announced, not refused (a
+        // full disk then fails the write and leaves OUT as it was)
+        if (dryRun || out > Preflight.ANNOUNCE_BYTES || zarr && out > free) {
+            o.printf(Locale.ROOT, "plan: %,d rows of %d %s values -> %,d %d-qubit %s states, %s%s at %s; buffers %s; "
+                    + "free: %s on disk, %s of memory%s%n", rows, rowLength, in.label(), rows, qubits, cfg.output().label(),
+                    zarr ? "at most " : "", Preflight.bytes(out), target, Preflight.bytes(memory), Preflight.bytes(free),
+                    Preflight.bytes(Preflight.memoryBytes()), zarr && out > free ? " (may not fit once compressed)" : "");
+        }
     }
 }
