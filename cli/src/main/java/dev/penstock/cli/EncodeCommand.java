@@ -17,6 +17,7 @@ import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.EncodingException;
+import dev.penstock.quantum.KeptRows;
 import dev.penstock.quantum.RowSink;
 import dev.penstock.quantum.RowSource;
 import java.io.PrintStream;

@@ -1,11 +1,8 @@
 package dev.penstock.cli;
 
+import dev.penstock.flink.EncodeJoin;
 import dev.penstock.flink.FlinkEncode;
-import dev.penstock.formats.npy.NpyFile;
-import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrFormat;
-import dev.penstock.formats.zarr.ZarrGroup;
-import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodingException;
@@ -14,32 +11,17 @@ import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.RowSource;
 import picocli.CommandLine.ParameterException;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /// `penstock encode --runner flink`: runs `FlinkEncode` on the embedded MiniCluster into shards
-/// in a hidden folder beside OUT, then, once the job has succeeded, joins them into the outputs
-/// a local encode writes (OUT — a `.npy` with `OUT.rows.npy`, or a Zarr group with its `states`
-/// and `rows` — and `OUT.skipped.tsv` when rows were skipped: the same bytes) and `OUT.manifest.json`, each written beside its destination and renamed into place,
-/// the manifest last. A failed job leaves every destination as it was; the shards are deleted.
-///
-/// ```
-///   OUT.manifest.json  {"input": …, "encoding": …, "qubits": …, "states": "c128", "rows": N,
-///                       "rows_written": W, "rows_skipped": S, "parallelism": P, "out": …,
-///                       "out_data_sha256": … (of OUT's states, after its header), "rows_file": …,
-///                       "shards": [{"index": 0, "first_row": 0, "rows": R, "first_state": 0, "rows_written": R',
-///                                   "rows_skipped": …, "sha256": … (of its states as they lie in OUT,
-///                                   from state first_state on)}, …]}
-/// ```
+/// in a private folder beside OUT (`PendingOutput.scratch`), then, once the job has succeeded,
+/// joins them (`EncodeJoin`: OUT, its input rows, `OUT.skipped.tsv` — a local encode's bytes — and
+/// `OUT.manifest.json`, the manifest last). A failed job leaves every destination as it was; the
+/// shards are deleted.
 final class FlinkEncodeRun {
     private FlinkEncodeRun() {
     }
@@ -102,9 +84,6 @@ final class FlinkEncodeRun {
     /// rows, at most the input's, and `rows`, as a local encode writes it) when `zarr` is not null.
     static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
             long checkpointMs, Path out, ZarrFormat zarr) throws Exception {
-        Path manifest = out.resolveSibling(out.getFileName() + ".manifest.json");
-        Path rowsFile = zarr != null ? out.resolve("rows") : out.resolveSibling(out.getFileName() + ".rows.npy");
-        Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");
         long t0 = System.nanoTime();
         // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
         try (PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
@@ -116,97 +95,8 @@ final class FlinkEncodeRun {
             long j0 = System.nanoTime();
             env.execute("penstock encode " + Path.of(spec.input()).getFileName());
             double jobS = (System.nanoTime() - j0) / 1e9;
-            List<String> skipped = new ArrayList<>();
-            List<long[]> skippedRows = new ArrayList<>();
-            StringBuilder shards = new StringBuilder();
-            long written = 0;
-            MessageDigest whole = MessageDigest.getInstance("SHA-256");
-            long stateBytes = states.byteSize() << spec.qubits();
-            int chunk = (int) Math.max(1, Math.min(Math.min(spec.rowsPerChunk(), rows), (Integer.MAX_VALUE - 64) / stateBytes));
-            try (ZarrGroup group = zarr == null ? null : ZarrGroup.create(out, zarr, java.util.Map.of("encoding", spec.encoding(), "qubits",
-                    spec.qubits(), "source", Path.of(spec.input()).getFileName().toString()));
-                 NpyWriter npy = zarr != null ? null : NpyWriter.open(out, states, 1L << spec.qubits())) {
-                ZarrWriter zw = group == null ? null : group.array("states", states, 1L << spec.qubits(), chunk, 1, java.util.Map.of());
-                for (FlinkEncode.Range r : ranges) {
-                    Path shard = FlinkEncode.shard(parts.path(), r.index());
-                    if (!Files.isRegularFile(shard)) {
-                        throw new IOException("the Flink job finished without shard " + r.index() + " (rows " + r.first() + "…" + (r.first()
-                                + r.count()) + "); " + out + " left as it was");
-                    }
-                    long shardRows;
-                    MessageDigest shardDigest = MessageDigest.getInstance("SHA-256"); // of the shard's states as they lie in OUT
-                    try (NpyFile f = NpyFile.open(shard)) {
-                        shardRows = f.shape()[0];
-                        if (zw != null) {
-                            zw.append(f.block());
-                        } else {
-                            npy.append(f.block());
-                        }
-                        java.nio.ByteBuffer data = f.block().segment().asByteBuffer();
-                        shardDigest.update(data.duplicate());
-                        whole.update(data);
-                    }
-                    written += shardRows;
-                    Path bad = FlinkEncode.skipped(parts.path(), r.index());
-                    int before = skipped.size();
-                    if (Files.exists(bad)) {
-                        for (String line : Files.readAllLines(bad)) {
-                            skipped.add(line);
-                            skippedRows.add(new long[] {Long.parseLong(line.substring(0, line.indexOf('\t')))});
-                        }
-                    }
-                    shards.append(shards.isEmpty() ? "" : ",\n    ").append(String.format(Locale.ROOT,
-                            "{\"index\": %d, \"first_row\": %d, \"rows\": %d, \"first_state\": %d, \"rows_written\": %d, "
-                            + "\"rows_skipped\": %d, \"sha256\": \"%s\"}", r.index(), r.first(), r.count(), written - shardRows, shardRows,
-                            skipped.size() - before, HexFormat.of().formatHex(shardDigest.digest())));
-                }
-                List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
-                if (group != null) {
-                    ZarrWriter kept = group.array("rows", DType.I64, 1, 65536, 1, java.util.Map.of("meaning", "input row of each state"));
-                    KeptRows.write(rows, bad, (seg, n) -> kept.append(dev.penstock.memory.Block.wrap(seg, DType.I64, null, n, 1)));
-                    group.commit();
-                } else {
-                    npy.commit();
-                    try (NpyWriter rw = NpyWriter.open(rowsFile, DType.I64)) {
-                        KeptRows.write(rows, bad, rw::append);
-                        rw.commit();
-                    }
-                }
-            }
-            if (skipped.isEmpty()) {
-                Files.deleteIfExists(skippedFile); // ours, from an earlier run: it would describe other states
-            } else {
-                PendingOutput.write(skippedFile, tmp -> {
-                    try (Writer sw = Files.newBufferedWriter(tmp)) {
-                        sw.write("row\treason\n");
-                        for (String line : skipped) {
-                            sw.write(line + "\n");
-                        }
-                    }
-                });
-            }
-            String json = String.format(Locale.ROOT, """
-                    {
-                      "input": %s,
-                      "encoding": %s,
-                      "qubits": %d,
-                      "states": "%s",
-                      "rows": %d,
-                      "rows_written": %d,
-                      "rows_skipped": %d,
-                      "parallelism": %d,
-                      "out": %s,
-                      "out_data_sha256": "%s",
-                      "rows_file": %s,
-                      "shards": [
-                        %s
-                      ]
-                    }
-                    """, JsonFigures.quote(spec.input()), JsonFigures.quote(spec.encoding()), spec.qubits(), states.label(), rows, written,
-                    skipped.size(), parallelism, JsonFigures.quote(out.toString()), HexFormat.of().formatHex(whole.digest()),
-                    JsonFigures.quote(rowsFile.toString()), shards);
-            PendingOutput.write(manifest, tmp -> Files.writeString(tmp, json)); // last: a manifest means every output is there
-            return new Result(rows, written, skipped, ranges.size(), (System.nanoTime() - t0) / 1e9, jobS, manifest);
+            EncodeJoin.Joined j = EncodeJoin.join(inParts, ranges, rows, states, parallelism, parts.path(), out, zarr);
+            return new Result(rows, j.written(), j.skipped(), ranges.size(), (System.nanoTime() - t0) / 1e9, jobS, j.manifest());
         }
     }
 }

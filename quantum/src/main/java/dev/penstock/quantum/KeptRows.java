@@ -1,6 +1,5 @@
-package dev.penstock.cli;
+package dev.penstock.quantum;
 
-import dev.penstock.quantum.EncodingException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -8,7 +7,7 @@ import java.nio.ByteOrder;
 import java.util.List;
 
 /// The input row of each state written: every row of the input in order, less the skipped ones.
-final class KeptRows {
+public final class KeptRows {
     private static final int BLOCK = 65_536;
     private static final ValueLayout.OfLong INT64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -17,12 +16,12 @@ final class KeptRows {
 
     /// Where blocks of row indices go: `count` little-endian int64 values in `data`.
     @FunctionalInterface
-    interface Appender {
+    public interface Appender {
         void append(MemorySegment data, long count) throws IOException;
     }
 
     /// Writes the indices of `rows` input rows not in `skipped` (in any order), ascending.
-    static void write(long rows, List<EncodingException> skipped, Appender out) throws IOException {
+    public static void write(long rows, List<EncodingException> skipped, Appender out) throws IOException {
         long[] bad = skipped.stream().mapToLong(EncodingException::row).sorted().distinct().toArray();
         // bytes, not long[]: a heap segment must be over a byte[] to become a ByteBuffer for writing
         MemorySegment buf = MemorySegment.ofArray(new byte[BLOCK * Long.BYTES]);
