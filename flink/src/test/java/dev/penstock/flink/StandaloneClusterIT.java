@@ -81,6 +81,37 @@ class StandaloneClusterIT {
         }
     }
 
+    /// The encode job from the job jar on the standalone cluster (`flink run -c EncodeJob`,
+    /// attached): a Parquet input split by row groups over two task managers, its shards joined by
+    /// the client into the states a local encode writes, byte for byte, with the manifest.
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void theEncodeJobOnTheClusterWritesTheLocalEncodesStates() throws Exception {
+        Path input = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 6000, 16 * 1024);
+        List<String> columns = List.of("f0", "f1", "f2", "f3");
+        Path local = dir.resolve("local.npy");
+        try (dev.penstock.formats.parquet.ParquetRows rows = dev.penstock.formats.parquet.ParquetRows.open(input, columns);
+             dev.penstock.device.CpuDevice cpu = new dev.penstock.device.CpuDevice();
+             dev.penstock.formats.npy.NpyWriter w = dev.penstock.formats.npy.NpyWriter.open(local, dev.penstock.memory.DType.C128, 16)) {
+            dev.penstock.quantum.EncodePipeline.run(cpu, dev.penstock.quantum.RowSources.of(rows), w::append,
+                    new dev.penstock.quantum.EncodePipeline.Config(dev.penstock.quantum.Encoding.parse("angle"), 4,
+                            dev.penstock.memory.DType.C128, 500, 3, 1, dev.penstock.quantum.BadRowPolicy.FAIL));
+            w.commit();
+        }
+        Path out = dir.resolve("flink.npy");
+        Map<String, String> settings = Map.of("taskmanager.numberOfTaskSlots", "1");
+        String printed;
+        try (StandaloneFlink cluster = StandaloneFlink.start(dir.resolve("cluster"), StandaloneFlink.flinkClasspath(), settings, 2)) {
+            printed = cluster.runAttached(jobJar(), "dev.penstock.flink.EncodeJob", List.of("--input", input.toString(), "--out",
+                    out.toString(), "--encoding", "angle", "--qubits", "4", "--columns", String.join(",", columns), "--rows-per-chunk", "500",
+                    "--parallelism", "2"), Duration.ofMinutes(3));
+        }
+        assertThat(printed).contains("encoded 6000 of 6000 rows");
+        assertThat(Files.readAllBytes(out)).as("the cluster's states are the local encode's").isEqualTo(Files.readAllBytes(local));
+        assertThat(Files.readString(Path.of(out + ".manifest.json"))).contains("\"rows_written\": 6000").contains("\"shards\": [");
+        assertThat(Path.of(out + ".shards")).as("the shards are gone once joined").doesNotExist();
+    }
+
     private static Path jobJar() throws Exception {
         try (Stream<Path> s = Files.list(Path.of("target"))) {
             return s.filter(p -> p.getFileName().toString().matches("penstock-flink-.*-job\\.jar")).findFirst()

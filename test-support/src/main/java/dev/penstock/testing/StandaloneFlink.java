@@ -155,6 +155,34 @@ public final class StandaloneFlink implements AutoCloseable {
         return busy;
     }
 
+    /// Runs `mainClass` of `jar` with `args` as `flink run -c` does, attached (the client waits
+    /// for the job and runs the rest of `main`), from a client JVM; returns what it printed.
+    public String runAttached(Path jar, String mainClass, List<String> args, java.time.Duration timeout) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "--add-opens=java.base/java.util=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", classpath, "org.apache.flink.client.cli.CliFrontend", "run", "-c",
+                mainClass, jar.toString()));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("FLINK_CONF_DIR", conf.toString());
+        Process p = pb.start();
+        java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                return e.toString();
+            }
+        });
+        if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("flink run did not finish in " + timeout + ": " + out.getNow(""));
+        }
+        String printed = out.get();
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException("flink run failed (" + p.exitValue() + "): " + printed);
+        }
+        return printed;
+    }
+
     /// Submits `jar` with `args` as `flink run -d` does, from a client JVM; returns the job id.
     public String submit(Path jar, List<String> args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(javaBin, "--add-opens=java.base/java.util=ALL-UNNAMED",
