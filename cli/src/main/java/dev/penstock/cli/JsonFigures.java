@@ -46,25 +46,8 @@ public final class JsonFigures {
         return v != null && v.matches("-?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?");
     }
 
-    /// `s` as a JSON string (ASCII, escaped).
+    /// `s` as a JSON string (ASCII, escaped; "null" for null).
     static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : (s == null ? "null" : s).toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20 || c > 0x7e) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return dev.penstock.io.Json.quote(s == null ? "null" : s);
     }
 }

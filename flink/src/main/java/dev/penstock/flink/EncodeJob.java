@@ -9,7 +9,6 @@ import dev.penstock.quantum.RowSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,24 +39,7 @@ public final class EncodeJob {
 
     /// Parses `--key value` pairs; unknown keys and missing values are errors naming the option.
     static Map<String, String> options(String[] args) {
-        Map<String, String> o = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--") || !KEYS.contains(a.substring(2))) {
-                throw new IllegalArgumentException("unknown option '" + a + "' (options: --" + String.join(", --", KEYS.stream().sorted()
-                        .toList()) + ")");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option '" + a + "' needs a value");
-            }
-            o.put(a.substring(2), args[++i]);
-        }
-        for (String required : List.of("input", "out", "encoding", "qubits")) {
-            if (!o.containsKey(required)) {
-                throw new IllegalArgumentException("missing option '--" + required + "'");
-            }
-        }
-        return o;
+        return JobArgs.parse(args, KEYS, List.of("input", "out", "encoding", "qubits"));
     }
 
     /// Runs the job on the cluster `flink run` gives and joins its shards.

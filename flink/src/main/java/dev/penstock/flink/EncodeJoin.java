@@ -5,6 +5,7 @@ import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.formats.zarr.ZarrGroup;
 import dev.penstock.formats.zarr.ZarrWriter;
+import dev.penstock.io.Json;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodingException;
@@ -139,25 +140,10 @@ public final class EncodeJoin {
                     %s
                   ]
                 }
-                """, quote(spec.input()), quote(spec.encoding()), spec.qubits(), states.label(), rows, written,
-                skipped.size(), parallelism, quote(out.toString()), HexFormat.of().formatHex(whole.digest()),
-                quote(rowsFile.toString()), shards);
+                """, Json.quote(spec.input()), Json.quote(spec.encoding()), spec.qubits(), states.label(), rows, written,
+                skipped.size(), parallelism, Json.quote(out.toString()), HexFormat.of().formatHex(whole.digest()),
+                Json.quote(rowsFile.toString()), shards);
         PendingOutput.write(manifest, tmp -> Files.writeString(tmp, json)); // last: a manifest means every output is there
         return new Joined(written, skipped, manifest);
-    }
-
-    /// `s` as a JSON string (ASCII, escaped).
-    private static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20 || c > 0x7e) {
-                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
     }
 }

@@ -6,7 +6,6 @@ import java.io.BufferedReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,23 +39,7 @@ public final class SimulateJob {
 
     /// Parses `--key value` pairs; unknown keys and missing values are errors naming the option.
     static Map<String, String> options(String[] args) {
-        Map<String, String> o = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--") || !KEYS.contains(a.substring(2))) {
-                throw new IllegalArgumentException("unknown option '" + a + "' (options: --" + String.join(", --", KEYS) + ")");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option '" + a + "' needs a value");
-            }
-            o.put(a.substring(2), args[++i]);
-        }
-        for (String required : List.of("input", "out", "pipeline", "potential")) {
-            if (!o.containsKey(required)) {
-                throw new IllegalArgumentException("missing option '--" + required + "'");
-            }
-        }
-        return o;
+        return JobArgs.parse(args, KEYS, List.of("input", "out", "pipeline", "potential"));
     }
 
     /// Builds the job from `args` on `env` (without running it); returns its stage names.

@@ -2,6 +2,7 @@ package dev.penstock.formats.zarr;
 
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
+import dev.penstock.io.Json;
 import dev.penstock.io.PendingOutput;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -350,7 +351,7 @@ public final class ZarrWriter implements AutoCloseable {
     /// maps of them).
     static String json(Map<String, ?> attrs) {
         return attrs.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                .map(e -> "    " + quote(e.getKey()) + ": " + value(e.getValue()))
+                .map(e -> "    " + Json.quote(e.getKey()) + ": " + value(e.getValue()))
                 .collect(Collectors.joining(",\n", "{\n", "\n}\n"));
     }
 
@@ -359,27 +360,12 @@ public final class ZarrWriter implements AutoCloseable {
             return v.toString();
         }
         if (v instanceof Map<?, ?> m) {
-            return m.entrySet().stream().map(e -> quote(String.valueOf(e.getKey())) + ": " + value(e.getValue()))
+            return m.entrySet().stream().map(e -> Json.quote(String.valueOf(e.getKey())) + ": " + value(e.getValue()))
                     .collect(Collectors.joining(", ", "{", "}"));
         }
         if (v instanceof java.util.Collection<?> c) {
             return c.stream().map(ZarrWriter::value).collect(Collectors.joining(", ", "[", "]"));
         }
-        return quote(String.valueOf(v));
-    }
-
-    private static String quote(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20 || c > 0x7e) {
-                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
+        return Json.quote(String.valueOf(v));
     }
 }

@@ -1,0 +1,35 @@
+package dev.penstock.flink;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/// The `--key value` arguments a job jar's `main` gets from `flink run`.
+final class JobArgs {
+    private JobArgs() {
+    }
+
+    /// Parses `args` against `keys`; an unknown key, a missing value or a missing `required` key
+    /// is an error naming the option (and the options there are).
+    static Map<String, String> parse(String[] args, Collection<String> keys, List<String> required) {
+        Map<String, String> o = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (!a.startsWith("--") || !keys.contains(a.substring(2))) {
+                throw new IllegalArgumentException("unknown option '" + a + "' (options: --" + String.join(", --", keys.stream().sorted()
+                        .toList()) + ")");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option '" + a + "' needs a value");
+            }
+            o.put(a.substring(2), args[++i]);
+        }
+        for (String r : required) {
+            if (!o.containsKey(r)) {
+                throw new IllegalArgumentException("missing option '--" + r + "'");
+            }
+        }
+        return o;
+    }
+}
