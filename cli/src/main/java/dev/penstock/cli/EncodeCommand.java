@@ -1,31 +1,25 @@
 package dev.penstock.cli;
 
 import dev.penstock.metrics.PenstockMetrics;
-import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrFormat;
-import dev.penstock.formats.zarr.ZarrGroup;
-import dev.penstock.formats.zarr.ZarrWriter;
-import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.observe.Timeline;
-import dev.penstock.flink.FlinkEncode;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodeInputs;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.EncodingException;
-import dev.penstock.quantum.KeptRows;
 import dev.penstock.quantum.RowSink;
 import dev.penstock.quantum.RowSource;
+import dev.penstock.quantum.StatesOutput;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -289,34 +283,14 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         Progress progress = Progress.start(source.rows(), verbosity.progress());
         DType states = cfg.output();
         try {
-            if (zarr) {
-                try (ZarrGroup g = ZarrGroup.create(out, ZarrFormat.parse(zarrFormat), Map.of("encoding", cfg.encoding().label(), "qubits", qubits,
-                        "source", input.getFileName().toString()))) {
-                    long rowBytes = states.byteSize() << qubits;
-                    int chunk = (int) Math.max(1, Math.min(Math.min(rowsPerChunk, source.rows()), (Integer.MAX_VALUE - 64) / rowBytes));
-                    ZarrWriter w = g.array("states", states, 1L << qubits, chunk, 1, Map.of());
-                    s = dev.run(source, metered(progress.counting(w::append), metrics), cfg, timeline);
-                    progress.stop();
-                    long c0 = System.nanoTime();
-                    ZarrWriter rows = g.array("rows", DType.I64, 1, 65536, 1, Map.of("meaning", "input row of each state"));
-                    KeptRows.write(source.rows(), s.skipped(), (seg, n) -> rows.append(Block.wrap(seg, DType.I64, null, n, 1)));
-                    EncodeReport.writeSkipped(skippedFile(), s, in.problems());
-                    g.commit();
-                    commitNs = System.nanoTime() - c0;
-                }
-            } else {
-                try (NpyWriter w = NpyWriter.open(out, states, 1L << qubits)) {
-                    s = dev.run(source, metered(progress.counting(w::append), metrics), cfg, timeline);
-                    progress.stop();
-                    long c0 = System.nanoTime();
-                    try (NpyWriter rows = NpyWriter.open(rowsFile(), DType.I64)) {
-                        KeptRows.write(source.rows(), s.skipped(), rows::append);
-                        rows.commit();
-                    }
-                    EncodeReport.writeSkipped(skippedFile(), s, in.problems());
-                    w.commit(); // last: a reader never sees states without their row indices
-                    commitNs = System.nanoTime() - c0;
-                }
+            try (StatesOutput w = StatesOutput.open(out, zarr ? ZarrFormat.parse(zarrFormat) : null, states, qubits, source.rows(),
+                    rowsPerChunk, cfg.encoding().label(), input.getFileName().toString())) {
+                s = dev.run(source, metered(progress.counting(w), metrics), cfg, timeline);
+                progress.stop();
+                long c0 = System.nanoTime();
+                EncodeReport.writeSkipped(skippedFile(), s, in.problems());
+                w.commit(source.rows(), s.skipped().stream().mapToLong(EncodingException::row).toArray());
+                commitNs = System.nanoTime() - c0;
             }
         } catch (java.io.IOException e) {
             throw UserErrors.naming(out, e);
@@ -397,7 +371,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
 
     /// `OUT.rows.npy`: the input row of each state (int64), beside a .npy output.
     private Path rowsFile() {
-        return out.resolveSibling(out.getFileName() + ".rows.npy");
+        return StatesOutput.rowsFile(out, zarrOut());
     }
 
     /// `OUT.skipped.tsv`: every row left out, with the reason.

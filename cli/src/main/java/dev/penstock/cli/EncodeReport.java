@@ -1,10 +1,9 @@
 package dev.penstock.cli;
 
-import dev.penstock.io.PendingOutput;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.EncodingException;
+import dev.penstock.quantum.StatesOutput;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -28,18 +27,8 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
 
     /// `OUT.skipped.tsv`: every row left out, with the reason (none: an earlier run's file removed).
     static void writeSkipped(Path skippedFile, EncodeSummary s, Map<Long, String> problems) throws java.io.IOException {
-        if (s.skipped().isEmpty()) {
-            Files.deleteIfExists(skippedFile); // ours, from an earlier run: it would describe other states
-            return;
-        }
-        PendingOutput.write(skippedFile, tmp -> {
-            try (var w = Files.newBufferedWriter(tmp)) {
-                w.write("row\treason\n");
-                for (EncodingException e : s.skipped()) {
-                    w.write(e.row() + "\t" + reason(e, problems).replace('\t', ' ').replace('\n', ' ') + "\n");
-                }
-            }
-        });
+        StatesOutput.writeSkipped(skippedFile, s.skipped().stream().map(e -> e.row() + "\t" + reason(e, problems).replace('\t', ' ')
+                .replace('\n', ' ')).toList());
     }
 
     /// Prints the summary (and, with `--json`, the figures as one JSON object on stdout).
@@ -92,11 +81,11 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
             figures.put("bottleneck", bottleneck);
             figures.put("durable_ms", ms(commitNs));
             figures.put("out", out.toString());
-            figures.put("rows_file", out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile.toString());
+            figures.put("rows_file", rowsFile.toString());
             System.out.println(JsonFigures.toJson(figures));
         }
         Figures.print(figures, o);
-        o.println("input row of each state: " + (out.toString().endsWith(".zarr") ? out + "/rows" : rowsFile));
+        o.println("input row of each state: " + rowsFile);
     }
 
     private static String ms(long ns) {

@@ -13,11 +13,6 @@ final class TerminalLine {
         this.painter = draw ? Thread.ofPlatform().daemon().name("penstock-progress").start(() -> paintLoop(render)) : null;
     }
 
-    /// Starts drawing `render`'s line if stdout is a terminal.
-    static TerminalLine start(Supplier<String> render) {
-        return start(render, true);
-    }
-
     /// Starts drawing `render`'s line if `wanted` (not `--quiet`) and stdout is a terminal.
     static TerminalLine start(Supplier<String> render, boolean wanted) {
         return new TerminalLine(render, wanted && System.console() != null && System.console().isTerminal());

@@ -5,7 +5,9 @@ import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodeInputs;
 import dev.penstock.quantum.Encoding;
+import dev.penstock.io.PendingOutput;
 import dev.penstock.quantum.RowSource;
+import dev.penstock.quantum.StatesOutput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -60,6 +62,10 @@ public final class EncodeJob {
         boolean skip = o.getOrDefault("on-bad-row", "fail").equals("skip");
         List<String> columns = o.containsKey("columns") ? Arrays.stream(o.get("columns").split(",")).map(String::trim).toList() : List.of();
         ZarrFormat zarr = out.toString().endsWith(".zarr") ? ZarrFormat.parse(o.getOrDefault("zarr-format", "2")) : null;
+        for (Path written : List.of(out, StatesOutput.rowsFile(out, zarr != null), out.resolveSibling(out.getFileName() + ".skipped.tsv"),
+                out.resolveSibling(out.getFileName() + ".manifest.json"))) {
+            PendingOutput.refuseInputs(written, List.of(input)); // an input is never an output
+        }
         long rows;
         int rowLength;
         DType in;

@@ -1,17 +1,12 @@
 package dev.penstock.flink;
 
 import dev.penstock.formats.npy.NpyFile;
-import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.zarr.ZarrFormat;
-import dev.penstock.formats.zarr.ZarrGroup;
-import dev.penstock.formats.zarr.ZarrWriter;
 import dev.penstock.io.Json;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
-import dev.penstock.quantum.EncodingException;
-import dev.penstock.quantum.KeptRows;
+import dev.penstock.quantum.StatesOutput;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -52,19 +47,14 @@ public final class EncodeJoin {
     public static Joined join(FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism, Path parts,
             Path out, ZarrFormat zarr) throws Exception {
         Path manifest = out.resolveSibling(out.getFileName() + ".manifest.json");
-        Path rowsFile = zarr != null ? out.resolve("rows") : out.resolveSibling(out.getFileName() + ".rows.npy");
+        Path rowsFile = StatesOutput.rowsFile(out, zarr != null);
         Path skippedFile = out.resolveSibling(out.getFileName() + ".skipped.tsv");
         List<String> skipped = new ArrayList<>();
-        List<long[]> skippedRows = new ArrayList<>();
         StringBuilder shards = new StringBuilder();
         long written = 0;
         MessageDigest whole = MessageDigest.getInstance("SHA-256");
-        long stateBytes = states.byteSize() << spec.qubits();
-        int chunk = (int) Math.max(1, Math.min(Math.min(spec.rowsPerChunk(), rows), (Integer.MAX_VALUE - 64) / stateBytes));
-        try (ZarrGroup group = zarr == null ? null : ZarrGroup.create(out, zarr, java.util.Map.of("encoding", spec.encoding(), "qubits",
-                spec.qubits(), "source", Path.of(spec.input()).getFileName().toString()));
-             NpyWriter npy = zarr != null ? null : NpyWriter.open(out, states, 1L << spec.qubits())) {
-            ZarrWriter zw = group == null ? null : group.array("states", states, 1L << spec.qubits(), chunk, 1, java.util.Map.of());
+        try (StatesOutput w = StatesOutput.open(out, zarr, states, spec.qubits(), rows, spec.rowsPerChunk(), spec.encoding(),
+                Path.of(spec.input()).getFileName().toString())) {
             for (FlinkEncode.Range r : ranges) {
                 Path shard = FlinkEncode.shard(parts, r.index());
                 if (!Files.isRegularFile(shard)) {
@@ -75,11 +65,7 @@ public final class EncodeJoin {
                 MessageDigest shardDigest = MessageDigest.getInstance("SHA-256"); // of the shard's states as they lie in OUT
                 try (NpyFile f = NpyFile.open(shard)) {
                     shardRows = f.shape()[0];
-                    if (zw != null) {
-                        zw.append(f.block());
-                    } else {
-                        npy.append(f.block());
-                    }
+                    w.write(f.block());
                     java.nio.ByteBuffer data = f.block().segment().asByteBuffer();
                     shardDigest.update(data.duplicate());
                     whole.update(data);
@@ -88,40 +74,15 @@ public final class EncodeJoin {
                 Path bad = FlinkEncode.skipped(parts, r.index());
                 int before = skipped.size();
                 if (Files.exists(bad)) {
-                    for (String line : Files.readAllLines(bad)) {
-                        skipped.add(line);
-                        skippedRows.add(new long[] {Long.parseLong(line.substring(0, line.indexOf('\t')))});
-                    }
+                    skipped.addAll(Files.readAllLines(bad));
                 }
                 shards.append(shards.isEmpty() ? "" : ",\n    ").append(String.format(Locale.ROOT,
                         "{\"index\": %d, \"first_row\": %d, \"rows\": %d, \"first_state\": %d, \"rows_written\": %d, "
                         + "\"rows_skipped\": %d, \"sha256\": \"%s\"}", r.index(), r.first(), r.count(), written - shardRows, shardRows,
                         skipped.size() - before, HexFormat.of().formatHex(shardDigest.digest())));
             }
-            List<EncodingException> bad = skippedRows.stream().map(r -> new EncodingException(r[0], "")).toList();
-            if (group != null) {
-                ZarrWriter kept = group.array("rows", DType.I64, 1, 65536, 1, java.util.Map.of("meaning", "input row of each state"));
-                KeptRows.write(rows, bad, (seg, n) -> kept.append(dev.penstock.memory.Block.wrap(seg, DType.I64, null, n, 1)));
-                group.commit();
-            } else {
-                npy.commit();
-                try (NpyWriter rw = NpyWriter.open(rowsFile, DType.I64)) {
-                    KeptRows.write(rows, bad, rw::append);
-                    rw.commit();
-                }
-            }
-        }
-        if (skipped.isEmpty()) {
-            Files.deleteIfExists(skippedFile); // ours, from an earlier run: it would describe other states
-        } else {
-            PendingOutput.write(skippedFile, tmp -> {
-                try (Writer sw = Files.newBufferedWriter(tmp)) {
-                    sw.write("row\treason\n");
-                    for (String line : skipped) {
-                        sw.write(line + "\n");
-                    }
-                }
-            });
+            StatesOutput.writeSkipped(skippedFile, skipped);
+            w.commit(rows, skipped.stream().mapToLong(line -> Long.parseLong(line.substring(0, line.indexOf('\t')))).toArray());
         }
         String json = String.format(Locale.ROOT, """
                 {

@@ -22,7 +22,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -224,12 +223,5 @@ public final class FlinkEncode {
     /// `Restarts.EMBEDDED` times.
     public static StreamExecutionEnvironment localEnvironment(int parallelism) {
         return FlinkRunner.localEnvironment(parallelism, new FlinkRunner.Options(parallelism, java.time.Duration.ZERO, 1));
-    }
-
-    /// Sets the job's restarts on `env` (else the cluster's stand).
-    public static void restarts(StreamExecutionEnvironment env, FlinkRunner.Restarts r) {
-        Configuration conf = new Configuration();
-        FlinkRunner.configure(conf, new FlinkRunner.Options(List.of(1), java.time.Duration.ZERO, 1, java.util.Optional.of(r)));
-        env.configure(conf);
     }
 }

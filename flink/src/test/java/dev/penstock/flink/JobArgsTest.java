@@ -19,4 +19,14 @@ class JobArgsTest {
         assertThatThrownBy(() -> SimulateJob.options(new String[] {"--input", "s.xyz", "--out", "o"}))
                 .hasMessageContaining("missing option '--pipeline'");
     }
+
+    @Test
+    void theEncodeJobRefusesAnOutputThatIsItsInput(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path in = java.nio.file.Files.writeString(dir.resolve("rows.npy"), "not even read");
+        byte[] before = java.nio.file.Files.readAllBytes(in);
+        assertThatThrownBy(() -> EncodeJob.run(org.apache.flink.streaming.api.environment.StreamExecutionEnvironment.getExecutionEnvironment(),
+                EncodeJob.options(new String[] {"--input", in.toString(), "--out", in.toString(), "--encoding", "angle", "--qubits", "3"})))
+                .isInstanceOf(dev.penstock.io.OutputException.class).hasMessageContaining("rows.npy");
+        assertThat(java.nio.file.Files.readAllBytes(in)).isEqualTo(before);
+    }
 }

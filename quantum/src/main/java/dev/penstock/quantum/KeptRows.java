@@ -22,7 +22,12 @@ public final class KeptRows {
 
     /// Writes the indices of `rows` input rows not in `skipped` (in any order), ascending.
     public static void write(long rows, List<EncodingException> skipped, Appender out) throws IOException {
-        long[] bad = skipped.stream().mapToLong(EncodingException::row).sorted().distinct().toArray();
+        write(rows, skipped.stream().mapToLong(EncodingException::row).toArray(), out);
+    }
+
+    /// Writes the indices of `rows` input rows not in `skippedRows` (in any order), ascending.
+    public static void write(long rows, long[] skippedRows, Appender out) throws IOException {
+        long[] bad = java.util.Arrays.stream(skippedRows).sorted().distinct().toArray();
         // bytes, not long[]: a heap segment must be over a byte[] to become a ByteBuffer for writing
         MemorySegment buf = MemorySegment.ofArray(new byte[BLOCK * Long.BYTES]);
         int n = 0;
