@@ -74,7 +74,7 @@ final class SystemsZarrSink implements Sink<AtomicSystem> {
         this.dir = dir;
         this.format = format;
         this.rank = rank;
-        PendingOutput.directory(dir, ZarrWriter::isZarrEntry).close(); // refuse a foreign directory now, not at the end
+        PendingOutput.refuseForeign(dir, ZarrWriter::isZarrEntry); // a foreign directory refused now, not at the end
         this.spool = PendingOutput.file(dir.resolveSibling(dir.getFileName() + ".spool"));
         try {
             this.out = FileChannel.open(spool.path(), java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE,

@@ -150,4 +150,20 @@ class SimulateNothingLostTest {
                     .containsExactly("tags.xyz", "tags.zarr", "tags.zarr.quarantined.xyz");
         }
     }
+
+    /// A `.zarr` folder holding a file of the user's is refused before the run, in one line, and
+    /// left as it was (nothing made beside it).
+    @Test
+    void aZarrFolderHoldingTheUsersFilesIsRefusedBeforeTheRun() throws Exception {
+        Path in = plainXyz();
+        Path out = Files.createDirectories(dir.resolve("mine.zarr"));
+        Files.writeString(out.resolve("notes.txt"), "mine");
+        String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "simulate", in.toString(), "--pipeline", "fire(fmax=0.01, steps=300)",
+                "--potential", LJ, "--out", out.toString());
+        assertThat(printed).contains("notes.txt").contains("did not write").doesNotContain("\tat ").doesNotContain("finished");
+        assertThat(Files.readString(out.resolve("notes.txt"))).isEqualTo("mine");
+        try (var beside = Files.list(dir)) {
+            assertThat(beside.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("clusters.xyz", "mine.zarr");
+        }
+    }
 }

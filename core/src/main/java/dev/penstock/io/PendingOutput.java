@@ -82,6 +82,14 @@ public final class PendingOutput implements AutoCloseable {
     /// An existing `destination` is replaced only if every file in it, relative to it, passes
     /// `ownEntry` (e.g. Zarr metadata and chunk keys); otherwise it is refused, naming a file.
     public static PendingOutput directory(Path destination, Predicate<Path> ownEntry) throws IOException {
+        refuseForeign(destination, ownEntry);
+        return new PendingOutput(resolveLink(destination), true);
+    }
+
+    /// Refuses a directory destination that `directory(destination, ownEntry)` would refuse (not
+    /// a directory, or holding a file that fails `ownEntry`), creating nothing: for a writer that
+    /// opens its output only at the end (`SystemsZarrSink`) but must refuse before the run.
+    public static void refuseForeign(Path destination, Predicate<Path> ownEntry) throws IOException {
         Path dest = resolveLink(destination);
         if (Files.exists(dest)) {
             if (!Files.isDirectory(dest)) {
@@ -96,7 +104,6 @@ public final class PendingOutput implements AutoCloseable {
                 }
             }
         }
-        return new PendingOutput(dest, true);
     }
 
     /// A working folder beside `destination` for a run's own intermediate files (a Flink job's
