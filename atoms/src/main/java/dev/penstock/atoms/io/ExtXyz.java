@@ -23,6 +23,8 @@ import java.util.Map;
 /// periodic system whose model computed a virial. Read: species (or Z), pos, optional masses
 /// (standard atomic masses otherwise, as ASE), momenta (or vel) and forces, the lattice and
 /// pbc; a comment line that is not extended XYZ (plain XYZ's free text) becomes info `comment`.
+/// Every other per-atom property (R, I, L or S columns: `tags`, charges, labels) is read into
+/// the system's `arrays()` and written back after the standard columns.
 /// Errors name the file and line.
 ///
 /// Why one file over 400 lines: one format's grammar — the comment line's key=value quoting,
@@ -348,7 +350,7 @@ public final class ExtXyz {
             for (String[] p : props) {
                 Object[] values = extras.get(p[0]);
                 if (!WIDTHS.containsKey(p[0])) {
-                    s.array(p[0], array(AtomArray.Kind.of(p[1].charAt(0)), Integer.parseInt(p[2]), values == null ? new Object[0] : values));
+                    s.array(p[0], AtomArray.of(AtomArray.Kind.of(p[1].charAt(0)), Integer.parseInt(p[2]), values == null ? new Object[0] : values));
                 }
             }
             if (kv.containsKey("energy")) {
@@ -357,33 +359,6 @@ public final class ExtXyz {
             out.add(s);
         }
         return out;
-    }
-
-    private static AtomArray array(AtomArray.Kind kind, int width, Object[] values) {
-        return switch (kind) {
-            case REAL -> {
-                double[] a = new double[values.length];
-                for (int k = 0; k < a.length; k++) {
-                    a[k] = (Double) values[k];
-                }
-                yield AtomArray.reals(width, a);
-            }
-            case INT -> {
-                long[] a = new long[values.length];
-                for (int k = 0; k < a.length; k++) {
-                    a[k] = (Long) values[k];
-                }
-                yield AtomArray.ints(width, a);
-            }
-            case BOOL -> {
-                boolean[] a = new boolean[values.length];
-                for (int k = 0; k < a.length; k++) {
-                    a[k] = (Boolean) values[k];
-                }
-                yield AtomArray.bools(width, a);
-            }
-            case STRING -> AtomArray.strings(width, java.util.Arrays.copyOf(values, values.length, String[].class));
-        };
     }
 
     private static double parse(String tok, Path file, int line, String what) {

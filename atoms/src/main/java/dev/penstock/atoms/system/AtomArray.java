@@ -81,6 +81,34 @@ public final class AtomArray {
         return new AtomArray(Kind.STRING, width, null, null, null, values.clone());
     }
 
+    /// An array of `kind` from values as `parse` gives them (Double, Long, Boolean or String).
+    public static AtomArray of(Kind kind, int width, Object[] values) {
+        return switch (kind) {
+            case REAL -> {
+                double[] a = new double[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Double) values[k];
+                }
+                yield reals(width, a);
+            }
+            case INT -> {
+                long[] a = new long[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Long) values[k];
+                }
+                yield ints(width, a);
+            }
+            case BOOL -> {
+                boolean[] a = new boolean[values.length];
+                for (int k = 0; k < a.length; k++) {
+                    a[k] = (Boolean) values[k];
+                }
+                yield bools(width, a);
+            }
+            case STRING -> strings(width, Arrays.copyOf(values, values.length, String[].class));
+        };
+    }
+
     /// The values' type.
     public Kind kind() {
         return kind;
