@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /// The default device: device memory is host off-heap memory and every stream is one platform
-/// thread running its work in order.
+/// thread running its work in order (or, made by `newDrivenStream`, run by the thread that
+/// waits for it).
 ///
 /// `close()` cancels queued work, interrupts running work, and returns within the close bound
 /// (1 s unless configured), logging any stream thread that did not stop.
@@ -38,10 +39,22 @@ public final class CpuDevice implements Device {
 
     @Override
     public synchronized Stream newStream(String streamName) {
+        return add(new CpuStream(this, streamName, false));
+    }
+
+    /// A stream without a thread of its own: its work runs on the thread that waits for it
+    /// (`synchronize`, an event's `await`, or another stream's `waitFor` reaching it), so a
+    /// stage that launches its step's kernels and then synchronizes runs them itself, without
+    /// a hand-off to a stream thread and back (tens of µs a step on a busy machine).
+    @Override
+    public synchronized Stream newDrivenStream(String streamName) {
+        return add(new CpuStream(this, streamName, true));
+    }
+
+    private CpuStream add(CpuStream s) {
         if (closed) {
             throw new IllegalStateException("device " + name + " is closed");
         }
-        CpuStream s = new CpuStream(this, streamName);
         streams.add(s);
         return s;
     }

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/// An event of a `CpuStream`: a latch completed by the stream thread, with the stream's sticky
-/// failure (if any) at the point it was recorded.
+/// An event of a `CpuStream`: a latch completed by whoever runs the stream's queue, with the
+/// stream's sticky failure (if any) at the point it was recorded. Waiting for it runs a driven
+/// stream's queue up to it on the waiting thread; `isDone` runs nothing.
 final class CpuEvent implements Event {
     private final CpuStream stream;
     private final CountDownLatch latch = new CountDownLatch(1);
@@ -39,6 +40,7 @@ final class CpuEvent implements Event {
 
     /// Waits for completion; an interrupt becomes a `DeviceException` (interrupt status kept).
     private void awaitCompletion() {
+        stream.drive(this);
         try {
             latch.await();
         } catch (InterruptedException e) {
@@ -49,6 +51,7 @@ final class CpuEvent implements Event {
 
     @Override
     public boolean await(Duration timeout) {
+        stream.drive(this); // a driven stream's work runs here, whatever the timeout
         try {
             if (!latch.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                 return false;
@@ -69,6 +72,7 @@ final class CpuEvent implements Event {
 
     /// Waits without raising the failure; used by the stream thread, which attributes it itself.
     void awaitQuietly() throws InterruptedException {
+        stream.drive(this);
         latch.await();
     }
 

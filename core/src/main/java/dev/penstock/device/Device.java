@@ -19,6 +19,15 @@ public interface Device extends AutoCloseable {
     /// A new stream. Streams live until the device is closed.
     Stream newStream(String name);
 
+    /// A new stream for a host thread that launches work and then waits for it: the work may run
+    /// on the waiting thread itself, when it waits (`Stream.synchronize`, an event's `await`, or
+    /// another stream's `waitFor` of its event) — `CpuDevice`'s does, with no thread of its own —
+    /// so nothing on it goes on while nobody waits. The default is `newStream(name)` (a GPU runs
+    /// the work itself).
+    default Stream newDrivenStream(String name) {
+        return newStream(name);
+    }
+
     /// A new arena of this device's memory.
     BlockArena newArena(String name);
 

@@ -9,15 +9,17 @@ import dev.penstock.device.Stream;
 import java.io.IOException;
 
 /// What a device stage's shared evaluation computes, chosen once when its batch is made:
-/// Lennard-Jones or Morse pairs that the kernels sum themselves (`Pairs`), or any other `Model` —
-/// EAM, Stillinger–Weber, Tersoff, a user's own — evaluated by the model over each system's
-/// packed rows (`ModelTerms`, on kernels that can: the CPU's). `PackedStage` calls the same
-/// methods either way, so its step has no check of which it is.
+/// Lennard-Jones or Morse pairs that the kernels sum themselves (`Pairs`, on kernels that do:
+/// `RelaxKernels.sumsPairs`, CUDA's), or any `Model` — EAM, Stillinger–Weber, Tersoff, a user's own,
+/// and on the CPU's kernels Lennard-Jones and Morse too — evaluated by the model over each
+/// system's packed rows (`ModelTerms`). `PackedStage` calls the same methods either way, so its
+/// step has no check of which it is.
 sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
-    /// The terms of `model`: its pair parameters for Lennard-Jones and Morse, otherwise the model
-    /// itself (`ModelTerms`).
-    static BatchTerms of(Model model) {
-        return model instanceof LennardJones || model instanceof Morse ? new Pairs((PairPotential) model) : new ModelTerms(model);
+    /// The terms of `model` on `kernels`: its pair parameters for Lennard-Jones and Morse where
+    /// the kernels sum pairs, otherwise the model itself (`ModelTerms`).
+    static BatchTerms of(Model model, RelaxKernels kernels) {
+        return (model instanceof LennardJones || model instanceof Morse) && kernels.sumsPairs() ? new Pairs((PairPotential) model)
+                : new ModelTerms(model);
     }
 
     /// The model.

@@ -51,20 +51,36 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     private final int threads;
     private final boolean listLarge;
+    private final boolean sumsPairs;
     private final Scratch[] scratch;
     private final int[] bounds;
     private Crew crew;
 
-    /// Kernels split over `threads` threads (1: on the stream's thread alone).
+    /// Kernels split over `threads` threads (1: on the stream's thread alone). A device stage on
+    /// them has every model — Lennard-Jones and Morse too — computed by the model over each
+    /// system's rows (`ModelTerms`): the model's own numbers, bit for bit, whatever the batch or
+    /// the split (`sumsPairs` false).
     public CpuRelaxKernels(int threads) {
-        this(threads, true);
+        this(threads, true, false);
+    }
+
+    /// Kernels on which device stages sum Lennard-Jones and Morse pairs themselves, as the CUDA
+    /// kernels do (`relax.cu`'s gather, `PairGather`): the CPU reference of CUDA's device stages
+    /// (their emulation checks, `bench gpu`'s CPU side). `PackedRelax` sums pairs on any kernels.
+    public static CpuRelaxKernels summingPairs(int threads) {
+        return new CpuRelaxKernels(threads, true, true);
     }
 
     /// Kernels that sum all pairs of large free and nearest-image systems each evaluation
-    /// instead of keeping their Verlet lists (`PairList`; scanned cells keep theirs): the same
-    /// numbers, slower (for the tests that hold them so).
+    /// instead of keeping their Verlet lists (`PairList`; scanned cells keep theirs), their
+    /// stages summing pairs: the same numbers, slower (for the tests that hold them so).
     static CpuRelaxKernels allPairs(int threads) {
-        return new CpuRelaxKernels(threads, false);
+        return new CpuRelaxKernels(threads, false, true);
+    }
+
+    @Override
+    public boolean sumsPairs() {
+        return sumsPairs;
     }
 
     /// How many times a Verlet list was built.
@@ -76,8 +92,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return n;
     }
 
-    private CpuRelaxKernels(int threads, boolean listLarge) {
+    private CpuRelaxKernels(int threads, boolean listLarge, boolean sumsPairs) {
         this.listLarge = listLarge;
+        this.sumsPairs = sumsPairs;
         if (threads < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }

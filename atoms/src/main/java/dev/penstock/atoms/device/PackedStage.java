@@ -136,7 +136,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                     + names.size());
         }
         this.kernels = kernels;
-        this.terms = BatchTerms.of(model);
+        this.terms = BatchTerms.of(model, kernels);
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
@@ -152,7 +152,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         this.sizer = sizer;
         this.capacity = capacity;
         this.used = new long[capacity.dimensions()];
-        this.stream = device.newStream("relax");
+        this.stream = device.newDrivenStream("relax"); // its worker launches a step and waits for it: on the CPU it runs the step itself
         this.deviceArena = device.newArena("relax batch");
         this.hostArena = Memory.newSharedArena("relax staging");
         try {

@@ -84,6 +84,14 @@ public interface RelaxKernels {
         return false;
     }
 
+    /// Whether a device stage on these kernels sums Lennard-Jones and Morse pairs with
+    /// `evaluate(…, Pair)` (`relax.cu`'s per-atom gather); false: the model computes them over
+    /// each system's rows as any other (`evaluate(…, ModelTerms)`, the numbers of the model on
+    /// its own). Default: true (a GPU's pair kernels).
+    default boolean sumsPairs() {
+        return true;
+    }
+
     /// One FIRE step (ASE-exact, or `massWeighted`: v += dt·F/m, `Fire.massWeighted`) of every
     /// system of `[0, systems)` that is neither fresh, flagged nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
     /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged
