@@ -27,14 +27,13 @@ final class FlinkSimulation {
     private FlinkSimulation() {
     }
 
-    /// With `onCpuDevice`, every stage a device stage on each task's own `CpuDevice`
-    /// (`AtomsJob.spec`), its kernels split over `kernelThreads`, quarantining a system flung
-    /// more than `maxStep` Å in a step.
+    /// Every stage a device stage on each task's own `CpuDevice` (`AtomsJob.spec`), its kernels
+    /// split over `kernelThreads`, quarantining a system flung more than `maxStep` Å in a step.
     static int run(PrintStream o, List<AtomicSystem> systems, String pipeline, String potential, long seed, long[] room,
                    List<Integer> parallelism, Duration checkpointInterval, java.util.Optional<FlinkRunner.Restarts> restarts, Path out,
-                   boolean onCpuDevice, int kernelThreads, double maxStep)
+                   int kernelThreads, double maxStep)
             throws Exception {
-        JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room, onCpuDevice, kernelThreads, maxStep);
+        JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room, kernelThreads, maxStep);
         int stages = spec.stages().size();
         FlinkRunner.Options options = new FlinkRunner.Options(parallelism, checkpointInterval, 4, restarts);
         Path parts = out.resolveSibling(out.getFileName() + ".parts");

@@ -5,7 +5,6 @@ import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.stage.History;
-import dev.penstock.atoms.stage.NanHook;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -103,8 +102,8 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             + "divided by the chained stages, at least 1; the results do not depend on it)")
     Integer threads;
 
-    @Option(names = "--device", paramLabel = "cpu|cuda[:N]", order = 301, description = "keep each stage's systems packed on a device and step them with batch kernels: "
-            + "cpu or cuda[:N] (every method; lj, morse and eam on either, sw and tersoff on cpu; default: per-system stages on the CPU)")
+    @Option(names = "--device", paramLabel = "cpu|cuda[:N]", order = 301, defaultValue = "cpu", description = "where each stage keeps its systems, packed, "
+            + "and steps them with batch kernels: cpu or cuda[:N] (every method; lj, morse and eam on either, sw and tersoff on cpu) (default: ${DEFAULT-VALUE})")
     String device;
 
     @Option(names = "--runner", paramLabel = "local|flink", order = 401, defaultValue = "local", description = "local (threads in this JVM) or flink (a Flink job on the "
@@ -248,12 +247,11 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         PrintStream po = verbosity.info(json);
         po.printf(Locale.ROOT, "%s: %,d systems, %,d atoms%n", input, systems.size(), systems.stream().mapToLong(AtomicSystem::atoms).sum());
         verbosity.settings(po, String.format(Locale.ROOT, "runner %s, mode %s, device %s, threads %s, batches of at most %d systems, %d atoms, %s "
-                + "edges, refill every %d steps, seed %d, max step %s Å, output %s%s, order %s", runner, mode, device == null ? "none (per-system "
-                + "stages)" : device, threads == null ? "default (cores / chained stages)" : threads, maxSystems, maxAtoms,
+                + "edges, refill every %d steps, seed %d, max step %s Å, output %s%s, order %s", runner, mode, device, threads == null ? "default (cores / chained stages)" : threads, maxSystems, maxAtoms,
                 maxEdges == null ? "any" : maxEdges, refillEvery, seed, maxStepA, out, zarr ? " (Zarr v" + format.number() + ")" : "",
                 order == null ? "input" : order));
         if (runner.equalsIgnoreCase("flink")) {
-            if (device != null && !device.equalsIgnoreCase("cpu")) {
+            if (!device.equalsIgnoreCase("cpu")) {
                 throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
                         + "(each task its own CpuDevice), got '" + device + "'");
             }
@@ -281,7 +279,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                     throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + kernelThreads);
                 }
                 return FlinkSimulation.run(po, systems, pipeline, potential, seed, new long[] {maxSystems, maxAtoms, edges}, parallelism,
-                        java.time.Duration.ofMillis(checkpointMs), restarts, out, device != null, kernelThreads, maxStepA);
+                        java.time.Duration.ofMillis(checkpointMs), restarts, out, kernelThreads, maxStepA);
             } catch (IllegalArgumentException e) {
                 System.err.println("penstock simulate: " + e.getMessage());
                 return 2;
@@ -315,20 +313,18 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         SimulateDevice dev;
         Pipeline<AtomicSystem> built;
         try {
-            dev = device == null ? null : SimulateDevice.open(device, evalThreads);
+            dev = SimulateDevice.open(device, evalThreads);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            built = dev == null ? PipelineSpec.build(stages, model, seed, evalThreads) : dev.build(stages, model, maxStepA, seed);
+            built = dev.build(stages, model, maxStepA, seed);
         } catch (IllegalArgumentException e) {
             dev.close();
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
-            if (dev != null) {
-                dev.close();
-            }
+            dev.close();
             throw new ParameterException(spec.commandLine(), "option '--metrics-port' must be in [0, 65535], got " + metricsPort);
         }
         try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built;
@@ -336,11 +332,6 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
-            if (dev == null) {
-                // a system gone non-finite or flung apart: quarantined, not "finished" (device
-                // stages check both in their kernels, so nothing is read back every step)
-                p.hook(new NanHook(1, maxStepA));
-            }
             if (snaps != null) {
                 p.hook(snaps);
             }

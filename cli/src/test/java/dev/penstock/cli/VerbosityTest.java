@@ -23,7 +23,7 @@ class VerbosityTest {
         Path v = dir.resolve("v.xyz");
         assertThat(MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", q.toString(), "-q")).isEmpty();
         String verbose = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", v.toString(), "--verbose");
-        assertThat(verbose).contains("settings: runner local, mode sync, device none (per-system stages)").contains("order input")
+        assertThat(verbose).contains("settings: runner local, mode sync, device cpu, threads default").contains("order input")
                 .contains("24 of 24 systems finished");
         assertThat(Files.readString(q)).isEqualTo(Files.readString(v));
         String json = MainTest.run(0, "simulate", EXAMPLE, "--pipeline", PIPELINE, "--potential", LJ, "--out", dir.resolve("j.xyz").toString(),

@@ -23,17 +23,16 @@ public final class AtomsJob {
     }
 
     /// A job spec for `pipeline` over `potential`, Langevin noise from `seed`, every stage's
-    /// batch room `room` (systems, atoms, edges).
+    /// batch room `room` (systems, atoms, edges), its kernels on one thread.
     public static JobSpec<AtomicSystem> spec(String pipeline, String potential, long seed, long[] room) {
-        return spec(pipeline, potential, seed, room, false, 1, Double.POSITIVE_INFINITY);
+        return spec(pipeline, potential, seed, room, 1, Double.POSITIVE_INFINITY);
     }
 
-    /// As the other `spec`; with `onCpuDevice`, every stage a device stage (`DeviceStages`: its
-    /// batch packed on a `CpuDevice` of its own on each task, its kernels split over
-    /// `kernelThreads`, a system with an atom that moves more than `maxStep` Å in a step
-    /// quarantined) — what `simulate --device cpu` runs locally, so the job writes the same bytes.
-    public static JobSpec<AtomicSystem> spec(String pipeline, String potential, long seed, long[] room, boolean onCpuDevice, int kernelThreads,
-                                             double maxStep) {
+    /// As the other `spec`: every stage a device stage (`DeviceStages`: its batch packed on a
+    /// `CpuDevice` of its own on each task, its kernels split over `kernelThreads`, a system with
+    /// an atom that moves more than `maxStep` Å in a step quarantined) — what `simulate` runs
+    /// locally, so the job writes the same bytes.
+    public static JobSpec<AtomicSystem> spec(String pipeline, String potential, long seed, long[] room, int kernelThreads, double maxStep) {
         List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
         double cutoff = PipelineSpec.potential(potential).get().cutoff(); // validates on the client
         List<JobSpec.StageFactory<AtomicSystem>> factories = new ArrayList<>();
@@ -43,15 +42,11 @@ public final class AtomsJob {
                 PipelineSpec.method(c, seed); // every spec error here, not on a task manager
             }
             int index = i;
-            if (onCpuDevice) {
-                // the device stages' refusals (method, potential) here too: building a stage allocates nothing
-                DeviceStages.stage(stages.get(i), PipelineSpec.potential(potential).get(), "cpu", CpuDevice::new,
-                        d -> new CpuRelaxKernels(kernelThreads), maxStep, seed);
-                factories.add(() -> DeviceStages.stage(PipelineSpec.parse(pipeline).get(index), PipelineSpec.potential(potential).get(), "cpu",
-                        CpuDevice::new, d -> new CpuRelaxKernels(kernelThreads), maxStep, seed));
-            } else {
-                factories.add(() -> PipelineSpec.stage(PipelineSpec.parse(pipeline).get(index), PipelineSpec.potential(potential), seed));
-            }
+            // the device stages' refusals (method, potential) here too: building a stage allocates nothing
+            DeviceStages.stage(stages.get(i), PipelineSpec.potential(potential).get(), "cpu", CpuDevice::new,
+                    d -> new CpuRelaxKernels(kernelThreads), maxStep, seed);
+            factories.add(() -> DeviceStages.stage(PipelineSpec.parse(pipeline).get(index), PipelineSpec.potential(potential).get(), "cpu",
+                    CpuDevice::new, d -> new CpuRelaxKernels(kernelThreads), maxStep, seed));
             rooms.add(room.clone());
         }
         return new JobSpec<>(factories, new Sizes(cutoff), new Codec(), rooms, (s, out) -> ExtXyz.write(out, List.of(s)), new Notes());

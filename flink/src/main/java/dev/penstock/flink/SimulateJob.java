@@ -20,19 +20,20 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///       --pipeline "fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) | nve(dt=1, steps=1000)" \
 ///       --potential "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)" [--parallelism 2 | 2,1] \
 ///       [--checkpoint-interval 1000] [--max-atoms 4096] [--max-systems 256] [--max-edges N] [--seed 0]
-///       [--restart-attempts N] [--restart-delay MS] [--device cpu [--threads N]]
+///       [--restart-attempts N] [--restart-delay MS] [--threads N] [--max-step Å]
 /// ```
 ///
 /// The client reads `--input` and ships the systems with the job; `--out` must be a folder every
 /// task manager can write (results appear there as `part-*.xyz` per completed checkpoint).
 /// Checkpoint storage and restart strategy come from the cluster's configuration, as usual;
 /// `--restart-attempts` / `--restart-delay` make the job set its own fixed-delay restarts instead.
-/// `--device cpu` makes every stage a device stage (its batch packed on each task's own
-/// `CpuDevice`, kernels split over `--threads`); the task managers then need the Vector API
-/// (`env.java.opts.all: --add-modules jdk.incubator.vector`).
+/// Every stage is a device stage (its batch packed on each task's own `CpuDevice`, kernels split
+/// over `--threads`, 1 by default), as `simulate` runs them; `--max-step` quarantines a system with
+/// an atom that moves more than that many Å in a step (default: no limit). `--device cpu` is
+/// accepted and is the only device.
 public final class SimulateJob {
     private static final Set<String> KEYS = Set.of("input", "out", "pipeline", "potential", "parallelism", "checkpoint-interval",
-            "max-atoms", "max-systems", "max-edges", "seed", "restart-attempts", "restart-delay", "device", "threads");
+            "max-atoms", "max-systems", "max-edges", "seed", "restart-attempts", "restart-delay", "device", "threads", "max-step");
 
     private SimulateJob() {
     }
@@ -56,13 +57,13 @@ public final class SimulateJob {
                 .map(Integer::parseInt).toList();
         FlinkRunner.Options options = new FlinkRunner.Options(parallelism,
                 Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, restarts(o));
-        String device = o.get("device");
-        if (device != null && !device.equals("cpu")) {
-            throw new IllegalArgumentException("option '--device': the job runs device stages on cpu only (each task its own CpuDevice; its "
-                    + "task managers need --add-modules jdk.incubator.vector in env.java.opts), got '" + device + "'");
+        String device = o.getOrDefault("device", "cpu");
+        if (!device.equals("cpu")) {
+            throw new IllegalArgumentException("option '--device': the job runs its stages on cpu only (each task its own CpuDevice), got '"
+                    + device + "'");
         }
         JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), Long.parseLong(o.getOrDefault("seed", "0")), room,
-                device != null, Integer.parseInt(o.getOrDefault("threads", "1")), Double.POSITIVE_INFINITY);
+                Integer.parseInt(o.getOrDefault("threads", "1")), Double.parseDouble(o.getOrDefault("max-step", "Infinity")));
         return FlinkRunner.build(env, spec, systems, Path.of(o.get("out")), options);
     }
 

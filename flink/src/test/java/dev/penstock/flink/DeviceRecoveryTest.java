@@ -41,7 +41,7 @@ class DeviceRecoveryTest {
     /// Stages 0 and 2 on the device; stage 1 per system and slow (`SlowLj`), so the job is still
     /// running when the task manager goes.
     private static JobSpec<AtomicSystem> spec() {
-        JobSpec<AtomicSystem> device = AtomsJob.spec(PIPELINE, Argon.LJ, 5, Argon.ROOM, true, 1, Double.POSITIVE_INFINITY);
+        JobSpec<AtomicSystem> device = AtomsJob.spec(PIPELINE, Argon.LJ, 5, Argon.ROOM, 1, Double.POSITIVE_INFINITY);
         List<JobSpec.StageFactory<AtomicSystem>> stages = new ArrayList<>(device.stages());
         stages.set(1, () -> PipelineSpec.stage(PipelineSpec.parse(PIPELINE).get(1), () -> new SlowLj(2, false), 5));
         return new JobSpec<>(stages, device.sizer(), device.codec(), device.capacities(), device.format(), device.notes());

@@ -87,7 +87,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     long listBuilds() {
         long n = 0;
         for (Scratch w : scratch) {
-            n += w.pairs.builds;
+            n += w.pairs == null ? 0 : w.pairs.builds;
         }
         return n;
     }
@@ -258,7 +258,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 int n = ints.getAtIndex(I32, COUNT * cap + k);
                 w.fit(n);
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                PairGather gather = w.pairs;
+                PairGather gather = w.pairs();
                 cellOf(gather, ints, doubles, cap, k);
                 boolean overlap = gather.run(w.r, n, pair, w.f, w.e);
                 finish(w, force, atomEnergy, ints, doubles, cap, k, start, n, overlap);
@@ -295,20 +295,20 @@ public final class CpuRelaxKernels implements RelaxKernels {
         for (int q = 0; q < parts; q++) {
             Scratch w = scratch[q];
             w.fit(n);
-            cellOf(w.pairs, ints, doubles, cap, k);
+            cellOf(w.pairs(), ints, doubles, cap, k);
         }
         Scratch lead = scratch[0];
         MemorySegment.copy(pos, F64, 24L * start, lead.r, 0, 3 * n);
-        lead.pairs.load(lead.r, n, pair, true);
+        lead.pairs().load(lead.r, n, pair, true);
         crew.run(parts, q -> {
             Scratch w = scratch[q];
             if (q != 0) {
                 MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                w.pairs.load(w.r, n, pair, false);
+                w.pairs().load(w.r, n, pair, false);
             }
             int from = (int) ((long) n * q / parts);
             int to = (int) ((long) n * (q + 1) / parts);
-            partOverlaps[q] = w.pairs.fullRows(from, to, w.f, w.e);
+            partOverlaps[q] = w.pairs().fullRows(from, to, w.f, w.e);
             if (q != 0) { // the lead's arrays take every part's rows
                 System.arraycopy(w.f, 3 * from, lead.f, 3 * from, 3 * (to - from));
                 System.arraycopy(w.e, from, lead.e, from, to - from);
@@ -363,10 +363,19 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] m = new double[0];
         double[] xi = new double[0];
         double[] e = new double[0];
-        final PairGather pairs = new PairGather(); // the evaluation's pair sums
+        // the evaluation's pair sums, made on first use: kernels whose models sum their own pairs
+        // never load the Vector API (a Flink task manager without jdk.incubator.vector runs them)
+        PairGather pairs;
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
+
+        PairGather pairs() {
+            if (pairs == null) {
+                pairs = new PairGather();
+            }
+            return pairs;
+        }
 
         void fit(int n) {
             if (e.length < n) {

@@ -37,7 +37,7 @@ class DeviceStageTest {
     private static final Convergence RULE = Convergence.of(0.01, 2000);
 
     static Stage<AtomicSystem> deviceFire(CpuDevice cpu, int threads) {
-        return DeviceStages.fire(RULE, LJ, cpu, d -> new CpuRelaxKernels(threads));
+        return DeviceStages.fire(RULE, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads));
     }
 
     static String state(AtomicSystem s) {
@@ -86,7 +86,7 @@ class DeviceStageTest {
         assertThat(reference).hasSize(40);
         // the engine alone (PackedRelax) gives the same numbers: the pipeline adds nothing to them
         List<AtomicSystem> alone = Clusters.inflight(40, 4);
-        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(1), LJ, RULE, 7, 300)) {
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, RULE, 7, 300)) {
             List<PackedRelax.Outcome> outcomes = r.relax(alone);
             for (AtomicSystem s : alone) {
                 assertThat(state(s)).as("system %d", s.id()).isEqualTo(reference.get(s.id()));
@@ -130,7 +130,7 @@ class DeviceStageTest {
         Map<Long, String> reference = run(warm(20, 3), Pipeline.Mode.SYNC, perSample, null, null);
         Map<Long, String> onDevice;
         try (CpuDevice cpu = new CpuDevice()) {
-            onDevice = run(warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 300, LJ, cpu, d -> new CpuRelaxKernels(2)), null, null);
+            onDevice = run(warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 300, LJ, cpu, d -> CpuRelaxKernels.summingPairs(2)), null, null);
         }
         assertThat(onDevice.keySet()).isEqualTo(reference.keySet()).hasSize(20);
         for (long id : reference.keySet()) {
@@ -143,7 +143,7 @@ class DeviceStageTest {
         for (Pipeline.Mode mode : Pipeline.Mode.values()) {
             try (CpuDevice cpu = new CpuDevice()) {
                 Map<Long, String> got = run(warm(20, 3), mode, deviceFire(cpu, 1), DeviceStages.nve(0.002, 100, LJ, cpu,
-                        d -> new CpuRelaxKernels(1)), null);
+                        d -> CpuRelaxKernels.summingPairs(1)), null);
                 assertThat(got).hasSize(20);
                 if (chained == null) {
                     chained = got;
@@ -160,7 +160,7 @@ class DeviceStageTest {
         Map<Long, String> onDevice;
         try (CpuDevice cpu = new CpuDevice()) {
             Stage<AtomicSystem> stage = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
-                    morse, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY, 0);
+                    morse, cpu, d -> CpuRelaxKernels.summingPairs(1), Double.POSITIVE_INFINITY, 0);
             onDevice = run(Clusters.inflight(30, 6), Pipeline.Mode.SYNC, stage, null, new Hook<>() {
                 @Override
                 public void onEvent(int st, Event<AtomicSystem> e) {
@@ -182,7 +182,7 @@ class DeviceStageTest {
         assertThat(same).as("systems with the per-sample FIRE's step count").isGreaterThanOrEqualTo(28);
         try (CpuDevice cpu = new CpuDevice()) {
             Stage<AtomicSystem> split = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
-                    morse, cpu, d -> new CpuRelaxKernels(3), Double.POSITIVE_INFINITY, 0);
+                    morse, cpu, d -> CpuRelaxKernels.summingPairs(3), Double.POSITIVE_INFINITY, 0);
             assertThat(run(Clusters.inflight(30, 6), Pipeline.Mode.ASYNC_RECEIVE, split, null, null)).isEqualTo(onDevice);
         }
     }
@@ -201,9 +201,9 @@ class DeviceStageTest {
         Map<Long, String> device;
         Map<Long, String> aseExact;
         try (CpuDevice cpu = new CpuDevice()) {
-            device = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(mw, LJ, cpu, d -> new CpuRelaxKernels(2), Double.POSITIVE_INFINITY, 0),
+            device = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(mw, LJ, cpu, d -> CpuRelaxKernels.summingPairs(2), Double.POSITIVE_INFINITY, 0),
                     null, null);
-            aseExact = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(ase, LJ, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY,
+            aseExact = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(ase, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), Double.POSITIVE_INFINITY,
                     0), null, null);
         }
         Map<Long, String> perSample = run(argon.get(), Pipeline.Mode.SYNC,
@@ -221,7 +221,7 @@ class DeviceStageTest {
 
     private static Stage<AtomicSystem> deviceFire2(CpuDevice cpu, int threads) {
         return DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire2(fmax=0.01, steps=3000)").getFirst(), LJ, cpu,
-                d -> new CpuRelaxKernels(threads), Double.POSITIVE_INFINITY, 0);
+                d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 0);
     }
 
     @Test
@@ -311,7 +311,7 @@ class DeviceStageTest {
             return b.toString();
         };
         List<AtomicSystem> together = cells();
-        CpuRelaxKernels kernels = new CpuRelaxKernels(2);
+        CpuRelaxKernels kernels = CpuRelaxKernels.summingPairs(2);
         List<PackedRelax.Outcome> a;
         try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, kernels, LJ, RULE, 6, 400)) {
             a = r.relax(together);
@@ -319,7 +319,7 @@ class DeviceStageTest {
         List<AtomicSystem> alone = new ArrayList<>();
         int steps = 0;
         for (AtomicSystem s : cells()) { // each its own batch, one thread: its lists built at other steps
-            try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(1), LJ, RULE, 1, 400)) {
+            try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, RULE, 1, 400)) {
                 int k = alone.size();
                 alone.add(s);
                 assertThat(r.relax(List.of(s)).getFirst().steps()).as("cell %d steps", k).isEqualTo(a.get(k).steps()).isGreaterThan(5);
@@ -339,7 +339,7 @@ class DeviceStageTest {
         List<AtomicSystem> listed = large.get();
         List<AtomicSystem> all = large.get();
         Convergence rule = Convergence.of(0.01, 120);
-        CpuRelaxKernels kernels = new CpuRelaxKernels(2);
+        CpuRelaxKernels kernels = CpuRelaxKernels.summingPairs(2);
         List<PackedRelax.Outcome> a;
         List<PackedRelax.Outcome> b;
         try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, kernels, LJ, rule, 3, 4200)) {
@@ -349,7 +349,7 @@ class DeviceStageTest {
             b = r.relax(all);
         }
         List<AtomicSystem> halfListed = large.get(); // one thread: half lists, each system whole (two: full lists, atoms split)
-        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(1), LJ, rule, 3, 4200)) {
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, rule, 3, 4200)) {
             r.relax(halfListed);
         }
         for (int k = 0; k < 3; k++) {
@@ -405,12 +405,12 @@ class DeviceStageTest {
         Map<Long, String> clean;
         Map<Long, String> flung;
         try (CpuDevice cpu = new CpuDevice()) {
-            clean = run(warm(10, 8), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> new CpuRelaxKernels(1), 0.5), null, null);
+            clean = run(warm(10, 8), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), 0.5), null, null);
         }
         List<AtomicSystem> in = warm(10, 8);
         in.get(6).velocities()[3] = 400; // atom 1: 0.8 Å in the first step of 0.002 τ
         try (CpuDevice cpu = new CpuDevice()) {
-            flung = run(in, Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> new CpuRelaxKernels(1), 0.5), null, null);
+            flung = run(in, Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), 0.5), null, null);
         }
         assertThat(flung.get(6L)).isEqualTo("quarantined: system 6: an atom moved more than 0.5 Å in step 1 of stage 'nve' "
                 + "(is the time step too large?)");
@@ -423,7 +423,7 @@ class DeviceStageTest {
 
     @Test
     void aDeviceNveBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
-        restoresBitForBit(threads -> cpu -> DeviceStages.nve(0.002, 60, LJ, cpu, d -> new CpuRelaxKernels(threads)),
+        restoresBitForBit(threads -> cpu -> DeviceStages.nve(0.002, 60, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads)),
                 Capacity.of(10, 1200, Long.MAX_VALUE), () -> warm(8, 5), 8, 0, 1, 33);
     }
 

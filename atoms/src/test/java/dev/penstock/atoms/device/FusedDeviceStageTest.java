@@ -35,7 +35,7 @@ class FusedDeviceStageTest {
         List<Stage<AtomicSystem>> out = new ArrayList<>();
         for (List<PipelineSpec.Call> fused : PipelineSpec.parse(pipeline)) {
             out.add(cpu == null ? PipelineSpec.stage(fused, () -> new LennardJones(1, 1, 2.5, true), 7)
-                    : DeviceStages.stage(fused, LJ, cpu, d -> new CpuRelaxKernels(threads), Double.POSITIVE_INFINITY, 7));
+                    : DeviceStages.stage(fused, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 7));
         }
         return out;
     }

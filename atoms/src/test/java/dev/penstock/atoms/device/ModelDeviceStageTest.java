@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.penstock.atoms.potential.Eam;
+import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.potential.Morse;
 import dev.penstock.atoms.potential.StillingerWeber;
 import dev.penstock.atoms.potential.Tersoff;
 import dev.penstock.atoms.stage.PipelineSpec;
@@ -94,10 +96,15 @@ class ModelDeviceStageTest {
     /// The per-system stages' results, then the device stages' on 1 and 2 threads in `modes`:
     /// all equal, bit for bit.
     private static void sameBits(Supplier<? extends Model> model, List<AtomicSystem> systems, Pipeline.Mode... modes) {
+        sameBits(model, systems, true, modes);
+    }
+
+    /// As the other; `virial`: whether the model computes one (pair potentials do not).
+    private static void sameBits(Supplier<? extends Model> model, List<AtomicSystem> systems, boolean virial, Pipeline.Mode... modes) {
         double cutoff = model.get().cutoff();
         Map<Long, String> perSystem = run(PipelineSpec.build(PipelineSpec.parse(PIPELINE), model, SEED, 1), systems, cutoff, Pipeline.Mode.SYNC);
         assertThat(perSystem).hasSize(systems.size());
-        assertThat(perSystem.values()).noneMatch(v -> v.startsWith("quarantined")).allMatch(v -> !v.endsWith("wnull"));
+        assertThat(perSystem.values()).noneMatch(v -> v.startsWith("quarantined")).allMatch(v -> v.endsWith("wnull") != virial);
         try (CpuDevice cpu = new CpuDevice()) {
             for (Pipeline.Mode mode : modes) {
                 for (int threads : new int[] {1, 2}) {
@@ -119,6 +126,19 @@ class ModelDeviceStageTest {
                 Pipeline.Mode.SYNC);
         Eam fs = Eam.read(potential("CuZr_mm.eam.fs"));
         sameBits(fs::fresh, List.of(Lattices.cluster(20, 55, 2.7, new int[] {29, 40}, 0.3, 8)), Pipeline.Mode.SYNC);
+    }
+
+    /// Lennard-Jones and Morse on the CPU's default kernels are computed by the model too (not
+    /// summed by `PairGather`): free clusters, a periodic box shorter than twice the cutoff (its
+    /// atoms meet their own images) and a triclinic one all end with the per-system stages' bits.
+    @Test
+    void lennardJonesAndMorseOnTheCpusDeviceStagesGiveThePerSystemStagesBits() {
+        assertThat(new CpuRelaxKernels(1).sumsPairs()).isFalse();
+        assertThat(CpuRelaxKernels.summingPairs(1).sumsPairs()).isTrue();
+        List<AtomicSystem> argon = List.of(Lattices.cluster(0, 13, 3.8, new int[] {18, 18}, 0.05, 21), Lattices.cluster(1, 55, 3.8, new int[] {18, 18}, 0.1, 22),
+                Lattices.fcc(2, 3, 5.26, 0, true, new int[] {18, 18}, 0.05, 23), Lattices.fcc(3, 3, 5.26, 1.3, true, new int[] {18, 18}, 0.05, 24));
+        sameBits(() -> new LennardJones(0.0104, 3.4, 8.5, true), argon, false, Pipeline.Mode.SYNC, Pipeline.Mode.ASYNC_RECEIVE);
+        sameBits(() -> new Morse(0.0104, 1.3, 3.8, 8.5), argon, false, Pipeline.Mode.SYNC);
     }
 
     @Test
