@@ -122,12 +122,12 @@ class SimulateDeviceTest {
     }
 
     @Test
-    void theReadmesDeviceExampleRunsAsShown() throws Exception {
+    void theReadmesThreadsExampleRunsAsShownAndWritesTheBytesOfOneThread() throws Exception {
         String readme = Files.readString(Path.of("../README.md"));
-        int end = readme.indexOf("--device cpu --out target/clusters.xyz");
+        int end = readme.indexOf("--threads 2 --out target/clusters.xyz");
         int start = readme.lastIndexOf("./penstock simulate ", end);
-        assertThat(start).as("the README's --device example").isPositive();
-        String command = readme.substring(start + "./penstock ".length(), end + "--device cpu".length()).replace("\\\n", " ");
+        assertThat(start).as("the README's --threads example").isPositive();
+        String command = readme.substring(start + "./penstock ".length(), end + "--threads 2".length()).replace("\\\n", " ");
         List<String> args = new java.util.ArrayList<>();
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(command);
         while (m.find()) {
@@ -137,6 +137,11 @@ class SimulateDeviceTest {
         args.addAll(List.of("--out", out.toString()));
         assertThat(MainTest.run(0, args.toArray(String[]::new))).contains("20 of 20 systems finished");
         assertThat(read(out).values()).hasSize(20).allMatch(sys -> sys.info().get("stages").toString().matches("fire:\\d+,langevin:2000,nve:1000"));
+        Path one = dir.resolve("one.xyz");
+        args.set(args.indexOf("2"), "1");
+        args.set(args.size() - 1, one.toString());
+        MainTest.run(0, args.toArray(String[]::new));
+        assertThat(Files.readString(one)).isEqualTo(Files.readString(out));
     }
 
     @Test

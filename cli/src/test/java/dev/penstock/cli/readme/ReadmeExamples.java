@@ -1,17 +1,18 @@
 package dev.penstock.cli.readme;
 
+import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.integrate.Units;
-import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.stage.Methods;
-import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.data.Batch;
 import dev.penstock.data.Collate;
 import dev.penstock.data.DataLoader;
 import dev.penstock.data.LoaderState;
+import dev.penstock.device.CpuDevice;
 import dev.penstock.memory.Block;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Pipeline;
@@ -57,14 +58,15 @@ public final class ReadmeExamples {
     /// The stage-pipeline example, as README shows it.
     public static Summary<AtomicSystem> pipeline(List<AtomicSystem> systems, Path out) throws Exception {
         // README:pipeline begin
-        ModelEvaluator relaxModel = new ModelEvaluator(new LennardJones(0.0104, 3.4, 8.5, true));
-        Stage<AtomicSystem> relaxAndAnneal = Stage.of(relaxModel, Methods.fire(Convergence.of(0.005, 10_000)))
-                .fuse(Stage.of(relaxModel, Methods.langevin(Units.fsToTau(5), Units.KB_EV_PER_K * 40, 0.1, 42, 2000)));
-        Stage<AtomicSystem> production = Stage.of(new ModelEvaluator(new LennardJones(0.0104, 3.4, 8.5, true)),
-                Methods.nve(Units.fsToTau(5), 1000));
-        try (Pipeline<AtomicSystem> p = relaxAndAnneal.then(production).sizer(Systems.withListRadius(8.5))
-                .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).results(new ExtXyzSink(out))) {
-            return p.run();    // every system delivered exactly once; out appears, complete, when it succeeds
+        LennardJones argon = new LennardJones(0.0104, 3.4, 8.5, true);
+        try (CpuDevice cpu = new CpuDevice()) {    // or CudaDevice.open(0) with new CudaRelaxKernels(device)
+            List<PipelineSpec.Call> fused = PipelineSpec.parse("fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)").getFirst();
+            Stage<AtomicSystem> relaxAndAnneal = DeviceStages.stage(fused, argon, cpu, d -> new CpuRelaxKernels(1), 1.0, 42);
+            Stage<AtomicSystem> production = DeviceStages.nve(Units.fsToTau(5), 1000, argon, cpu, d -> new CpuRelaxKernels(1));
+            try (Pipeline<AtomicSystem> p = relaxAndAnneal.then(production).sizer(Systems.withListRadius(8.5))
+                    .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).results(new ExtXyzSink(out))) {
+                return p.run();    // every system delivered exactly once; out appears, complete, when it succeeds
+            }
         }
         // README:pipeline end
     }
