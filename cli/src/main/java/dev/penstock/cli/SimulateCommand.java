@@ -51,7 +51,7 @@ import picocli.CommandLine.Spec;
             "  penstock simulate examples/copper-nanoparticles.xyz \\",
             "      --pipeline \"fire(fmax=0.01)\" \\",
             "      --potential \"eam(file=/usr/share/lammps/potentials/Cu_u3.eam)\" \\",
-            "      --device cpu --metrics-port 9464 --out copper.zarr",
+            "      --threads 2 --metrics-port 9464 --out copper.zarr",
             "  penstock simulate --list   (methods, potentials: arguments, defaults, units)", ""},
         description = "Relax and simulate the systems of an extended XYZ file through a stage pipeline.")
 public final class SimulateCommand implements Callable<Integer>, OptionGroups {

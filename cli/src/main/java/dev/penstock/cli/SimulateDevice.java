@@ -18,9 +18,9 @@ import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/// The device `simulate --device cpu|cuda[:N]` keeps its stage batches on: each stage's systems
-/// packed in that device's memory and stepped by batch kernels (`DeviceStages`), instead of the
-/// per-system stages of the default.
+/// The device `simulate --device cpu|cuda[:N]` (cpu by default) keeps its stage batches on: each
+/// stage's systems packed in that device's memory and stepped by batch kernels (`DeviceStages`);
+/// on the CPU the kernels have every model compute each system from its rows.
 final class SimulateDevice implements AutoCloseable {
     private final Device device;
     private final Function<Device, RelaxKernels> kernels;
