@@ -1,20 +1,18 @@
 package dev.penstock.benchmarks;
 
 import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.device.PackedRelax;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.stage.Methods;
-import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Clusters;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.MemorySink;
 import dev.penstock.stage.Pipeline;
-import dev.penstock.stage.Stage;
 import dev.penstock.stage.Summary;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -29,7 +27,9 @@ import java.util.Map;
 /// three ways, in one run:
 ///
 /// - **in-flight**: a `Pipeline` stage refilled from the size-aware sampler every step; a
-///   system leaves the batch the step it converges.
+///   system leaves the batch the step it converges. The stage is a device stage on `CpuDevice`,
+///   as `simulate` runs it (`DeviceStages.fire`: the batch packed, its kernels split over the
+///   threads, the model computing each system).
 /// - **static**: batches filled to the budget and evaluated as a whole until their last system
 ///   converges — fixed shapes, as a device evaluates a static batch: converged systems stay
 ///   (frozen, still evaluated). The baseline of the `ratio_static_vs_inflight` figure.
@@ -38,10 +38,10 @@ import java.util.Map;
 ///   atoms still live, this is what static batching costs; reported as
 ///   `ratio_static_skip_vs_inflight`.
 ///
-/// - **packed batch**: the in-flight relaxation as one packed batch on `CpuDevice`
-///   (`PackedRelax`: columns in device memory, batch kernels, on 1 thread and on every core) —
-///   the path a GPU runs (`bench gpu`); its pair sums are all-pairs gathers per atom rather than
-///   the stage's half neighbour lists, so its energies agree to rounding
+/// - **packed batch**: the in-flight relaxation as one packed batch on `CpuDevice` driven
+///   alone (`PackedRelax`, on 1 thread and on every core) with `relax.cu`'s pair kernels — the
+///   path a GPU runs (`bench gpu`); its pair sums are all-pairs gathers per atom rather than the
+///   model's half neighbour lists, so its energies agree to rounding
 ///   (`packed_max_rel_energy_diff`), and `ratio_packed_vs_inflight` compares its speed.
 ///
 /// Every stage way gives every system the same final energy (checked: `max_energy_diff`).
@@ -167,7 +167,7 @@ public final class InflightBench {
     /// split over `threads`), under the same atom budget; each system's final energy into `energy`.
     private PackedRelax.Figures packed(List<AtomicSystem> systems, int threads, Map<Long, Double> energy) {
         try (CpuDevice cpu = new CpuDevice();
-             PackedRelax r = new PackedRelax(cpu, new CpuRelaxKernels(threads), model(), Convergence.of(FMAX, BUDGET),
+             PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(threads), model(), Convergence.of(FMAX, BUDGET),
                      (int) (maxAtoms / 13 + 1), (int) maxAtoms)) {
             r.relax(systems);
             for (AtomicSystem a : systems) {
@@ -298,12 +298,13 @@ public final class InflightBench {
         return inflight(systems, energy, refill, 1);
     }
 
-    /// FIRE through one pipeline stage, refilled every `refill` steps (MAX_VALUE: only when empty),
-    /// its steps split over `threads` threads.
+    /// FIRE through one device stage on `CpuDevice`, refilled every `refill` steps (MAX_VALUE: only
+    /// when empty), its kernels split over `threads` threads.
     private Summary<AtomicSystem> inflight(List<AtomicSystem> systems, Map<Long, Double> energy, int refill, int threads) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("relaxed");
         Summary<AtomicSystem> s;
-        try (Pipeline<AtomicSystem> p = Pipeline.of(Stage.of(new ModelEvaluator(model()), Methods.fire(Convergence.of(FMAX, BUDGET))).threads(threads))
+        try (CpuDevice cpu = new CpuDevice();
+             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.fire(Convergence.of(FMAX, BUDGET), model(), cpu, d -> new CpuRelaxKernels(threads)))
                 .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
                 .refillEvery(refill).samples(systems).results(sink)) {
             s = p.run();

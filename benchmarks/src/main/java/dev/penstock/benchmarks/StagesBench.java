@@ -26,7 +26,9 @@ import java.util.function.Function;
 
 /// The `stages` workload (issue 15): a three-stage chain `fire | langevin | nve` over LJ
 /// clusters of 13…147 atoms (the `inflight` clusters), each stage on its own worker under one
-/// atom budget per batch, against each stage run alone over the same inputs in the same run.
+/// atom budget per batch — device stages on `CpuDevice`, as `simulate` runs them (`DeviceStages`:
+/// each stage's batch packed, stepped by batch kernels split over `kernelThreads`, the model
+/// computing each system) — against each stage run alone over the same inputs in the same run.
 ///
 /// - `ratio_vs_slowest_stage`: the slowest stage's time alone over the chain's time — 1.0 when
 ///   the chain costs only its bottleneck (every other stage hidden behind it). On a machine
@@ -39,12 +41,12 @@ import java.util.function.Function;
 /// - `max_energy_diff`: every system's final energy, chain against the stages alone (0: the
 ///   chain changes no result).
 ///
-/// - with `--device cpu`, the same figures (prefixed `device_`) for the chain of device stages
-///   on `CpuDevice` (`DeviceStages`: each stage's batch packed, stepped by batch kernels), then
-///   `ratio_device_chain_vs_chain` (per-system chain time over the device chain's) and
-///   `device_max_rel_energy_diff` (every system's energy, device chain against per-system chain).
+/// - with `--per-system`, the same figures (prefixed `per_system_`) for the chain of the library's
+///   per-system stages (heap systems, one method object each: the reference the device stages
+///   are held to), then `ratio_chain_vs_per_system_chain` (the per-system chain's time over the
+///   device chain's) and `per_system_max_rel_energy_diff` (every system's energy, both chains).
 ///
-/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync] [--device cpu]`.
+/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync] [--per-system]`.
 public final class StagesBench {
     private static final double FMAX = 0.01;
     private static final double LANGEVIN_DT = 0.005; // τ, also nve's
@@ -57,13 +59,13 @@ public final class StagesBench {
     private final long maxAtoms;
     private final int mdSteps;
     private final Pipeline.Mode mode;
-    private final boolean onDevice;
+    private final boolean perSystem;
     private final int kernelThreads;
 
-    /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage; with
-    /// `onDevice`, the same chain as device stages on `CpuDevice` too (`DeviceStages`, kernels
-    /// split over `kernelThreads` each), measured in the same run.
-    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode, boolean onDevice, int kernelThreads) {
+    /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage, kernels
+    /// split over `kernelThreads` in each stage; with `perSystem`, the same chain on the
+    /// per-system stages too, measured in the same run.
+    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode, boolean perSystem, int kernelThreads) {
         if (clusters < 1 || maxAtoms < 147 || mdSteps < 1 || kernelThreads < 1) {
             throw new IllegalArgumentException("bench stages: need at least 1 cluster, --max-atoms ≥ 147 (the largest cluster), "
                     + "--steps ≥ 1 and --threads ≥ 1, got " + clusters + ", " + maxAtoms + ", " + mdSteps + ", " + kernelThreads);
@@ -73,7 +75,7 @@ public final class StagesBench {
         this.maxAtoms = maxAtoms;
         this.mdSteps = mdSteps;
         this.mode = mode;
-        this.onDevice = onDevice;
+        this.perSystem = perSystem;
         this.kernelThreads = kernelThreads;
     }
 
@@ -132,32 +134,33 @@ public final class StagesBench {
         return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
     }
 
-    /// Runs the chain and each stage alone (per system; then, if asked, on `CpuDevice`);
-    /// returns the figures (the device's prefixed `device_`, with `ratio_device_chain_vs_chain`
-    /// and `device_max_rel_energy_diff` against the per-system chain).
+    /// Runs the chain and each stage alone on `CpuDevice` (then, if asked, per system); returns
+    /// the figures (the per-system ones prefixed `per_system_`, with
+    /// `ratio_chain_vs_per_system_chain` and `per_system_max_rel_energy_diff`).
     public Map<String, String> run() {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("clusters", Integer.toString(clusters));
         f.put("mode", mode.name().toLowerCase(Locale.ROOT));
         f.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
-        List<AtomicSystem> perSystem = measure(null, "", f);
-        if (onDevice) {
-            try (CpuDevice cpu = new CpuDevice()) {
-                List<AtomicSystem> packed = measure(cpu, "device_", f);
-                Map<Long, Double> energy = new HashMap<>();
-                for (AtomicSystem a : perSystem) {
-                    energy.put(a.id(), a.energy());
-                }
-                double rel = packed.size() == energy.size() ? 0 : Double.POSITIVE_INFINITY;
-                for (AtomicSystem a : packed) {
-                    Double e = energy.get(a.id());
-                    rel = Math.max(rel, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e) / Math.abs(e));
-                }
-                f.put("device_kernel_threads", Integer.toString(kernelThreads));
-                f.put("device_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", rel));
-                f.put("ratio_device_chain_vs_chain", String.format(Locale.ROOT, "%.3f",
-                        Double.parseDouble(f.get("wall_chain_s")) / Double.parseDouble(f.get("device_wall_chain_s"))));
+        f.put("kernel_threads", Integer.toString(kernelThreads));
+        List<AtomicSystem> packed;
+        try (CpuDevice cpu = new CpuDevice()) {
+            packed = measure(cpu, "", f);
+        }
+        if (perSystem) {
+            List<AtomicSystem> heap = measure(null, "per_system_", f);
+            Map<Long, Double> energy = new HashMap<>();
+            for (AtomicSystem a : heap) {
+                energy.put(a.id(), a.energy());
             }
+            double rel = packed.size() == energy.size() ? 0 : Double.POSITIVE_INFINITY;
+            for (AtomicSystem a : packed) {
+                Double e = energy.get(a.id());
+                rel = Math.max(rel, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e) / Math.abs(e));
+            }
+            f.put("per_system_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", rel));
+            f.put("ratio_chain_vs_per_system_chain", String.format(Locale.ROOT, "%.3f",
+                    Double.parseDouble(f.get("per_system_wall_chain_s")) / Double.parseDouble(f.get("wall_chain_s"))));
         }
         return f;
     }

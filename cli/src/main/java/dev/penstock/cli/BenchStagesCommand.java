@@ -27,22 +27,27 @@ public final class BenchStagesCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "sync", description = "sync, async-receive or fully-async (default: ${DEFAULT-VALUE})")
     String mode;
 
-    @Option(names = "--device", description = "also run the chain as device stages on this device (cpu), measured in the same run")
+    @Option(names = "--device", defaultValue = "cpu", description = "the device of the stages' batches: cpu (bench gpu measures CUDA) "
+            + "(default: ${DEFAULT-VALUE})")
     String device;
 
-    @Option(names = "--threads", description = "threads each device stage's kernels are split over (default: the cores shared out "
+    @Option(names = "--per-system", description = "also run the chain on the library's per-system stages (the reference the device stages "
+            + "are held to), measured in the same run")
+    boolean perSystem;
+
+    @Option(names = "--threads", description = "threads each stage's kernels are split over (default: the cores shared out "
             + "between the three stages)")
     Integer threads;
 
     @Override
     public Integer call() throws Exception {
         Pipeline.Mode m = SimulateCommand.mode(mode, new picocli.CommandLine(this));
-        if (device != null && !device.equalsIgnoreCase("cpu")) {
+        if (!device.equalsIgnoreCase("cpu")) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
                     "option '--device': bench stages runs device stages on cpu (bench gpu measures CUDA), got '" + device + "'");
         }
         int kernelThreads = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
-        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, device != null, kernelThreads).run());
+        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, perSystem, kernelThreads).run());
         return 0;
     }
 }

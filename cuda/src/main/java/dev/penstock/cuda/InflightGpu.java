@@ -45,7 +45,7 @@ final class InflightGpu {
         List<PackedRelax.Outcome> cpu;
         PackedRelax.Figures cpuFigures;
         try (CpuDevice cpuDevice = new CpuDevice();
-             PackedRelax r = new PackedRelax(cpuDevice, new CpuRelaxKernels(threads), LJ, RULE, maxSystems, maxAtoms)) {
+             PackedRelax r = new PackedRelax(cpuDevice, CpuRelaxKernels.summingPairs(threads), LJ, RULE, maxSystems, maxAtoms)) {
             if (!quick) {
                 r.relax(Clusters.inflight(256, 2026)); // warm-up: the JIT
             }

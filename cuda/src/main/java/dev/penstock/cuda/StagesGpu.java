@@ -75,9 +75,9 @@ final class StagesGpu {
         Run cpu;
         try (CpuDevice cpuDevice = new CpuDevice()) {
             if (!quick) {
-                run(cpuDevice, d -> new CpuRelaxKernels(threads), Clusters.inflight(256, 2026), maxAtoms); // warm-up: the JIT
+                run(cpuDevice, d -> CpuRelaxKernels.summingPairs(threads), Clusters.inflight(256, 2026), maxAtoms); // warm-up: the JIT
             }
-            cpu = run(cpuDevice, d -> new CpuRelaxKernels(threads), Clusters.inflight(clusters, 2026), maxAtoms);
+            cpu = run(cpuDevice, d -> CpuRelaxKernels.summingPairs(threads), Clusters.inflight(clusters, 2026), maxAtoms);
         }
         double maxRel = gpu.energy().size() == cpu.energy().size() ? 0 : Double.POSITIVE_INFINITY;
         int stepsDiffer = 0;

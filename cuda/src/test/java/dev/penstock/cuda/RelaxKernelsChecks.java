@@ -112,7 +112,7 @@ abstract class RelaxKernelsChecks {
     private void periodicAsTheCpu(java.util.function.Supplier<List<AtomicSystem>> systems) {
         List<AtomicSystem> onCpu = systems.get();
         List<PackedRelax.Outcome> cpu;
-        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), LJ, RULE, 4, 600)) {
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, CpuRelaxKernels.summingPairs(2), LJ, RULE, 4, 600)) {
             cpu = r.relax(onCpu);
         }
         List<AtomicSystem> onCuda = systems.get();
@@ -132,7 +132,7 @@ abstract class RelaxKernelsChecks {
     private void relaxesAsTheCpu(dev.penstock.atoms.potential.PairPotential model) {
         List<AtomicSystem> onCpu = clusters(24);
         List<PackedRelax.Outcome> cpu;
-        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, new CpuRelaxKernels(2), model, RULE, 16, 600)) {
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, CpuRelaxKernels.summingPairs(2), model, RULE, 16, 600)) {
             cpu = r.relax(onCpu);
         }
         List<AtomicSystem> onCuda = clusters(24);
@@ -224,7 +224,7 @@ abstract class RelaxKernelsChecks {
     void theCudaFusedSubStagesWithLangevinGiveEverySystemTheCpuStepsAndNumbers() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = fused(d, x -> new CpuRelaxKernels(1));
+            cpu = fused(d, x -> CpuRelaxKernels.summingPairs(1));
         }
         java.util.Map<Long, String> cuda;
         try (CudaDevice d = openDevice()) {
@@ -250,7 +250,7 @@ abstract class RelaxKernelsChecks {
     void theCudaVelocityVerletGivesEverySystemTheCpuTrajectory() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = nve(d, x -> new CpuRelaxKernels(2));
+            cpu = nve(d, x -> CpuRelaxKernels.summingPairs(2));
         }
         java.util.Map<Long, String> cuda;
         try (CudaDevice d = openDevice()) {

@@ -64,9 +64,10 @@ public final class CpuRelaxKernels implements RelaxKernels {
         this(threads, true, false);
     }
 
-    /// Kernels on which device stages sum Lennard-Jones and Morse pairs themselves, as the CUDA
-    /// kernels do (`relax.cu`'s gather, `PairGather`): the CPU reference of CUDA's device stages
-    /// (their emulation checks, `bench gpu`'s CPU side). `PackedRelax` sums pairs on any kernels.
+    /// Kernels on which device stages (and `PackedRelax`) sum Lennard-Jones and Morse pairs
+    /// themselves, as the CUDA kernels do (`relax.cu`'s gather, `PairGather`): the CPU reference of
+    /// CUDA's device stages (their emulation checks, `bench gpu`'s CPU side, `bench inflight`'s
+    /// packed row).
     public static CpuRelaxKernels summingPairs(int threads) {
         return new CpuRelaxKernels(threads, true, true);
     }

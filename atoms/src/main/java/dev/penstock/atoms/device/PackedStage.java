@@ -64,8 +64,7 @@ import java.util.function.Consumer;
 /// Why one file of this length: the host's account of the batch — which system each row holds,
 /// the rows and atoms in use, the room used in every dimension — is changed by admission,
 /// graduation, a hook's quarantine and a restore, and must agree with the device columns after
-/// each; keeping every operation that moves rows in one class keeps that invariant in one place
-/// (as `AtomicBatch` does for its layout).
+/// each; keeping every operation that moves rows in one class keeps that invariant in one place.
 public final class PackedStage implements BatchEngine<AtomicSystem> {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     /// How one system left.
