@@ -145,6 +145,10 @@ public final class StagesBench {
         f.put("kernel_threads", Integer.toString(kernelThreads));
         List<AtomicSystem> packed;
         try (CpuDevice cpu = new CpuDevice()) {
+            warm(cpu);
+            if (perSystem) {
+                warm(null); // both warmed before either is timed: the JIT compiles the model's code for both
+            }
             packed = measure(cpu, "", f);
         }
         if (perSystem) {
@@ -165,11 +169,17 @@ public final class StagesBench {
         return f;
     }
 
+    /// A JIT warm-up of every stage of the chain on `device` (null: per system): the chain over
+    /// the first 256 clusters, twice.
+    private void warm(Device device) {
+        for (int i = 0; i < 2; i++) {
+            chain(systems(Math.min(clusters, 256)), device);
+        }
+    }
+
     /// The chain and its stages alone with their batches per system (`device` null) or on
     /// `device`, into `f` with `prefix`; returns the chain's output.
     private List<AtomicSystem> measure(Device device, String prefix, Map<String, String> f) {
-        List<AtomicSystem> warm = systems(Math.min(clusters, 64));
-        chain(warm, device); // JIT warm-up of every stage
         Timed whole = chain(systems(clusters), device);
         Timed[] parts = new Timed[3];
         List<AtomicSystem> in = systems(clusters);

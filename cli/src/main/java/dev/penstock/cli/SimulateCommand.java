@@ -288,19 +288,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
         }
         StageProgress progress = StageProgress.start(stages.size(), systems.size(), verbosity.progress());
-        Hook<AtomicSystem> history = new Hook<>() {
-            @Override
-            public void onEvent(int stage, Event<AtomicSystem> e) {
-                if (e.kind() == Event.Kind.QUARANTINED) {
-                    History.quarantined(e.sample(), e.method(), e.diagnosis());
-                } else {
-                    History.graduated(e.sample(), e.method(), e.steps());
-                }
-                if (e.left()) {
-                    progress.left(stage);
-                }
-            }
-        };
+        Hook<AtomicSystem> history = History.hook(progress::left);
         Summary<AtomicSystem> summary;
         SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
         dev.penstock.observe.Timeline timeline = timelinePng == null ? null : new dev.penstock.observe.Timeline();

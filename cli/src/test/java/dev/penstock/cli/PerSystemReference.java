@@ -9,8 +9,6 @@ import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Capacity;
-import dev.penstock.stage.Event;
-import dev.penstock.stage.Hook;
 import dev.penstock.stage.Pipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,20 +37,10 @@ final class PerSystemReference {
             position.put(systems.get(k).id(), k);
         }
         Supplier<? extends Model> model = PipelineSpec.potential(potential);
-        Hook<AtomicSystem> history = new Hook<>() {
-            @Override
-            public void onEvent(int stage, Event<AtomicSystem> e) {
-                if (e.kind() == Event.Kind.QUARANTINED) {
-                    History.quarantined(e.sample(), e.method(), e.diagnosis());
-                } else {
-                    History.graduated(e.sample(), e.method(), e.steps());
-                }
-            }
-        };
         try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(pipeline), model, seed, 1);
              ExtXyzSink sink = new ExtXyzSink(out, s -> position.get(s.id()))) {
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(256, maxAtoms, Long.MAX_VALUE)).samples(systems)
-                    .hook(history).hook(new NanHook(1, 1.0)).results(sink).run();
+                    .hook(History.hook(stage -> { })).hook(new NanHook(1, 1.0)).results(sink).run();
         }
     }
 }
