@@ -16,10 +16,11 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/// Pipeline stages whose batch lives on a `Device`: `fire`, `fire_mw`, `fire2`, `nve` and `langevin` stages over a
-/// Lennard-Jones or Morse model (pair kernels) or any other model — EAM, Stillinger–Weber,
-/// Tersoff — evaluated over the packed rows on kernels that run models (`ModelTerms`: the CPU's), as `PackedStage`
-/// engines (the systems packed in the device's memory, batch kernels). What `simulate --device` builds.
+/// Pipeline stages whose batch lives on a `Device`: `fire`, `fire_mw`, `fire2`, `nve` and `langevin` stages over
+/// any model — on the CPU's kernels every model (Lennard-Jones and Morse too) evaluated over each
+/// system's packed rows (`ModelTerms`); on kernels that sum pairs (CUDA's) Lennard-Jones and Morse
+/// by their pair kernels — as `PackedStage` engines (the systems packed in the device's memory,
+/// batch kernels). What `simulate` builds for every stage.
 public final class DeviceStages {
     /// The most atoms a device stage's batch is allocated for.
     public static final long MAX_ATOMS = 1L << 26;

@@ -39,9 +39,10 @@ import java.util.function.Consumer;
 
 /// A stage's batch of systems packed on a `Device`, under FIRE (ASE-exact, mass-weighted, 2.0),
 /// velocity Verlet (NVE) or Langevin BAOAB (NVT), evaluated by pair kernels (Lennard-Jones,
-/// Morse) or by any other model over the packed rows (`ModelTerms`: EAM, Stillinger–Weber,
-/// Tersoff, on the CPU's kernels): the `BatchEngine` of a device stage (`DeviceStages`), and
-/// what `PackedRelax` drives alone.
+/// Morse, on kernels that sum pairs) or by the model over the packed rows (`ModelTerms`: any
+/// model on the CPU's kernels): the `BatchEngine` of a device stage (`DeviceStages`), and what
+/// `PackedRelax` drives alone. Its stream is a driven one (`Device.newDrivenStream`): on the CPU
+/// the worker that steps the batch runs the kernels itself.
 ///
 /// ```
 ///   admit:    pack newcomers (host staging RelaxColumns) ──copy──▶ tail rows of the device batch
@@ -124,9 +125,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// (named `names[i]`, its method's name); a system that finishes sub-stage i enters i + 1 at
     /// once, asked on entry whether it is finished there too (as `Stage`'s fused sub-stages), and
     /// leaves after the last. Every step runs each occupied sub-stage's kernels on its systems
-    /// only (the `SUB` column), around one shared evaluation. A model other than Lennard-Jones
-    /// and Morse is evaluated by itself over the packed rows (`ModelTerms`), on kernels that can
-    /// (`RelaxKernels.runs`); other kernels are refused here, naming the stage.
+    /// only (the `SUB` column), around one shared evaluation. A model the kernels do not sum as
+    /// pairs (`RelaxKernels.sumsPairs`) is evaluated by itself over the packed rows
+    /// (`ModelTerms`), on kernels that can (`RelaxKernels.runs`); other kernels are refused here,
+    /// naming the stage.
     public PackedStage(Device device, RelaxKernels kernels, Model model, List<SubStage> kinds, List<String> names, Sizer<AtomicSystem> sizer,
                        Capacity capacity, int maxSystems, int maxAtoms) {
         if (kinds.isEmpty() || kinds.size() != names.size()) {
