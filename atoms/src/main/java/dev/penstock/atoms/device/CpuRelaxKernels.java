@@ -53,7 +53,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private final boolean listLarge;
     private final boolean sumsPairs;
     private final Scratch[] scratch;
-    private final int[] bounds;
     private Crew crew;
 
     /// Kernels split over `threads` threads (1: on the stream's thread alone). A device stage on
@@ -100,7 +99,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
         this.threads = threads;
-        this.bounds = new int[threads + 1];
         this.scratch = new Scratch[threads];
         for (int p = 0; p < threads; p++) {
             scratch[p] = new Scratch();
@@ -112,10 +110,11 @@ public final class CpuRelaxKernels implements RelaxKernels {
         return threads;
     }
 
-    /// Runs `rows(part, from, to)` over `[0, n)` in up to `threads` runs of about equal total
-    /// `cost` (a system's pair sums cost its atoms squared: equal counts of systems would leave
-    /// one thread with most of the work), each of at least `minCost`: waking a helper costs
-    /// microseconds, which a smaller run would not pay back.
+    /// Runs `rows(part, from, to)` over `[0, n)` on up to `threads` threads when the total `cost`
+    /// is at least `minCost` per thread (waking a helper costs microseconds, which less work would
+    /// not pay back): each thread takes the next unclaimed row until none is left, so a thread
+    /// that drew small systems takes more of them (runs of equal estimated cost left one thread
+    /// waiting for the other). A row is one thread's whole, so who takes it changes no result.
     private void split(int n, java.util.function.IntToLongFunction cost, long minCost, RowRun rows) {
         long total = 0;
         for (int k = 0; k < n; k++) {
@@ -126,23 +125,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
             rows.run(0, 0, n);
             return;
         }
-        bounds[0] = 0;
-        long acc = 0;
-        int p = 1;
-        for (int k = 0; k < n && p < parts; k++) {
-            acc += cost.applyAsLong(k);
-            if (acc * parts >= total * p) {
-                bounds[p++] = k + 1;
-            }
-        }
-        while (p <= parts) {
-            bounds[p++] = n;
-        }
         if (crew == null) {
             crew = new Crew("penstock-relax-kernels", threads);
         }
-        crew.run(parts, q -> rows.run(q, bounds[q], bounds[q + 1]));
+        next.set(0);
+        crew.run(parts, q -> {
+            for (int k = next.getAndIncrement(); k < n; k = next.getAndIncrement()) {
+                rows.run(q, k, k + 1);
+            }
+        });
     }
+
+    private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
 
     @FunctionalInterface
     private interface RowRun {
