@@ -125,6 +125,22 @@ public final class DeviceStages {
         return stage(calls, model, device.name(), () -> device, false, kernels, maxStep, seed);
     }
 
+    /// The stage of `text`, one chained stage in `simulate --pipeline`'s syntax (`"fire(fmax=0.005) +
+    /// langevin(T=40, dt=5, steps=2000)"`: calls joined by `+`, no `|`), as the `stage` above; a
+    /// text that is not one stage is refused, naming it.
+    public static Stage<AtomicSystem> stage(String text, Model model, Device device, Function<Device, RelaxKernels> kernels, double maxStep,
+                                            long seed) {
+        List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(text);
+        if (stages.size() != 1) {
+            throw new IllegalArgumentException("'" + text + "' is " + stages.size() + " chained stages; give one (calls joined by '+') "
+                    + "and chain the stages with Stage.then");
+        }
+        for (PipelineSpec.Call c : stages.getFirst()) {
+            PipelineSpec.method(c, seed); // every argument checked, naming it
+        }
+        return stage(stages.getFirst(), model, device, kernels, maxStep, seed);
+    }
+
     /// As the other `stage`, every batch on a device of its own, made by `devices` (named
     /// `deviceName`) and closed with the batch: the stages of a Flink job, made on each task.
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, String deviceName, Supplier<? extends Device> devices,

@@ -142,6 +142,19 @@ class ModelDeviceStageTest {
     }
 
     @Test
+    void aStageFromItsTextIsOneChainedStageWithEveryArgumentChecked() {
+        LennardJones lj = new LennardJones(0.0104, 3.4, 8.5, true);
+        try (CpuDevice cpu = new CpuDevice()) {
+            assertThat(DeviceStages.stage("fire(fmax=0.05, steps=120) + nve(dt=2, steps=12)", lj, cpu, d -> new CpuRelaxKernels(1), 1.0, 3)
+                    .name()).isEqualTo("fire+nve");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeviceStages.stage("fire(fmax=0.05) | nve(dt=2, steps=12)", lj, cpu,
+                    d -> new CpuRelaxKernels(1), 1.0, 3)).hasMessageContaining("2 chained stages");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeviceStages.stage("fire(fmax=0.05, bogus=1)", lj, cpu,
+                    d -> new CpuRelaxKernels(1), 1.0, 3)).hasMessageContaining("bogus");
+        }
+    }
+
+    @Test
     void stillingerWeberAndTersoffOnADeviceStageGiveThePerSystemStagesBits() throws Exception {
         StillingerWeber sw = StillingerWeber.read(potential("Si.sw"));
         sameBits(sw::fresh, List.of(Lattices.diamond(0, 2, 5.431, 0, new int[] {14, 14}, 9), Lattices.cluster(1, 35, 2.35, new int[] {14, 14}, 0, 10)),

@@ -5,7 +5,6 @@ import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.integrate.Units;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.data.Batch;
@@ -60,8 +59,8 @@ public final class ReadmeExamples {
         // README:pipeline begin
         LennardJones argon = new LennardJones(0.0104, 3.4, 8.5, true);
         try (CpuDevice cpu = new CpuDevice()) {    // or CudaDevice.open(0) with new CudaRelaxKernels(device)
-            List<PipelineSpec.Call> fused = PipelineSpec.parse("fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)").getFirst();
-            Stage<AtomicSystem> relaxAndAnneal = DeviceStages.stage(fused, argon, cpu, d -> new CpuRelaxKernels(1), 1.0, 42);
+            Stage<AtomicSystem> relaxAndAnneal = DeviceStages.stage("fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)", argon, cpu,
+                    d -> new CpuRelaxKernels(1), 1.0, 42);    // one batch, each system routed by its sub-stage
             Stage<AtomicSystem> production = DeviceStages.nve(Units.fsToTau(5), 1000, argon, cpu, d -> new CpuRelaxKernels(1));
             try (Pipeline<AtomicSystem> p = relaxAndAnneal.then(production).sizer(Systems.withListRadius(8.5))
                     .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).results(new ExtXyzSink(out))) {
