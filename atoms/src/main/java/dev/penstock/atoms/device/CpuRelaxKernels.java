@@ -113,8 +113,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// Runs `rows(part, from, to)` over `[0, n)` on up to `threads` threads when the total `cost`
     /// is at least `minCost` per thread (waking a helper costs microseconds, which less work would
     /// not pay back): each thread takes the next unclaimed row until none is left, so a thread
-    /// that drew small systems takes more of them (runs of equal estimated cost left one thread
-    /// waiting for the other). A row is one thread's whole, so who takes it changes no result.
+    /// that drew small systems takes more of them, whatever the cost estimate missed (`bench
+    /// inflight` measured the same as with fixed runs of equal estimated cost). A row is one
+    /// thread's whole, so who takes it changes no result.
     private void split(int n, java.util.function.IntToLongFunction cost, long minCost, RowRun rows) {
         long total = 0;
         for (int k = 0; k < n; k++) {
