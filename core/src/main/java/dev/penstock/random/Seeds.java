@@ -46,6 +46,12 @@ public final class Seeds {
         return squeeze(absorbed(seed, domain, coords.length), coords);
     }
 
+    /// `derive(seed, domain, a, b)` without a coordinates array (a per-system key every step, e.g.
+    /// Langevin's (id, step)): the same number.
+    public static long derive(long seed, String domain, long a, long b) {
+        return mix(absorb(absorb(absorbed(seed, domain, 2), a), b) + START);
+    }
+
     /// The sponge's state after `seed`, `domain` and the number of coordinates to come: what
     /// `derive` has absorbed before the coordinates, so that `squeeze(absorbed(seed, domain, n),
     /// c1 … cn) == derive(seed, domain, c1 … cn)` — a device kernel that keys draws by per-row

@@ -20,12 +20,18 @@ public final class Stage<S> {
     private final List<Method<S>> methods;
     private final int threads;
     private final BatchEngine.Factory<S> engine;
+    private final String name; // made once: a hook's onStep takes it every step
 
     private Stage(Evaluator<S> evaluator, List<Method<S>> methods, int threads, BatchEngine.Factory<S> engine) {
         this.evaluator = evaluator;
         this.methods = List.copyOf(methods);
         this.threads = threads;
         this.engine = engine;
+        StringBuilder sb = new StringBuilder();
+        for (Method<S> m : this.methods) {
+            sb.append(sb.isEmpty() ? "" : "+").append(m.name());
+        }
+        this.name = sb.toString();
     }
 
     /// A stage of one method over `evaluator`.
@@ -103,11 +109,7 @@ public final class Stage<S> {
 
     /// "fire+langevin".
     public String name() {
-        StringBuilder sb = new StringBuilder();
-        for (Method<S> m : methods) {
-            sb.append(sb.isEmpty() ? "" : "+").append(m.name());
-        }
-        return sb.toString();
+        return name;
     }
 
     @Override

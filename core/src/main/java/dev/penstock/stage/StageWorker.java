@@ -107,13 +107,16 @@ final class StageWorker<S> {
                 for (int d = 0; d < sampleSteps.length; d++) {
                     sampleSteps[d] += batch.used(d);
                 }
-                batch.step(this::onEvent);
-                for (Hook<S> h : run.cfg.hooks()) {
+                batch.step(events);
+                List<Hook<S>> hooks = run.cfg.hooks();
+                for (int k = 0; k < hooks.size(); k++) { // indexed: a step allocates no iterator
+                    Hook<S> h = hooks.get(k);
                     if (batch.steps() % h.every() == 0) {
                         List<S> now = hookView.reset(); // read from the batch only if the hook reads it
                         h.onStep(i, stage.name(), batch.steps(), now);
-                        for (Hook.Verdict<S> v : h.check(i, batch.steps(), now)) {
-                            batch.quarantine(v.sample(), v.diagnosis(), this::onEvent);
+                        List<Hook.Verdict<S>> verdicts = h.check(i, batch.steps(), now);
+                        for (int v = 0; v < verdicts.size(); v++) {
+                            batch.quarantine(verdicts.get(v).sample(), verdicts.get(v).diagnosis(), events);
                         }
                     }
                 }
@@ -173,6 +176,9 @@ final class StageWorker<S> {
             return true;
         };
     }
+
+    /// `onEvent` as the batch takes it, made once (a method reference per step is an allocation).
+    private final java.util.function.Consumer<Event<S>> events = this::onEvent;
 
     void onEvent(Event<S> e) {
         try {

@@ -16,6 +16,18 @@ import org.junit.jupiter.api.Test;
 class SeedsTest {
 
     @Test
+    void theTwoCoordinateDeriveIsTheVarargsDerive() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);
+        for (int k = 0; k < 1000; k++) {
+            long seed = rnd.nextLong();
+            long a = rnd.nextLong();
+            long b = k % 3 == 0 ? k : rnd.nextLong();
+            String domain = "penstock.test." + (k % 7);
+            org.assertj.core.api.Assertions.assertThat(Seeds.derive(seed, domain, a, b)).isEqualTo(Seeds.derive(seed, domain, new long[] {a, b}));
+        }
+    }
+
+    @Test
     void trailingZeroCoordinatesNoLongerCollide() {
         // SeedSequence in the original dropped trailing zeros: (b) and (b, 0) gave one seed.
         for (long b : new long[] {0, 1, 7, 1L << 40}) {

@@ -54,9 +54,11 @@ import java.util.function.Consumer;
 ///             gather(kept rows) → spare columns (packed, admission order), swapped in
 /// ```
 ///
-/// Nothing on the per-step path allocates or touches a per-system object: the host keeps which
-/// system each row holds and reads back the `done` column; systems are unpacked only when they
-/// leave, when a hook or a checkpoint asks for them (`samples`, `save`). A newcomer is evaluated
+/// The per-step path unpacks no system: the host keeps which system each row holds and reads
+/// back the `done` column (through views made once per batch shape); systems are unpacked only
+/// when they leave, when a hook or a checkpoint asks for them (`samples`, `save`). What a step
+/// still allocates is the stream's bookkeeping (a task per launch, an event per `synchronize`);
+/// a model evaluated by `ModelTerms` reads each system's view (its positions array), as it must. A newcomer is evaluated
 /// by the next step's shared evaluation and asked `finished` then (as on entry: no step taken).
 /// A system's trajectory is the one it has alone (`RelaxKernels`).
 ///
@@ -79,6 +81,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     private final RelaxKernels kernels;
     private final BatchTerms terms; // what the shared evaluation computes, chosen once
+    private Block doneFrom; // the DONE rows of `live` and their host copy, for `doneRows` systems
+    private Block doneTo;
+    private int doneRows = -1;
+    private RelaxColumns doneLive;
     private final List<SubStage> kinds; // one per sub-stage
     private final List<String> names; // the sub-stages' method names
     private final String method; // the stage's name: the sub-stages' names joined by '+'
@@ -336,7 +342,13 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             }
             kinds.get(sub).after(kernels, stream, live, systems, atoms, sub);
         }
-        stream.copy(live.ints(DONE, 0, systems), done.slice(0, systems));
+        if (doneRows != systems || doneLive != live) { // the step's read-back views, made again only when the batch changed
+            doneFrom = live.ints(DONE, 0, systems);
+            doneTo = done.slice(0, systems);
+            doneRows = systems;
+            doneLive = live;
+        }
+        stream.copy(doneFrom, doneTo);
         stream.synchronize();
         steps++;
         atomSteps += atoms;

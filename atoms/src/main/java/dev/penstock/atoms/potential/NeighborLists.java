@@ -26,7 +26,10 @@ final class NeighborLists {
     /// System `s`'s list, made on first use and brought up to date (rebuilt when an atom has
     /// moved more than half the skin), the cell scan split over `threads` when `pool` is given.
     NeighborList current(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
-        NeighborList list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
+        NeighborList list = lists.get(s.id());
+        if (list == null) { // made once per system (a capturing lambda per call was most of a step's garbage)
+            list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
+        }
         list.update(s, pool, threads);
         return list;
     }
