@@ -55,10 +55,10 @@ public final class EncodeJob {
         Path input = Path.of(o.get("input")).toAbsolutePath();
         Path out = Path.of(o.get("out")).toAbsolutePath();
         Encoding encoding = Encoding.parse(o.get("encoding"));
-        int qubits = Integer.parseInt(o.get("qubits"));
-        int parallelism = Integer.parseInt(o.getOrDefault("parallelism", "2"));
-        int rowsPerChunk = Integer.parseInt(o.getOrDefault("rows-per-chunk", "1024"));
-        long checkpointMs = Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"));
+        int qubits = JobArgs.integer(o, "qubits", 0); // required: parse refused its absence
+        int parallelism = JobArgs.integer(o, "parallelism", 2);
+        int rowsPerChunk = JobArgs.integer(o, "rows-per-chunk", 1024);
+        long checkpointMs = JobArgs.number(o, "checkpoint-interval", 1000);
         boolean skip = o.getOrDefault("on-bad-row", "fail").equals("skip");
         List<String> columns = o.containsKey("columns") ? Arrays.stream(o.get("columns").split(",")).map(String::trim).toList() : List.of();
         ZarrFormat zarr = out.toString().endsWith(".zarr") ? ZarrFormat.parse(o.getOrDefault("zarr-format", "2")) : null;

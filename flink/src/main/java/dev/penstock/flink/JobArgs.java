@@ -32,4 +32,35 @@ final class JobArgs {
         }
         return o;
     }
+
+    /// Option `key` of `o` as a whole number, `fallback` when it is not given; a value that is not
+    /// one is an error naming the option.
+    static long number(Map<String, String> o, String key, long fallback) {
+        String v = o.get(key);
+        try {
+            return v == null ? fallback : Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option '--" + key + "': expected a whole number, got '" + v + "'");
+        }
+    }
+
+    /// As `number`, an `int`.
+    static int integer(Map<String, String> o, String key, int fallback) {
+        long n = number(o, key, fallback);
+        if (n != (int) n) {
+            throw new IllegalArgumentException("option '--" + key + "': " + n + " is too large");
+        }
+        return (int) n;
+    }
+
+    /// Option `key` of `o` as a number (`Infinity` allowed), `fallback` when it is not given; a
+    /// value that is not one is an error naming the option.
+    static double decimal(Map<String, String> o, String key, double fallback) {
+        String v = o.get(key);
+        try {
+            return v == null ? fallback : Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option '--" + key + "': expected a number, got '" + v + "'");
+        }
+    }
 }

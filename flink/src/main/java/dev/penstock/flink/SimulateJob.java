@@ -46,24 +46,28 @@ public final class SimulateJob {
     /// Builds the job from `args` on `env` (without running it); returns its stage names.
     static List<String> build(StreamExecutionEnvironment env, String[] args) throws Exception {
         Map<String, String> o = options(args);
-        Path input = Path.of(o.get("input"));
-        List<AtomicSystem> systems;
-        try (BufferedReader in = Files.newBufferedReader(input)) {
-            systems = ExtXyz.read(in, input);
+        // every number first, each error naming its option, before the input is read
+        long[] room = {JobArgs.number(o, "max-systems", 256), JobArgs.number(o, "max-atoms", 4096), JobArgs.number(o, "max-edges", Long.MAX_VALUE)};
+        List<Integer> parallelism = new java.util.ArrayList<>();
+        for (String p : o.getOrDefault("parallelism", "1").split(",")) {
+            parallelism.add(JobArgs.integer(Map.of("parallelism", p), "parallelism", 1));
         }
-        long[] room = {Long.parseLong(o.getOrDefault("max-systems", "256")), Long.parseLong(o.getOrDefault("max-atoms", "4096")),
-            Long.parseLong(o.getOrDefault("max-edges", Long.toString(Long.MAX_VALUE)))};
-        List<Integer> parallelism = java.util.Arrays.stream(o.getOrDefault("parallelism", "1").split(",")).map(String::trim)
-                .map(Integer::parseInt).toList();
-        FlinkRunner.Options options = new FlinkRunner.Options(parallelism,
-                Duration.ofMillis(Long.parseLong(o.getOrDefault("checkpoint-interval", "1000"))), 4, restarts(o));
+        FlinkRunner.Options options = new FlinkRunner.Options(parallelism, Duration.ofMillis(JobArgs.number(o, "checkpoint-interval", 1000)), 4,
+                restarts(o));
+        long seed = JobArgs.number(o, "seed", 0);
+        int threads = JobArgs.integer(o, "threads", 1);
+        double maxStep = JobArgs.decimal(o, "max-step", Double.POSITIVE_INFINITY);
         String device = o.getOrDefault("device", "cpu");
         if (!device.equals("cpu")) {
             throw new IllegalArgumentException("option '--device': the job runs its stages on cpu only (each task its own CpuDevice), got '"
                     + device + "'");
         }
-        JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), Long.parseLong(o.getOrDefault("seed", "0")), room,
-                Integer.parseInt(o.getOrDefault("threads", "1")), Double.parseDouble(o.getOrDefault("max-step", "Infinity")));
+        Path input = Path.of(o.get("input"));
+        List<AtomicSystem> systems;
+        try (BufferedReader in = Files.newBufferedReader(input)) {
+            systems = ExtXyz.read(in, input);
+        }
+        JobSpec<AtomicSystem> spec = AtomsJob.spec(o.get("pipeline"), o.get("potential"), seed, room, threads, maxStep);
         return FlinkRunner.build(env, spec, systems, Path.of(o.get("out")), options);
     }
 
@@ -73,9 +77,8 @@ public final class SimulateJob {
         if (!o.containsKey("restart-attempts") && !o.containsKey("restart-delay")) {
             return java.util.Optional.empty();
         }
-        int attempts = o.containsKey("restart-attempts") ? Integer.parseInt(o.get("restart-attempts")) : FlinkRunner.Restarts.EMBEDDED.attempts();
-        Duration delay = o.containsKey("restart-delay") ? Duration.ofMillis(Long.parseLong(o.get("restart-delay")))
-                : FlinkRunner.Restarts.EMBEDDED.delay();
+        int attempts = JobArgs.integer(o, "restart-attempts", FlinkRunner.Restarts.EMBEDDED.attempts());
+        Duration delay = Duration.ofMillis(JobArgs.number(o, "restart-delay", FlinkRunner.Restarts.EMBEDDED.delay().toMillis()));
         return java.util.Optional.of(new FlinkRunner.Restarts(attempts, delay));
     }
 
