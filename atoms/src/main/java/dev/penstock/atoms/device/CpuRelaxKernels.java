@@ -44,10 +44,15 @@ import java.util.function.IntConsumer;
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
-    /// The least work a helper thread is woken for, in pair terms and in atoms of a FIRE step:
-    /// a few tens of µs of work each (an estimate, against a wake-up of some µs).
+    /// The least work a helper thread is woken for, in pair terms (a few tens of µs of work,
+    /// against a wake-up of some µs) and in atoms of a FIRE step or an MD half-step: only some µs,
+    /// but the helper is still spinning from the evaluation next to it, so handing it work costs
+    /// about one (`bench inflight` on two threads: 1.68× → 1.72–1.74× with 500 instead of 8,000).
     private static final long MIN_PAIRS = 20_000;
-    private static final long MIN_ATOMS = 8_000;
+    private static final long MIN_ATOMS = 500;
+    /// Batches of up to this many systems are claimed costliest first (sorting more would cost
+    /// more than the short tail it saves).
+    private static final int SORTED_CLAIMS = 512;
 
     private final int threads;
     private final boolean listLarge;
@@ -112,14 +117,21 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     /// Runs `rows(part, from, to)` over `[0, n)` on up to `threads` threads when the total `cost`
     /// is at least `minCost` per thread (waking a helper costs microseconds, which less work would
-    /// not pay back): each thread takes the next unclaimed row until none is left, so a thread
-    /// that drew small systems takes more of them, whatever the cost estimate missed (`bench
-    /// inflight` measured the same as with fixed runs of equal estimated cost). A row is one
-    /// thread's whole, so who takes it changes no result.
+    /// not pay back): each thread takes the next unclaimed row, the costliest first, until none is
+    /// left — so a thread that drew small systems takes more of them, and the last rows claimed,
+    /// which decide how long the other thread waits at the end, are the cheapest (`bench inflight`
+    /// on two threads: the caller's wait for its helper fell from ~22 to ~6 µs a step). A row is
+    /// one thread's whole, so who takes it, and when, changes no result.
     private void split(int n, java.util.function.IntToLongFunction cost, long minCost, RowRun rows) {
+        if (costs.length < n) {
+            costs = new long[Math.max(n, 2 * costs.length)];
+            order = new int[costs.length];
+        }
         long total = 0;
         for (int k = 0; k < n; k++) {
-            total += cost.applyAsLong(k);
+            long c = cost.applyAsLong(k);
+            costs[k] = c;
+            total += c;
         }
         int parts = (int) Math.min(Math.min(threads, n), Math.max(1, total / minCost));
         if (parts <= 1) {
@@ -129,15 +141,28 @@ public final class CpuRelaxKernels implements RelaxKernels {
         if (crew == null) {
             crew = new Crew("penstock-relax-kernels", threads);
         }
+        for (int k = 0; k < n; k++) { // insertion sort by cost, costliest first (row order past SORTED_CLAIMS)
+            long c = costs[k];
+            int at = k;
+            while (n <= SORTED_CLAIMS && at > 0 && costs[order[at - 1]] < c) {
+                order[at] = order[at - 1];
+                at--;
+            }
+            order[at] = k;
+        }
+        int[] claims = order;
         next.set(0);
         crew.run(parts, q -> {
-            for (int k = next.getAndIncrement(); k < n; k = next.getAndIncrement()) {
+            for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+                int k = claims[i];
                 rows.run(q, k, k + 1);
             }
         });
     }
 
     private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    private long[] costs = new long[0]; // split's scratch: each row's cost, and the rows by cost
+    private int[] order = new int[0];
 
     @FunctionalInterface
     private interface RowRun {
