@@ -49,6 +49,7 @@ public final class Eam extends FileModel {
         int[] j = new int[0];
         int[] c3 = new int[0];
         int[] base = new int[0];
+        double[] r = new double[0]; // rsq as pass 1 finds it, then its square root for pass 3
         final double[] sums = new double[7];
         double[] force = new double[0]; // a part's forces (`threads` > 1)
         double embedding;               // a part's embedding energies
@@ -64,6 +65,7 @@ public final class Eam extends FileModel {
                 j = new int[pairs];
                 c3 = new int[pairs];
                 base = new int[pairs];
+                r = new double[pairs];
             }
         }
     }
@@ -340,8 +342,10 @@ public final class Eam extends FileModel {
         finish(s, sums, withVirial);
     }
 
-    /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff add their
-    /// densities and are kept (from `kept` on) for pass 3. Returns the new count kept.
+    /// Pass 1 for atom i's listed pairs `[from, to)`: the ones inside the cutoff are kept (from
+    /// `kept` on) for pass 3 — found without a branch on the distance (a slot is written for every
+    /// listed pair and kept only if it is inside: about half are, unpredictably) — then add their
+    /// densities, each keeping its distance for pass 3. Returns the new count kept.
     private int densities(AtomicSystem s, Scratch w, int i, int from, int to, int kept, int[] type, int[] second, short[] code, double[] r,
                           double[] shift) {
         int row = type[i] * t.elements.length;
@@ -353,6 +357,10 @@ public final class Eam extends FileModel {
         int last = t.nr - 1;
         double[] rho = w.rho;
         double[] d = density;
+        int[] kj = w.j;
+        int[] kc = w.c3;
+        double[] kr = w.r;
+        int first = kept;
         for (int q = from; q < to; q++) {
             int j = second[q];
             int c = 3 * code[q];
@@ -360,20 +368,26 @@ public final class Eam extends FileModel {
             double dy = yi - (r[3 * j + 1] + shift[c + 1]);
             double dz = zi - (r[3 * j + 2] + shift[c + 2]);
             double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cutsq) {
-                overlap(s, i, j, rsq);
-                int pt = row + type[j];
-                double p = Math.sqrt(rsq) * rdr + 1.0;
-                int m = Math.min((int) p, last);
-                p = Math.min(p - m, 1.0);
-                int b = densityBase[pt] + 8 * m;
-                double intoI = ((d[b] * p + d[b + 1]) * p + d[b + 2]) * p + d[b + 3];
-                rho[i] += intoI;
-                rho[j] += oneDensity[pt] ? intoI : ((d[b + 4] * p + d[b + 5]) * p + d[b + 6]) * p + d[b + 7];
-                w.j[kept] = j;
-                w.c3[kept] = c;
-                w.base[kept++] = forceBase[pt];
-            }
+            kj[kept] = j;
+            kc[kept] = c;
+            kr[kept] = rsq;
+            kept += rsq < cutsq ? 1 : 0;
+        }
+        for (int e = first; e < kept; e++) {
+            int j = kj[e];
+            double rsq = kr[e];
+            overlap(s, i, j, rsq);
+            int pt = row + type[j];
+            double rij = Math.sqrt(rsq);
+            kr[e] = rij;
+            double p = rij * rdr + 1.0;
+            int m = Math.min((int) p, last);
+            p = Math.min(p - m, 1.0);
+            int b = densityBase[pt] + 8 * m;
+            double intoI = ((d[b] * p + d[b + 1]) * p + d[b + 2]) * p + d[b + 3];
+            rho[i] += intoI;
+            rho[j] += oneDensity[pt] ? intoI : ((d[b + 4] * p + d[b + 5]) * p + d[b + 6]) * p + d[b + 7];
+            w.base[e] = forceBase[pt];
         }
         return kept;
     }
@@ -391,6 +405,7 @@ public final class Eam extends FileModel {
         int[] kj = w.j;
         int[] kc = w.c3;
         int[] kb = w.base;
+        double[] kr = w.r;
         double fxi = 0;
         double fyi = 0;
         double fzi = 0;
@@ -408,7 +423,7 @@ public final class Eam extends FileModel {
             double dx = xi - (r[3 * j] + shift[c]);
             double dy = yi - (r[3 * j + 1] + shift[c + 1]);
             double dz = zi - (r[3 * j + 2] + shift[c + 2]);
-            double rij = Math.sqrt(dx * dx + dy * dy + dz * dz);
+            double rij = kr[e]; // pass 1's, of the same dx, dy, dz
             double p = rij * rdr + 1.0;
             int m = Math.min((int) p, last);
             p = Math.min(p - m, 1.0);
