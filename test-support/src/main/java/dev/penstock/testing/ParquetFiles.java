@@ -48,6 +48,47 @@ public final class ParquetFiles {
         return file;
     }
 
+    /// `cols` numeric columns `c0…` cycling through the types a reader converts — required
+    /// double, required float, required int32, optional double (null where (row + column) % 7 is
+    /// 0) — each row's value `row · 100 + column` (exact in every type), in small pages and row
+    /// groups: for checks of the column-to-row copy across column blocks and batches.
+    public static Path wide(Path file, int rows, int cols) throws Exception {
+        StringBuilder text = new StringBuilder("message rows {\n");
+        for (int c = 0; c < cols; c++) {
+            text.append(switch (c % 4) {
+                case 0 -> "  required double c";
+                case 1 -> "  required float c";
+                case 2 -> "  required int32 c";
+                default -> "  optional double c";
+            }).append(c).append(";\n");
+        }
+        MessageType schema = MessageTypeParser.parseMessageType(text.append("}\n").toString());
+        SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+        try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
+                .withConf(new PlainParquetConfiguration())
+                .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize(64L * 1024)
+                .withPageSize(4096).build()) {
+            for (int r = 0; r < rows; r++) {
+                Group g = groups.newGroup();
+                for (int c = 0; c < cols; c++) {
+                    int v = r * 100 + c;
+                    switch (c % 4) {
+                        case 0 -> g.append("c" + c, (double) v);
+                        case 1 -> g.append("c" + c, (float) v);
+                        case 2 -> g.append("c" + c, v);
+                        default -> {
+                            if ((r + c) % 7 != 0) {
+                                g.append("c" + c, (double) v);
+                            }
+                        }
+                    }
+                }
+                w.write(g);
+            }
+        }
+        return file;
+    }
+
     /// `rows` records with one `features` list of `len` doubles (value (r, j) = r · 100 + j);
     /// record `shortRow` (if in range) gets one value fewer. With `withId`, an int64 `id` column
     /// comes first.

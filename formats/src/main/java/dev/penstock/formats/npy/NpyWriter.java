@@ -40,15 +40,21 @@ public final class NpyWriter implements AutoCloseable {
         this.rowBytes = Block.elementCount(rowShape) * dtype.byteSize();
         int reserved = NpyHeader.encode(dtype, shapeWith(Long.MAX_VALUE / 2), RESERVED_HEADER).length;
         this.pending = PendingOutput.file(path);
+        FileChannel ch = null;
         try {
-            this.channel = FileChannel.open(pending.path(), StandardOpenOption.WRITE);
+            ch = FileChannel.open(pending.path(), StandardOpenOption.WRITE);
             byte[] header = NpyHeader.encode(dtype, shapeWith(0), reserved);
             this.headerBytes = header.length;
-            write(ByteBuffer.wrap(header), 0);
+            long p = 0;
+            for (ByteBuffer buf = ByteBuffer.wrap(header); buf.hasRemaining(); ) {
+                p += ch.write(buf, p);
+            }
         } catch (IOException | RuntimeException e) {
-            pending.close();
-            throw e;
+            try (PendingOutput discarded = pending; FileChannel c = ch) { // the channel closed (it was left open), the temporary deleted
+                throw e;
+            }
         }
+        this.channel = ch;
     }
 
     /// A writer of rows of `rowShape` elements of `dtype` (`<f4`, `<f8`, `<c8`, `<c16`, …) that

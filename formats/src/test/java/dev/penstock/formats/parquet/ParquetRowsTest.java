@@ -49,6 +49,37 @@ class ParquetRowsTest {
         }
     }
 
+    /// Wider rows than one block of eight columns (19: two blocks and three more), every type a
+    /// reader converts in each block and nulls among the doubles: each value lands at its row and
+    /// column, read in runs that cut across batches and row groups.
+    @Test
+    void wideRowsOfMixedColumnsLandEachValueAtItsRowAndColumn() throws Exception {
+        int cols = 19;
+        Path f = ParquetFiles.wide(dir.resolve("wide.parquet"), 3000, cols);
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
+            assertThat(rows.rowLength()).isEqualTo(cols);
+            MemorySegment buf = arena.allocateBytes(257L * cols * 8);
+            long r = 0;
+            int k;
+            int nulls = 0;
+            while ((k = rows.next(buf, 257)) > 0) {
+                for (int i = 0; i < k; i++, r++) {
+                    for (int c = 0; c < cols; c++) {
+                        double got = buf.getAtIndex(ValueLayout.JAVA_DOUBLE, (long) i * cols + c);
+                        if (c % 4 == 3 && (r + c) % 7 == 0) {
+                            assertThat(got).as("row %d col %d: a null", r, c).isNaN();
+                            nulls++;
+                        } else {
+                            assertThat(got).as("row %d col %d", r, c).isEqualTo(r * 100.0 + c);
+                        }
+                    }
+                }
+            }
+            assertThat(r).isEqualTo(3000);
+            assertThat(nulls).isGreaterThan(1000);
+        }
+    }
+
     /// A selection of row groups reads exactly their rows (the file's values at their file rows),
     /// whichever groups: the first, middle ones, the last, none.
     @Test
