@@ -8,6 +8,7 @@ import dev.penstock.io.PendingOutput;
 import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodeInputs;
+import dev.penstock.cuda.EncodeDevice;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;

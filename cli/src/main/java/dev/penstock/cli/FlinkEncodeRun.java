@@ -28,16 +28,16 @@ final class FlinkEncodeRun {
 
     /// `encode --runner flink` as `c`'s options say: checks, the ranges, the job and its join, the summary.
     static int command(EncodeCommand c, PrintStream o, Encoding enc, EncodePipeline.Config cfg, RowSource source) throws Exception {
-        if (c.timelinePng != null || c.metricsPort != null || !c.device.equalsIgnoreCase("cpu")) {
-            throw new ParameterException(c.spec.commandLine(), "--runner flink encodes on cpu tasks, without --timeline or --metrics-port "
-                    + "(for now); got " + (!c.device.equalsIgnoreCase("cpu") ? "--device " + c.device : "--timeline or --metrics-port"));
+        if (c.timelinePng != null || c.metricsPort != null) {
+            throw new ParameterException(c.spec.commandLine(), "--runner flink runs without --timeline or --metrics-port (for now)");
         }
+        String device = taskDevice(c, o, source, cfg);
         if (c.parallelism < 1 || c.checkpointMs < 0) {
             throw new ParameterException(c.spec.commandLine(), "options '--parallelism' must be ≥ 1 and '--checkpoint-interval' ≥ 0, got "
                     + c.parallelism + ", " + c.checkpointMs);
         }
         FlinkEncode.Spec job = new FlinkEncode.Spec(c.input.toAbsolutePath().toString(), c.columns, c.dataset, enc.label(), c.qubits,
-                cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "");
+                cfg.output().label(), cfg.rowsPerChunk(), cfg.policy() == BadRowPolicy.SKIP, "", device);
         List<FlinkEncode.Range> ranges = source.sequential() // Parquet: whole row groups, each range read on its own
                 ? FlinkEncode.parquetRanges(dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(c.input), source.rowLength(), c.parallelism)
                 : FlinkEncode.ranges(source.rows(), cfg.rowsPerChunk(), c.parallelism);
@@ -75,6 +75,34 @@ final class FlinkEncodeRun {
     record Result(long rows, long written, List<String> skipped, int ranges, double wallS, double jobS, Path manifest) {
     }
 
+    /// The tasks' device for `--device`: the embedded cluster's task managers are this machine,
+    /// so `cuda` is checked here (one line saying why it cannot run, before any job), `auto` is
+    /// `cuda` where the driver sees a GPU and `cpu` otherwise; with `cuda`, task k takes GPU k
+    /// modulo the GPUs seen (`EncodeDevice.open(option, task)`).
+    private static String taskDevice(EncodeCommand c, PrintStream o, RowSource source, EncodePipeline.Config cfg) {
+        String d = c.device.toLowerCase(Locale.ROOT);
+        if (d.equals("cpu")) {
+            return d;
+        }
+        dev.penstock.cuda.CudaDriver.Probe p = dev.penstock.cuda.CudaDriver.probe();
+        if (d.equals("auto")) {
+            d = p.usable() ? "cuda" : "cpu";
+            o.println("device: auto: " + (p.usable() ? "cuda on every task (" + p.devices() + " GPU(s) here)" : "cpu (" + p.reason() + ")"));
+            if (d.equals("cpu")) {
+                return d;
+            }
+        } else if (!d.equals("cuda") && !d.matches("cuda:\\d+")) {
+            throw new ParameterException(c.spec.commandLine(), "option '--device': expected auto, cpu or cuda[:N], got '" + c.device + "'");
+        } else if (!p.usable()) {
+            throw new ParameterException(c.spec.commandLine(), "option '--device': " + d + " is not available: " + p.reason());
+        }
+        if (source.dtype() == DType.F32 && cfg.output() == DType.C128) {
+            throw new ParameterException(c.spec.commandLine(), "option '--precision': the CUDA kernels encode float32 rows into c64 states "
+                    + "only; use --precision f32 or float64 input");
+        }
+        return d;
+    }
+
     static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
             long checkpointMs, Path out) throws Exception {
         return run(o, spec, ranges, rows, states, parallelism, checkpointMs, out, null);
@@ -88,7 +116,7 @@ final class FlinkEncodeRun {
         // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
         try (PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
             FlinkEncode.Spec inParts = new FlinkEncode.Spec(spec.input(), spec.columns(), spec.dataset(), spec.encoding(), spec.qubits(),
-                    spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString());
+                    spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString(), spec.device());
             StreamExecutionEnvironment env = FlinkEncode.localEnvironment(parallelism);
             FlinkEncode.build(env, inParts, ranges, parallelism, checkpointMs);
             o.printf(Locale.ROOT, "flink: %,d rows in %d ranges over %d tasks (embedded MiniCluster)%n", rows, ranges.size(), parallelism);

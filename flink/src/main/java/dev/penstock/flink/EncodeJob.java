@@ -25,16 +25,21 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///   flink run -c dev.penstock.flink.EncodeJob penstock-flink-0.1.0-SNAPSHOT-job.jar \
 ///       --input /shared/rows.parquet --out /shared/states.npy|states.zarr --encoding amplitude --qubits 10 \
 ///       [--columns a,b] [--dataset /x] [--precision f32|f64] [--rows-per-chunk 1024] [--on-bad-row fail|skip] \
-///       [--zarr-format 2|3] [--parallelism 2] [--checkpoint-interval 1000] [--shards /shared/dir]
+///       [--zarr-format 2|3] [--parallelism 2] [--checkpoint-interval 1000] [--shards /shared/dir] \
+///       [--device cpu|cuda|cuda:N]
 /// ```
 ///
 /// `--input` must be readable and `--shards` (default: a folder beside `--out`) writable by every
 /// task manager at the same path (shared storage); the tasks read their ranges and write their
 /// shards there, the client (this `main`) joins them into `--out` with its manifest, as the
-/// embedded runner does. Restarts and checkpoint storage are the cluster's.
+/// embedded runner does. Restarts and checkpoint storage are the cluster's. `--device cuda` runs
+/// each task on a GPU of its task manager (task k on GPU k mod the GPUs it sees: one each where a
+/// task manager has as many GPUs as slots); a task manager without one fails the job, naming it.
+/// The CUDA driver is reached through `java.lang.foreign`: give the task managers
+/// `--enable-native-access=ALL-UNNAMED` (`env.java.opts.taskmanager`), or the JVM warns on first use.
 public final class EncodeJob {
     private static final Set<String> KEYS = Set.of("input", "out", "encoding", "qubits", "columns", "dataset", "precision", "rows-per-chunk",
-            "on-bad-row", "zarr-format", "parallelism", "checkpoint-interval", "shards");
+            "on-bad-row", "zarr-format", "parallelism", "checkpoint-interval", "shards", "device");
 
     private EncodeJob() {
     }
@@ -84,7 +89,7 @@ public final class EncodeJob {
         Path shards = Path.of(o.getOrDefault("shards", out.resolveSibling(out.getFileName() + ".shards").toString())).toAbsolutePath();
         Files.createDirectories(shards);
         FlinkEncode.Spec spec = new FlinkEncode.Spec(input.toString(), columns, o.get("dataset"), encoding.label(), qubits, states.label(),
-                rowsPerChunk, skip, shards.toString());
+                rowsPerChunk, skip, shards.toString(), o.getOrDefault("device", "cpu"));
         FlinkEncode.build(env, spec, ranges, parallelism, checkpointMs);
         long t0 = System.nanoTime();
         env.execute("penstock encode " + input.getFileName());

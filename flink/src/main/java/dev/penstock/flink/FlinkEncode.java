@@ -1,6 +1,6 @@
 package dev.penstock.flink;
 
-import dev.penstock.device.CpuDevice;
+import dev.penstock.cuda.EncodeDevice;
 import dev.penstock.formats.npy.NpyWriter;
 import dev.penstock.formats.parquet.ParquetRowGroups;
 import dev.penstock.io.PendingOutput;
@@ -27,8 +27,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /// Encoding as a Flink job: the input's rows split into ranges, each range encoded on a task
-/// (its own `CpuDevice`, the same pipeline as `penstock encode`) into a shard of its own, which
-/// the client joins once the job has succeeded:
+/// (its own device — a `CpuDevice`, or with `device` `cuda` a GPU of its task manager per task —
+/// and the same pipeline as `penstock encode`) into a shard of its own, which the client joins
+/// once the job has succeeded:
 ///
 /// ```
 ///   NumberSequenceSource (range indices, checkpointed) ─rebalance─▶ encode range ×P ─▶ discard
@@ -59,11 +60,24 @@ public final class FlinkEncode {
     /// @param rowsPerChunk rows per chunk of a task's pipeline
     /// @param skipBadRows  skip and report bad rows (else a bad row fails the job)
     /// @param parts        the folder the shards go to
+    /// @param device       each task's device: `cpu`, `cuda` (GPU k mod the GPUs its task manager
+    ///                     sees, for the task of index k: one per task where there are as many GPUs
+    ///                     as slots) or `cuda:N`
     public record Spec(String input, List<String> columns, String dataset, String encoding, int qubits, String states, int rowsPerChunk,
-                       boolean skipBadRows, String parts) implements Serializable {
-        /// Copies the list.
+                       boolean skipBadRows, String parts, String device) implements Serializable {
+        /// Copies the list; checks the device's name.
         public Spec {
             columns = List.copyOf(columns);
+            if (device == null || !device.toLowerCase(java.util.Locale.ROOT).matches("cpu|cuda|cuda:\\d+")) {
+                throw new IllegalArgumentException("option '--device': the encode job's tasks run on cpu, cuda or cuda:N, got '" + device
+                        + "'");
+            }
+        }
+
+        /// A job whose tasks encode on the CPU.
+        public Spec(String input, List<String> columns, String dataset, String encoding, int qubits, String states, int rowsPerChunk,
+                    boolean skipBadRows, String parts) {
+            this(input, columns, dataset, encoding, qubits, states, rowsPerChunk, skipBadRows, parts, "cpu");
         }
     }
 
@@ -139,11 +153,11 @@ public final class FlinkEncode {
                 .sinkTo(new DiscardingSink<>()).setParallelism(parallelism).name("done");
     }
 
-    /// A task's work: encodes ranges into shards.
+    /// A task's work: encodes ranges into shards, on the device its spec names.
     static final class EncodeRanges extends RichMapFunction<Long, Long> {
         private final Spec spec;
         private final List<Range> ranges;
-        private transient CpuDevice device;
+        private transient EncodeDevice device;
 
         EncodeRanges(Spec spec, List<Range> ranges) {
             this.spec = spec;
@@ -152,7 +166,20 @@ public final class FlinkEncode {
 
         @Override
         public void open(OpenContext context) {
-            device = new CpuDevice();
+            int task = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            try {
+                device = EncodeDevice.open(spec.device(), task);
+            } catch (IllegalArgumentException e) { // no GPU on this task manager: the job fails, saying where
+                throw new IllegalStateException("encode task " + task + " on " + host() + ": " + e.getMessage(), e);
+            }
+        }
+
+        private static String host() {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                return "this task manager";
+            }
         }
 
         @Override
@@ -174,7 +201,7 @@ public final class FlinkEncode {
     static volatile java.util.function.IntConsumer beforeRange;
 
     /// Encodes `range` of `spec`'s input on `device` into its shard (and its skipped rows).
-    static void encode(CpuDevice device, Spec spec, Range range) throws Exception {
+    static void encode(EncodeDevice device, Spec spec, Range range) throws Exception {
         java.util.function.IntConsumer hook = beforeRange;
         if (hook != null) {
             hook.accept(range.index());
@@ -197,7 +224,7 @@ public final class FlinkEncode {
                 slice = RowSources.slice(in.source(), range.first(), range.count());
             }
             try (NpyWriter w = NpyWriter.open(shard(parts, range.index()), config.output(), 1L << spec.qubits())) {
-                summary = EncodePipeline.run(device, slice, w::append, config);
+                summary = device.run(slice, w::append, config, null);
                 w.commit();
             } catch (EncodingException e) { // the slice's row, as the input's
                 throw new EncodingException(range.first() + e.row(), e.rule());

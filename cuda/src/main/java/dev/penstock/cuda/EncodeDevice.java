@@ -1,10 +1,5 @@
-package dev.penstock.cli;
+package dev.penstock.cuda;
 
-import dev.penstock.cuda.CudaDevice;
-import dev.penstock.cuda.CudaDriver;
-import dev.penstock.cuda.CudaStream;
-import dev.penstock.cuda.EncodeKernels;
-import dev.penstock.cuda.PinnedBacking;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.memory.DType;
 import dev.penstock.observe.Timeline;
@@ -14,10 +9,13 @@ import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.RowSink;
 import dev.penstock.quantum.RowSource;
 
-/// The device `encode --device auto|cpu|cuda[:N]` runs on: the CPU pipeline, or the device
-/// pipeline with the CUDA kernels and pinned host buffers. `auto` takes `cuda:0` when the driver
-/// sees a GPU and says why not otherwise.
-final class EncodeDevice implements AutoCloseable {
+/// The device `encode --device auto|cpu|cuda[:N]` runs on — locally, or on each task of
+/// `encode --runner flink` — : the CPU pipeline, or the device pipeline with the CUDA kernels and
+/// pinned host buffers. `auto` takes `cuda:0` when the driver sees a GPU and says why not
+/// otherwise.
+///
+/// Threading: one encode at a time; `close` once, after it.
+public final class EncodeDevice implements AutoCloseable {
     private final CpuDevice cpu;
     private final CudaDevice cuda;
     private final PinnedBacking pinned;
@@ -33,7 +31,18 @@ final class EncodeDevice implements AutoCloseable {
     }
 
     /// The device the option names; an `IllegalArgumentException` saying why when it cannot be used.
-    static EncodeDevice open(String option) {
+    public static EncodeDevice open(String option) {
+        return open(option, 0);
+    }
+
+    /// As `open(option)` for the `task`-th of several tasks sharing a machine (a Flink task):
+    /// `cuda` without a number takes GPU `task` modulo the GPUs this machine's driver sees, so
+    /// each task of a task manager with as many GPUs as slots gets its own; `cuda:N` and `auto`
+    /// (`cuda:0`) name one GPU for every task.
+    public static EncodeDevice open(String option, int task) {
+        if (task < 0) {
+            throw new IllegalArgumentException("task index must be ≥ 0, got " + task);
+        }
         String o = option.toLowerCase(java.util.Locale.ROOT);
         if (o.equals("cpu")) {
             return new EncodeDevice(new CpuDevice(), null, "cpu");
@@ -44,26 +53,28 @@ final class EncodeDevice implements AutoCloseable {
                     : new EncodeDevice(new CpuDevice(), null, "auto: cpu (" + p.reason() + ")");
         }
         if (o.equals("cuda") || o.matches("cuda:\\d+")) {
-            int ordinal = o.equals("cuda") ? 0 : Integer.parseInt(o.substring(5));
             if (!p.usable()) {
                 throw new IllegalArgumentException("option '--device': " + o + " is not available: " + p.reason());
             }
-            return new EncodeDevice(null, CudaDevice.open(ordinal), o);
+            int ordinal = o.equals("cuda") ? task % Math.max(1, p.devices()) : Integer.parseInt(o.substring(5));
+            return new EncodeDevice(null, CudaDevice.open(ordinal), o.equals("cuda") && task > 0 ? "cuda:" + ordinal : o);
         }
         throw new IllegalArgumentException("option '--device': expected auto, cpu or cuda[:N], got '" + option + "'");
     }
 
     /// What was chosen, for the summary.
-    String description() {
+    public String description() {
         return cuda == null ? note : note + " — " + cuda.name();
     }
 
     /// Whether the encoding runs on a GPU (whose kernels take f64→c128, f32→c64 and f64→c64).
-    boolean isCuda() {
+    public boolean isCuda() {
         return cuda != null;
     }
 
-    EncodeSummary run(RowSource source, RowSink sink, EncodePipeline.Config cfg, Timeline timeline) throws Exception {
+    /// Encodes `source` into `sink` as `cfg` says on this device, recording on `timeline` (may be
+    /// null); the CUDA kernels encode float32 rows into c64 states only (else refused, saying so).
+    public EncodeSummary run(RowSource source, RowSink sink, EncodePipeline.Config cfg, Timeline timeline) throws Exception {
         if (cuda == null) {
             return EncodePipeline.run(cpu, source, sink, cfg, timeline);
         }
