@@ -2,7 +2,8 @@
 # Rehearses the GPU checks on a machine without a GPU, through the host emulation of the CUDA
 # driver (cuda/src/test/cpp/hostcuda.cpp, built against the toolkit's cuda.h): builds the GPU
 # bundle, runs its gpu-check.sh exactly as a GPU machine would, then `penstock encode --device
-# cuda --timeline` and compares its states with `--device cpu`, and checks the in-flight FIRE
+# cuda --timeline` and compares its states with `--device cpu` (and those of the same encode as a Flink job on
+# GPU tasks), and checks the in-flight FIRE
 # relaxation's and the fused fire + langevin + nve stage's agreement with CpuDevice
 # (`inflight_cuda_max_rel_energy_diff`, `stages_cuda_max_rel_energy_diff`, step counts), and
 # `simulate --device cuda` against `--device cpu` (the same stage histories, energies to 1e-10). It checks that everything runs
@@ -39,6 +40,17 @@ d = sys.argv[1]
 a, b = np.load(d + "/states-cuda.npy"), np.load(d + "/states-cpu.npy")
 diff = float(np.max(np.abs(a - b)))
 print(f"dry_run_states: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
+sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
+PY
+# the same encode as a Flink job whose tasks each open a GPU (--device cuda: task k on GPU k mod the GPUs seen)
+./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --runner flink --parallelism 2 --device cuda \
+  --out "$out/states-flink-cuda.npy"
+python3 - "$out" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+a, b = np.load(d + "/states-flink-cuda.npy"), np.load(d + "/states-cpu.npy")
+diff = float(np.max(np.abs(a - b)))
+print(f"dry_run_flink_states: {a.shape} {a.dtype}, max |flink cuda - cpu| = {diff:.3g}")
 sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
 PY
 # a stage pipeline on the device (a fused stage, then a chained one): simulate --device cuda (relax.cu's pair kernels) against
