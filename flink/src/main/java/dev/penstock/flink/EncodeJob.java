@@ -67,6 +67,8 @@ public final class EncodeJob {
         boolean skip = o.getOrDefault("on-bad-row", "fail").equals("skip");
         List<String> columns = o.containsKey("columns") ? Arrays.stream(o.get("columns").split(",")).map(String::trim).toList() : List.of();
         ZarrFormat zarr = out.toString().endsWith(".zarr") ? ZarrFormat.parse(o.getOrDefault("zarr-format", "2")) : null;
+        String device = o.getOrDefault("device", "cpu");
+        FlinkEncode.checkDevice(device); // before anything is read or made
         for (Path written : List.of(out, StatesOutput.rowsFile(out, zarr != null), out.resolveSibling(out.getFileName() + ".skipped.tsv"),
                 out.resolveSibling(out.getFileName() + ".manifest.json"))) {
             PendingOutput.refuseInputs(written, List.of(input)); // an input is never an output
@@ -84,12 +86,16 @@ public final class EncodeJob {
         }
         DType states = o.containsKey("precision") ? (o.get("precision").equals("f32") ? DType.C64 : DType.C128)
                 : in == DType.F32 ? DType.C64 : DType.C128;
+        if (!device.equalsIgnoreCase("cpu") && in == DType.F32 && states == DType.C128) {
+            throw new IllegalArgumentException("option '--precision': the CUDA kernels encode float32 rows into c64 states only; use "
+                    + "--precision f32 or float64 input");
+        }
         List<FlinkEncode.Range> ranges = sequential ? FlinkEncode.parquetRanges(ParquetRowGroups.rowsOf(input), rowLength, parallelism)
                 : FlinkEncode.ranges(rows, rowsPerChunk, parallelism);
         Path shards = Path.of(o.getOrDefault("shards", out.resolveSibling(out.getFileName() + ".shards").toString())).toAbsolutePath();
         Files.createDirectories(shards);
         FlinkEncode.Spec spec = new FlinkEncode.Spec(input.toString(), columns, o.get("dataset"), encoding.label(), qubits, states.label(),
-                rowsPerChunk, skip, shards.toString(), o.getOrDefault("device", "cpu"));
+                rowsPerChunk, skip, shards.toString(), device);
         FlinkEncode.build(env, spec, ranges, parallelism, checkpointMs);
         long t0 = System.nanoTime();
         env.execute("penstock encode " + input.getFileName());

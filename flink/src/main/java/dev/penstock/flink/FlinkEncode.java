@@ -68,16 +68,20 @@ public final class FlinkEncode {
         /// Copies the list; checks the device's name.
         public Spec {
             columns = List.copyOf(columns);
-            if (device == null || !device.toLowerCase(java.util.Locale.ROOT).matches("cpu|cuda|cuda:\\d+")) {
-                throw new IllegalArgumentException("option '--device': the encode job's tasks run on cpu, cuda or cuda:N, got '" + device
-                        + "'");
-            }
+            checkDevice(device);
         }
 
         /// A job whose tasks encode on the CPU.
         public Spec(String input, List<String> columns, String dataset, String encoding, int qubits, String states, int rowsPerChunk,
                     boolean skipBadRows, String parts) {
             this(input, columns, dataset, encoding, qubits, states, rowsPerChunk, skipBadRows, parts, "cpu");
+        }
+    }
+
+    /// Refuses a tasks' device that is not `cpu`, `cuda` or `cuda:N`, naming the option.
+    public static void checkDevice(String device) {
+        if (device == null || !device.toLowerCase(java.util.Locale.ROOT).matches("cpu|cuda|cuda:\\d+")) {
+            throw new IllegalArgumentException("option '--device': the encode job's tasks run on cpu, cuda or cuda:N, got '" + device + "'");
         }
     }
 

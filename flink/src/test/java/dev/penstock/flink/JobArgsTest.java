@@ -33,6 +33,9 @@ class JobArgsTest {
         assertThatThrownBy(() -> EncodeJob.run(org.apache.flink.streaming.api.environment.StreamExecutionEnvironment.getExecutionEnvironment(),
                 EncodeJob.options(new String[] {"--input", "a.npy", "--out", "s.npy", "--encoding", "angle", "--qubits", "three"})))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("option '--qubits': expected a whole number, got 'three'");
+        assertThatThrownBy(() -> EncodeJob.run(org.apache.flink.streaming.api.environment.StreamExecutionEnvironment.getExecutionEnvironment(),
+                EncodeJob.options(new String[] {"--input", "no-such.npy", "--out", "s.npy", "--encoding", "angle", "--qubits", "3", "--device",
+                    "gpu"}))).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("option '--device'").hasMessageContaining("'gpu'");
     }
 
     @Test
