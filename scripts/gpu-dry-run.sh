@@ -34,25 +34,21 @@ awk -F': ' '$1 == "stages_cuda_max_rel_energy_diff" { d = $2 } $1 == "stages_cud
 ./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \
   --out "$out/states-cuda.npy"
 ./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --device cpu --out "$out/states-cpu.npy"
-python3 - "$out" <<'PY'
+states() { # states NAME A.npy B.npy: the same shape, every amplitude within 1e-12 (NumPy)
+  python3 - "$@" <<'PY'
 import sys, numpy as np
-d = sys.argv[1]
-a, b = np.load(d + "/states-cuda.npy"), np.load(d + "/states-cpu.npy")
+name, x, y = sys.argv[1:4]
+a, b = np.load(x), np.load(y)
 diff = float(np.max(np.abs(a - b)))
-print(f"dry_run_states: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
+print(f"dry_run_{name}: {a.shape} {a.dtype}, max |cuda - cpu| = {diff:.3g}")
 sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
 PY
+}
+states states "$out/states-cuda.npy" "$out/states-cpu.npy"
 # the same encode as a Flink job whose tasks each open a GPU (--device cuda: task k on GPU k mod the GPUs seen)
 ./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --runner flink --parallelism 2 --device cuda \
   --out "$out/states-flink-cuda.npy"
-python3 - "$out" <<'PY'
-import sys, numpy as np
-d = sys.argv[1]
-a, b = np.load(d + "/states-flink-cuda.npy"), np.load(d + "/states-cpu.npy")
-diff = float(np.max(np.abs(a - b)))
-print(f"dry_run_flink_states: {a.shape} {a.dtype}, max |flink cuda - cpu| = {diff:.3g}")
-sys.exit(0 if a.shape == b.shape and diff < 1e-12 else 1)
-PY
+states flink_states "$out/states-flink-cuda.npy" "$out/states-cpu.npy"
 # a stage pipeline on the device (a fused stage, then a chained one): simulate --device cuda (relax.cu's pair kernels) against
 # --device cpu (the model over each system's rows): every system the same stage history, energies to 1e-10;
 # the README's 24 systems, its four periodic boxes shorter than twice the cutoff (CUDA scans their images)

@@ -35,7 +35,8 @@ class SimulateDeviceTest {
         return in;
     }
 
-    private static Map<Long, AtomicSystem> read(Path xyz) throws Exception {
+    /// The systems of an extended XYZ file by id.
+    static Map<Long, AtomicSystem> read(Path xyz) throws Exception {
         Map<Long, AtomicSystem> out = new TreeMap<>();
         try (var in = Files.newBufferedReader(xyz)) {
             for (AtomicSystem s : ExtXyz.read(in, xyz)) {

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,16 +51,6 @@ class SimulateMaterialsTest {
         return out;
     }
 
-    private static Map<Long, AtomicSystem> read(Path xyz) throws Exception {
-        Map<Long, AtomicSystem> out = new TreeMap<>();
-        try (var in = Files.newBufferedReader(xyz)) {
-            for (AtomicSystem s : ExtXyz.read(in, xyz)) {
-                out.put(s.id(), s);
-            }
-        }
-        return out;
-    }
-
     /// `simulate` of `in` under `potential` against the per-system stages (bytes) and on Flink
     /// (bits); returns the local output.
     private Map<Long, AtomicSystem> simulateThreeWays(Path in, String potential, int systems) throws Exception {
@@ -75,8 +64,8 @@ class SimulateMaterialsTest {
         assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", potential, "--max-atoms", "800",
                 "--seed", "7", "--out", flink.toString(), "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "100"))
                 .contains(systems + " of " + systems + " systems finished on Flink");
-        Map<Long, AtomicSystem> a = read(local);
-        Map<Long, AtomicSystem> b = read(flink);
+        Map<Long, AtomicSystem> a = SimulateDeviceTest.read(local);
+        Map<Long, AtomicSystem> b = SimulateDeviceTest.read(flink);
         assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(systems);
         for (long id : a.keySet()) {
             assertThat(b.get(id).positions()).as("%s, system %d on Flink, bit for bit", potential, id).isEqualTo(a.get(id).positions());
@@ -100,7 +89,7 @@ class SimulateMaterialsTest {
         String[][] runs = {{"Ni", "CuNi.eam.alloy"}, {"Zr", "CuZr_mm.eam.fs"}};
         for (String[] r : runs) {
             Path in = alloy(r[0], 6);
-            Map<Long, AtomicSystem> before = read(in);
+            Map<Long, AtomicSystem> before = SimulateDeviceTest.read(in);
             Map<Long, AtomicSystem> out = simulateThreeWays(in, "eam(file=" + POTENTIALS.resolve(r[1]) + ")", 6);
             for (long id : before.keySet()) {
                 assertThat(out.get(id).numbers()).as("%s, system %d: each atom's element", r[1], id).isEqualTo(before.get(id).numbers());
