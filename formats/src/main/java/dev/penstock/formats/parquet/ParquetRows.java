@@ -5,7 +5,6 @@ import dev.hardwood.metadata.PhysicalType;
 import dev.hardwood.reader.ColumnReader;
 import dev.hardwood.reader.ColumnReaders;
 import dev.hardwood.reader.ParquetFileReader;
-import dev.hardwood.reader.Validity;
 import dev.hardwood.schema.ColumnProjection;
 import dev.hardwood.schema.ColumnSchema;
 import dev.penstock.io.BadInputException;
@@ -242,39 +241,7 @@ public final class ParquetRows implements AutoCloseable {
             delivered += k;
             return k;
         }
-        // Columns → rows, eight columns at a time: each row of the block takes one run of eight
-        // consecutive values — a whole cache line written at once — while the eight columns are
-        // read in order. (Tiles of 16 rows walked column by column, as before, wrote each line
-        // eight times, a value per column: 55 ms per 100 MB against 8 ms this way.)
-        int c0 = 0;
-        for (; c0 + 8 <= width; c0 += 8) {
-            double[] a0 = batch[c0];
-            double[] a1 = batch[c0 + 1];
-            double[] a2 = batch[c0 + 2];
-            double[] a3 = batch[c0 + 3];
-            double[] a4 = batch[c0 + 4];
-            double[] a5 = batch[c0 + 5];
-            double[] a6 = batch[c0 + 6];
-            double[] a7 = batch[c0 + 7];
-            for (int r = 0; r < k; r++) {
-                int from = batchPos + r;
-                long at = ((long) r * width + c0) * 8;
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, a0[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 8, a1[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 16, a2[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 24, a3[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 32, a4[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 40, a5[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 48, a6[from]);
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at + 56, a7[from]);
-            }
-        }
-        for (; c0 < width; c0++) { // the last width % 8 columns
-            double[] col = batch[c0];
-            for (int r = 0; r < k; r++) {
-                dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, ((long) r * width + c0) * 8, col[batchPos + r]);
-            }
-        }
+        ColumnRows.copy(batch, batchPos, width, k, dst);
         batchPos += k;
         delivered += k;
         return k;
@@ -353,10 +320,10 @@ public final class ParquetRows implements AutoCloseable {
         if (listMode) {
             ColumnReader r = columns.getColumnReader(0);
             listOffsets = r.getLayerOffsets(0);
-            if (direct(r)) {
+            if (ColumnRows.direct(r)) {
                 listValues = r.getDoubles();
             } else {
-                listOwn = asDoubles(r, r.getValueCount(), listOwn);
+                listOwn = ColumnRows.asDoubles(r, r.getValueCount(), listOwn);
                 listValues = listOwn;
             }
             return true;
@@ -369,61 +336,16 @@ public final class ParquetRows implements AutoCloseable {
             }
         }
         for (int c = 0; c < names.size(); c++) {
-            if (direct(readers[c])) {
+            if (ColumnRows.direct(readers[c])) {
                 batch[c] = readers[c].getDoubles();
             } else {
-                own[c] = asDoubles(readers[c], batchRows, own[c]); // ours: never the reader's array
+                own[c] = ColumnRows.asDoubles(readers[c], batchRows, own[c]); // ours: never the reader's array
                 batch[c] = own[c];
             }
         }
         return true;
     }
 
-    /// Whether the batch's values of `r` are read in place: a double column without nulls, whose
-    /// array is the reader's own, valid until its next batch — which `copyRows` never outlives —
-    /// so no copy is made.
-    private static boolean direct(ColumnReader r) {
-        Validity valid = r.getLeafValidity();
-        return r.getColumnSchema().type() == PhysicalType.DOUBLE && (valid == null || !valid.hasNulls());
-    }
-
-    /// The batch's `n` values of `r` as doubles in `reuse` (or a new array; never the reader's
-    /// own), nulls as NaN.
-    private static double[] asDoubles(ColumnReader r, int n, double[] reuse) {
-        Validity valid = r.getLeafValidity();
-        boolean nulls = valid != null && valid.hasNulls();
-        double[] out = reuse != null && reuse.length >= n ? reuse : new double[n];
-        switch (r.getColumnSchema().type()) {
-            case DOUBLE -> System.arraycopy(r.getDoubles(), 0, out, 0, n);
-            case FLOAT -> {
-                float[] f = r.getFloats();
-                for (int i = 0; i < n; i++) {
-                    out[i] = f[i];
-                }
-            }
-            case INT32 -> {
-                int[] v = r.getInts();
-                for (int i = 0; i < n; i++) {
-                    out[i] = v[i];
-                }
-            }
-            case INT64 -> {
-                long[] v = r.getLongs();
-                for (int i = 0; i < n; i++) {
-                    out[i] = v[i];
-                }
-            }
-            default -> throw new AssertionError(r.getColumnSchema());
-        }
-        if (nulls) {
-            for (int i = valid.nextNull(0, n); i >= 0 && i < n; i = valid.nextNull(i + 1, n)) {
-                out[i] = Double.NaN;
-            }
-        }
-        return out;
-    }
-
-    /// Closes the file.
     @Override
     public void close() throws IOException {
         closing = true;
