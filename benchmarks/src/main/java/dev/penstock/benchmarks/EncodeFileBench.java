@@ -145,6 +145,14 @@ public final class EncodeFileBench {
         m.put("slowest_stage", slowestName);
         m.put("rows_per_s", fmt(rows / pipelineS));
         m.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / pipelineS));
+        // where the pipeline's time went, from its median measured run: copy/compute overlap and
+        // staging-pool starvation (times and count a chunk waited for a free staging buffer)
+        List<EncodeSummary> measured = new java.util.ArrayList<>(runs.subList(runs.size() - repeat, runs.size()));
+        measured.sort(java.util.Comparator.comparingLong(EncodeSummary::wallNs));
+        var median = measured.get(measured.size() / 2).transfer();
+        m.put("overlap_percent", String.format(Locale.ROOT, "%.1f", median.overlapPercent()));
+        m.put("staging_waits", Long.toString(median.slotWaits()));
+        m.put("staging_wait_ms", String.format(Locale.ROOT, "%.1f", median.slotWaitNs() / 1e6));
         // the same rows from an Arrow IPC file: read from the mapping by ARROW_IO_THREADS threads at once
         double arrowSlowest = Math.max(arrowReadS, Math.max(encodeS, writeS));
         m.put("arrow_input_mb", Long.toString(Files.size(arrow) >> 20));
@@ -226,12 +234,17 @@ public final class EncodeFileBench {
         }
     }
 
+    /// The summaries of the Parquet pipeline's runs, in order (the measured rounds' median run
+    /// gives the overlap and starvation figures).
+    private final List<EncodeSummary> runs = new java.util.ArrayList<>();
+
     private void pipeline(Path parquet, Path npy) throws Exception {
         try (ParquetRows r = ParquetRows.open(parquet, List.of()); Device device = new CpuDevice();
              NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
             RowSource source = RowSources.of(r);
             EncodeSummary s = EncodePipeline.run(device, source, w::append,
                     new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, 1, BadRowPolicy.FAIL));
+            runs.add(s);
             out.printf(Locale.ROOT, "pipeline run: %.0f rows/s (waiting for reads %.0f ms, staging %.0f ms, encoding %.0f ms, "
                             + "waiting for the writer %.0f ms, writing %.0f ms)%n", s.rowsPerSecond(), s.ioWaitNs() / 1e6,
                     s.transfer().slotWaitNs() / 1e6, (s.transfer().kernelNs() - s.outputWaitNs()) / 1e6, s.outputWaitNs() / 1e6,

@@ -182,6 +182,8 @@ class MainTest {
         assertThat(out).contains("read_alone_rows_per_s: ", "encode_alone_rows_per_s: ", "write_alone_rows_per_s: ",
                 "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ",
                 "flink_rows_per_s: ", "flink_fixed_cost_s: ", "ratio_flink_vs_local: ");
+        assertThat(out).containsPattern("overlap_percent: \\d+\\.\\d").containsPattern("staging_waits: \\d+")
+                .containsPattern("staging_wait_ms: \\d+\\.\\d");
         try (var left = java.nio.file.Files.list(dir)) {
             assertThat(left.map(p -> p.getFileName().toString()).toList()).as("only the kept inputs").allMatch(n -> n.endsWith(".parquet")
                     || n.endsWith(".arrow"));
