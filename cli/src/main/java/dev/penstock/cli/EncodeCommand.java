@@ -1,5 +1,6 @@
 package dev.penstock.cli;
 
+import dev.penstock.cuda.EncodeDevice;
 import dev.penstock.metrics.PenstockMetrics;
 import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.memory.DType;
@@ -8,7 +9,6 @@ import dev.penstock.io.PendingOutput;
 import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodeInputs;
-import dev.penstock.cuda.EncodeDevice;
 import dev.penstock.quantum.EncodePipeline;
 import dev.penstock.quantum.EncodeSummary;
 import dev.penstock.quantum.Encoding;
