@@ -80,7 +80,12 @@ final class FlinkEncodeRun {
     /// `cuda` where the driver sees a GPU and `cpu` otherwise; with `cuda`, task k takes GPU k
     /// modulo the GPUs seen (`EncodeDevice.open(option, task)`).
     private static String taskDevice(EncodeCommand c, PrintStream o, RowSource source, EncodePipeline.Config cfg) {
-        String d = c.device.toLowerCase(Locale.ROOT);
+        String d;
+        try {
+            d = dev.penstock.cuda.EncodeDevice.checked(c.device);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(c.spec.commandLine(), e.getMessage());
+        }
         if (d.equals("cpu")) {
             return d;
         }
@@ -91,8 +96,6 @@ final class FlinkEncodeRun {
             if (d.equals("cpu")) {
                 return d;
             }
-        } else if (!d.equals("cuda") && !d.matches("cuda:\\d+")) {
-            throw new ParameterException(c.spec.commandLine(), "option '--device': expected auto, cpu or cuda[:N], got '" + c.device + "'");
         } else if (!p.usable()) {
             throw new ParameterException(c.spec.commandLine(), "option '--device': " + d + " is not available: " + p.reason());
         }

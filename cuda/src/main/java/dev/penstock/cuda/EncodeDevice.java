@@ -35,31 +35,38 @@ public final class EncodeDevice implements AutoCloseable {
         return open(option, 0);
     }
 
+    /// `option` in lower case if it names a device — `cpu`, `auto`, `cuda` or `cuda:N` — else an
+    /// `IllegalArgumentException` naming the option (checked before anything is read).
+    public static String checked(String option) {
+        String o = option == null ? "" : option.toLowerCase(java.util.Locale.ROOT);
+        if (!o.matches("cpu|auto|cuda|cuda:\\d+")) {
+            throw new IllegalArgumentException("option '--device': expected auto, cpu or cuda[:N], got '" + option + "'");
+        }
+        return o;
+    }
+
     /// As `open(option)` for the `task`-th of several tasks sharing a machine (a Flink task):
-    /// `cuda` without a number takes GPU `task` modulo the GPUs this machine's driver sees, so
-    /// each task of a task manager with as many GPUs as slots gets its own; `cuda:N` and `auto`
-    /// (`cuda:0`) name one GPU for every task.
+    /// `cuda` without a number (and `auto` where there is a GPU) takes GPU `task` modulo the GPUs
+    /// this machine's driver sees, so each task of a task manager with as many GPUs as slots gets
+    /// its own; `cuda:N` names one GPU for every task.
     public static EncodeDevice open(String option, int task) {
         if (task < 0) {
             throw new IllegalArgumentException("task index must be ≥ 0, got " + task);
         }
-        String o = option.toLowerCase(java.util.Locale.ROOT);
+        String o = checked(option);
         if (o.equals("cpu")) {
             return new EncodeDevice(new CpuDevice(), null, "cpu");
         }
         CudaDriver.Probe p = CudaDriver.probe();
-        if (o.equals("auto")) {
-            return p.usable() ? new EncodeDevice(null, CudaDevice.open(0), "auto: cuda:0")
-                    : new EncodeDevice(new CpuDevice(), null, "auto: cpu (" + p.reason() + ")");
+        if (o.equals("auto") && !p.usable()) {
+            return new EncodeDevice(new CpuDevice(), null, "auto: cpu (" + p.reason() + ")");
         }
-        if (o.equals("cuda") || o.matches("cuda:\\d+")) {
-            if (!p.usable()) {
-                throw new IllegalArgumentException("option '--device': " + o + " is not available: " + p.reason());
-            }
-            int ordinal = o.equals("cuda") ? task % Math.max(1, p.devices()) : Integer.parseInt(o.substring(5));
-            return new EncodeDevice(null, CudaDevice.open(ordinal), o.equals("cuda") && task > 0 ? "cuda:" + ordinal : o);
+        if (!p.usable()) {
+            throw new IllegalArgumentException("option '--device': " + o + " is not available: " + p.reason());
         }
-        throw new IllegalArgumentException("option '--device': expected auto, cpu or cuda[:N], got '" + option + "'");
+        int ordinal = o.startsWith("cuda:") ? Integer.parseInt(o.substring(5)) : task % Math.max(1, p.devices());
+        return new EncodeDevice(null, CudaDevice.open(ordinal), o.equals("auto") ? "auto: cuda:" + ordinal
+                : o.equals("cuda") && task > 0 ? "cuda:" + ordinal : o);
     }
 
     /// What was chosen, for the summary.

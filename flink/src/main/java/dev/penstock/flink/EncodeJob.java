@@ -26,7 +26,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 ///       --input /shared/rows.parquet --out /shared/states.npy|states.zarr --encoding amplitude --qubits 10 \
 ///       [--columns a,b] [--dataset /x] [--precision f32|f64] [--rows-per-chunk 1024] [--on-bad-row fail|skip] \
 ///       [--zarr-format 2|3] [--parallelism 2] [--checkpoint-interval 1000] [--shards /shared/dir] \
-///       [--device cpu|cuda|cuda:N]
+///       [--device cpu|cuda|cuda:N|auto]
 /// ```
 ///
 /// `--input` must be readable and `--shards` (default: a folder beside `--out`) writable by every
@@ -67,8 +67,7 @@ public final class EncodeJob {
         boolean skip = o.getOrDefault("on-bad-row", "fail").equals("skip");
         List<String> columns = o.containsKey("columns") ? Arrays.stream(o.get("columns").split(",")).map(String::trim).toList() : List.of();
         ZarrFormat zarr = out.toString().endsWith(".zarr") ? ZarrFormat.parse(o.getOrDefault("zarr-format", "2")) : null;
-        String device = o.getOrDefault("device", "cpu");
-        FlinkEncode.checkDevice(device); // before anything is read or made
+        String device = dev.penstock.cuda.EncodeDevice.checked(o.getOrDefault("device", "cpu")); // before anything is read or made
         for (Path written : List.of(out, StatesOutput.rowsFile(out, zarr != null), out.resolveSibling(out.getFileName() + ".skipped.tsv"),
                 out.resolveSibling(out.getFileName() + ".manifest.json"))) {
             PendingOutput.refuseInputs(written, List.of(input)); // an input is never an output

@@ -62,26 +62,19 @@ public final class FlinkEncode {
     /// @param parts        the folder the shards go to
     /// @param device       each task's device: `cpu`, `cuda` (GPU k mod the GPUs its task manager
     ///                     sees, for the task of index k: one per task where there are as many GPUs
-    ///                     as slots) or `cuda:N`
+    ///                     as slots), `auto` (the same where there is a GPU, else cpu) or `cuda:N`
     public record Spec(String input, List<String> columns, String dataset, String encoding, int qubits, String states, int rowsPerChunk,
                        boolean skipBadRows, String parts, String device) implements Serializable {
-        /// Copies the list; checks the device's name.
+        /// Copies the list; checks the device's name (`EncodeDevice.checked`).
         public Spec {
             columns = List.copyOf(columns);
-            checkDevice(device);
+            device = EncodeDevice.checked(device);
         }
 
         /// A job whose tasks encode on the CPU.
         public Spec(String input, List<String> columns, String dataset, String encoding, int qubits, String states, int rowsPerChunk,
                     boolean skipBadRows, String parts) {
             this(input, columns, dataset, encoding, qubits, states, rowsPerChunk, skipBadRows, parts, "cpu");
-        }
-    }
-
-    /// Refuses a tasks' device that is not `cpu`, `cuda` or `cuda:N`, naming the option.
-    public static void checkDevice(String device) {
-        if (device == null || !device.toLowerCase(java.util.Locale.ROOT).matches("cpu|cuda|cuda:\\d+")) {
-            throw new IllegalArgumentException("option '--device': the encode job's tasks run on cpu, cuda or cuda:N, got '" + device + "'");
         }
     }
 

@@ -36,12 +36,7 @@ final class JobArgs {
     /// Option `key` of `o` as a whole number, `fallback` when it is not given; a value that is not
     /// one is an error naming the option.
     static long number(Map<String, String> o, String key, long fallback) {
-        String v = o.get(key);
-        try {
-            return v == null ? fallback : Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option '--" + key + "': expected a whole number, got '" + v + "'");
-        }
+        return parsed(o, key, fallback, Long::parseLong, "a whole number");
     }
 
     /// As `number`, an `int`.
@@ -56,11 +51,17 @@ final class JobArgs {
     /// Option `key` of `o` as a number (`Infinity` allowed), `fallback` when it is not given; a
     /// value that is not one is an error naming the option.
     static double decimal(Map<String, String> o, String key, double fallback) {
+        return parsed(o, key, fallback, Double::parseDouble, "a number");
+    }
+
+    /// Option `key` parsed by `parse` (`fallback` when absent); a `NumberFormatException` is an
+    /// error naming the option and saying it expected `what`.
+    private static <T> T parsed(Map<String, String> o, String key, T fallback, java.util.function.Function<String, T> parse, String what) {
         String v = o.get(key);
         try {
-            return v == null ? fallback : Double.parseDouble(v.trim());
+            return v == null ? fallback : parse.apply(v.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("option '--" + key + "': expected a number, got '" + v + "'");
+            throw new IllegalArgumentException("option '--" + key + "': expected " + what + ", got '" + v + "'");
         }
     }
 }
