@@ -138,9 +138,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             rows.run(0, 0, n);
             return;
         }
-        if (crew == null) {
-            crew = new Crew("penstock-relax-kernels", threads);
-        }
+        crew();
         for (int k = 0; k < n; k++) { // insertion sort by cost, costliest first (row order past SORTED_CLAIMS)
             long c = costs[k];
             int at = k;
@@ -158,6 +156,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 rows.run(q, k, k + 1);
             }
         });
+    }
+
+    /// The kernels' crew, made on first use.
+    private Crew crew() {
+        if (crew == null) {
+            crew = new Crew("penstock-relax-kernels", threads);
+        }
+        return crew;
     }
 
     private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
@@ -197,9 +203,23 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch("relax evaluate model", () -> {
             terms.views(ints, cap, systems);
-            // each system whole on one thread: the split changes no number
-            split(systems, k -> ModelTerms.COST_PER_ATOM * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS,
-                    (part, from, to) -> terms.evaluate(pos, force, ints, doubles, cap, from, to));
+            // a large system's parts over every thread, one such system at a time (the parts are
+            // fixed by its size: the numbers of one thread), then the others each whole on one
+            // thread: the split changes no number
+            boolean lend = threads > 1;
+            for (int k = 0; lend && k < systems; k++) {
+                if (terms.inParts(k)) {
+                    terms.evaluate(pos, force, ints, doubles, cap, k, k + 1, crew());
+                }
+            }
+            split(systems, k -> lend && terms.inParts(k) ? 0 : ModelTerms.COST_PER_ATOM * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS,
+                    (part, from, to) -> {
+                        for (int k = from; k < to; k++) {
+                            if (!lend || !terms.inParts(k)) {
+                                terms.evaluate(pos, force, ints, doubles, cap, k, k + 1, null);
+                            }
+                        }
+                    });
         });
     }
 
@@ -310,9 +330,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         int start = ints.getAtIndex(I32, START * cap + k);
         int n = ints.getAtIndex(I32, COUNT * cap + k);
         int parts = Math.min(threads, partOverlaps.length);
-        if (crew == null) {
-            crew = new Crew("penstock-relax-kernels", threads);
-        }
+        crew();
         for (int q = 0; q < parts; q++) {
             Scratch w = scratch[q];
             w.fit(n);

@@ -1,6 +1,8 @@
 package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.potential.RowParts;
+import dev.penstock.device.Crew;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Stream;
 import java.io.ByteArrayInputStream;
@@ -19,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /// system of the packed batch is computed by the model from its rows of the `pos` column, and its
 /// forces, energy, max |F_i| and virial written back to its rows (`evaluate`, on host-readable
 /// columns: `CpuRelaxKernels` launches it, the systems split over its threads, each system on
-/// one, so the numbers do not depend on the split).
+/// one — and a large system's parts (`RowParts`) over all of them, one such system at a time — so
+/// the numbers do not depend on the split).
 ///
 /// ```
 ///   admitted(s)  ─▶ a view of s: its id, atomic numbers, masses, cell (constant while it is in
@@ -118,13 +121,16 @@ public final class ModelTerms implements BatchTerms {
     /// Computes rows `[from, to)` (after `views`): each system's packed positions into its view,
     /// the model, then its forces, `ENERGY`, `FMAX`, `VIRIAL` (NaN: none) and flag (`FLAG_MODEL`
     /// if the model refused it, `FLAG_NON_FINITE` for a non-finite result; an earlier flag stands).
-    public void evaluate(MemorySegment pos, MemorySegment force, MemorySegment ints, MemorySegment doubles, long cap, int from, int to) {
+    /// With a `crew` (null: none) the model computes each system's parts on it
+    /// (`Model.compute(system, crew)`: the same numbers).
+    public void evaluate(MemorySegment pos, MemorySegment force, MemorySegment ints, MemorySegment doubles, long cap, int from, int to,
+                         Crew crew) {
         for (int k = from; k < to; k++) {
             AtomicSystem view = rowViews[k];
             int start = ints.getAtIndex(I32, RelaxColumns.START * cap + k);
             int n = view.atoms();
             MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
-            boolean ok = compute(view);
+            boolean ok = compute(view, crew);
             double[] f = view.forces();
             MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
             double max = 0;
@@ -149,10 +155,21 @@ public final class ModelTerms implements BatchTerms {
         }
     }
 
-    /// Computes `view`; false if the model refused it (why is kept for the diagnosis).
-    private boolean compute(AtomicSystem view) {
+    /// Whether row `k`'s system (after `views`) is large enough for the model to compute it in
+    /// parts (`RowParts`), which a crew can share out.
+    public boolean inParts(int k) {
+        return RowParts.count(rowViews[k].atoms()) > 1;
+    }
+
+    /// Computes `view` (its parts on `crew`, if given); false if the model refused it (why is kept
+    /// for the diagnosis).
+    private boolean compute(AtomicSystem view, Crew crew) {
         try {
-            model.compute(view);
+            if (crew == null) {
+                model.compute(view);
+            } else {
+                model.compute(view, crew);
+            }
             return true;
         } catch (IllegalStateException | IllegalArgumentException e) {
             failures.put(view.id(), "system " + view.id() + ": the model failed: " + e.getMessage());

@@ -2,6 +2,7 @@ package dev.penstock.atoms.neighbor;
 
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
+import dev.penstock.device.Crew;
 import java.util.Arrays;
 
 /// A half neighbour list (each pair once) with a skin: pairs closer than `cutoff + skin` at the
@@ -69,22 +70,23 @@ public final class NeighborList {
 
     /// Builds the list now, on the calling thread.
     public void build(AtomicSystem s) {
-        build(s, null, 1);
+        build(s, null);
     }
 
-    /// Rebuilds if the rule says so, the cell scan split over `threads` (the caller and
-    /// `threads − 1` tasks on `pool`); returns whether it rebuilt.
-    public boolean update(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+    /// Rebuilds if the rule says so, the cell scan split over `crew`'s threads (null: the
+    /// caller alone; the list is the same either way); returns whether it rebuilt.
+    public boolean update(AtomicSystem s, Crew crew) {
         double[] r = s.positions();
         if (builtAt.length == r.length && maxDisplacement(r) <= skin / 2) {
             return false;
         }
-        build(s, pool, threads);
+        build(s, crew);
         return true;
     }
 
-    /// Builds the list now; a cell-list build is split over `threads` when `pool` is given.
-    public void build(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+    /// Builds the list now; a cell-list build is split over `crew`'s threads when it is given
+    /// (the same list: each part's atoms keep their pairs, the parts joined in order).
+    public void build(AtomicSystem s, Crew crew) {
         main.clear();
         double rl = cutoff + skin;
         Cell cell = s.cell();
@@ -139,7 +141,7 @@ public final class NeighborList {
             cells = !s.periodic(d) || cell.faceDistance(d) >= 2.5 * rl;
         }
         if (cells) {
-            buildCells(s, rl, 2, cell, frac, pool == null ? 1 : threads, pool);
+            buildCells(s, rl, 2, cell, frac, crew);
         } else {
             AllPairs.search(s, rl, main, start, end, this::codeOf);
         }
@@ -147,8 +149,7 @@ public final class NeighborList {
         builds++;
     }
 
-    private void buildCells(AtomicSystem s, double rl, int k, Cell cell, double[] frac, int threads,
-                            java.util.concurrent.ExecutorService pool) {
+    private void buildCells(AtomicSystem s, double rl, int k, Cell cell, double[] frac, Crew crew) {
         double[] r = s.positions();
         int n = s.atoms();
         // bin by fractional coordinate: a bin at least rl / (k · faceDistance) wide in s_d lies
@@ -213,6 +214,7 @@ public final class NeighborList {
             wz[q] = r[3 * i + 2] - cell.translation(image[3 * i], image[3 * i + 1], image[3 * i + 2], 2);
         }
         Cells g = new Cells(s, rl * rl, cell, nc, cellOf, image, cellStart, sorted, wx, wy, wz, halfStencil(k));
+        int threads = crew == null ? 1 : crew.size();
         if (threads <= 1 || n < 1024) {
             scan(g, 0, n, main);
             return;
@@ -223,29 +225,11 @@ public final class NeighborList {
                 parts[t] = new PairBuffer();
             }
         }
-        java.util.List<java.util.concurrent.Future<?>> tasks = new java.util.ArrayList<>();
-        for (int t = 0; t < threads - 1; t++) {
-            PairBuffer part = parts[t];
-            int from = (int) ((long) n * t / threads);
-            int to = (int) ((long) n * (t + 1) / threads);
-            tasks.add(pool.submit(() -> {
-                part.clear();
-                scan(g, from, to, part);
-            }));
-        }
-        PairBuffer own = parts[threads - 1];
-        own.clear();
-        scan(g, (int) ((long) n * (threads - 1) / threads), n, own);
-        for (java.util.concurrent.Future<?> f : tasks) {
-            try {
-                f.get();
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("neighbour list build failed", e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted building the neighbour list", e);
-            }
-        }
+        PairBuffer[] buffers = parts;
+        crew.run(threads, t -> {
+            buffers[t].clear();
+            scan(g, (int) ((long) n * t / threads), (int) ((long) n * (t + 1) / threads), buffers[t]);
+        });
         // concatenate: each part's atoms keep their pairs contiguous, shifted by the part's base
         for (int t = 0; t < threads; t++) {
             int base = main.size;
@@ -473,7 +457,7 @@ public final class NeighborList {
     /// takes bit for bit the steps it would have taken uninterrupted. (A list built at the
     /// restored positions instead bins the atoms differently, orders its pairs differently, and
     /// the last-bit differences of the sums grow over a long run.) `builds` is set to `buildsThen`.
-    public void rebuildAt(AtomicSystem s, double[] at, long buildsThen, java.util.concurrent.ExecutorService pool, int threads) {
+    public void rebuildAt(AtomicSystem s, double[] at, long buildsThen, Crew crew) {
         double[] r = s.positions();
         if (at.length != r.length) {
             throw new IllegalArgumentException("system " + s.id() + ": saved list positions for " + at.length / 3 + " atoms, the system has "
@@ -482,7 +466,7 @@ public final class NeighborList {
         double[] now = r.clone();
         System.arraycopy(at, 0, r, 0, r.length); // the build reads the system's positions: lend it the saved ones
         try {
-            build(s, pool, threads);
+            build(s, crew);
         } finally {
             System.arraycopy(now, 0, r, 0, r.length);
         }

@@ -2,6 +2,7 @@ package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,9 +26,10 @@ import java.util.Arrays;
 /// file's elements. Periodic and free systems, any cell (the neighbour list's images).
 ///
 /// Threading: like `PairPotential`: different systems may be computed at once from different
-/// threads (each system's list and scratch are its own), and `threads(n)` splits one system's
-/// passes over n threads (each part's rows scatter into its own arrays, summed in part order:
-/// deterministic for a given n; such split systems are computed one at a time).
+/// threads (each system's list and scratch are its own); a large system is computed in parts
+/// fixed by its size (`RowParts`: each part's rows scatter into its own arrays, summed in part
+/// order), run on `threads(n)`'s crew or a crew lent to `compute(system, crew)` — the same
+/// numbers on any number of threads; such systems are computed one at a time.
 ///
 /// Why one file over 400 lines: its three passes, whole or split over parts, share the
 /// interleaved tables, the scratch of kept pairs that pass 1 hands pass 3, and the one order of
@@ -51,7 +53,7 @@ public final class Eam extends FileModel {
         int[] base = new int[0];
         double[] r = new double[0]; // rsq as pass 1 finds it, then its square root for pass 3
         final double[] sums = new double[7];
-        double[] force = new double[0]; // a part's forces (`threads` > 1)
+        double[] force = new double[0]; // a part's forces (a system in parts)
         double embedding;               // a part's embedding energies
 
         void fit(int atoms, int pairs) {
@@ -128,15 +130,12 @@ public final class Eam extends FileModel {
         return new Eam(t);
     }
 
-    /// Splits each system's passes over `n` threads: part p takes rows [n_atoms·p/n,
-    /// n_atoms·(p+1)/n), scattering densities and forces into its own arrays, summed in part
-    /// order; 1 (the default) runs on the caller. Results are deterministic for a given `n` (the
-    /// order of the sums depends on it; they agree with 1 thread's to rounding). Returns this.
-    public synchronized Eam threads(int n) {
-        parts = split(n, "penstock-eam") == null ? new Scratch[0] : new Scratch[n];
-        for (int p = 0; p < parts.length; p++) {
-            parts[p] = new Scratch();
-        }
+    /// Runs a large system's parts (`RowParts`: part p of k takes rows [n_atoms·p/k,
+    /// n_atoms·(p+1)/k), scattering densities and forces into its own arrays, summed in part
+    /// order) on `n` threads; 1 (the default) runs them on the caller. The numbers are the same
+    /// for any `n`. Returns this.
+    public Eam threads(int n) {
+        split(n, "penstock-eam");
         return this;
     }
 
@@ -195,22 +194,22 @@ public final class Eam extends FileModel {
 
     @Override
     public void compute(AtomicSystem s) {
-        RowParts split;
-        Scratch[] ps;
-        synchronized (this) {
-            split = crew();
-            ps = parts;
-        }
+        compute(s, crew());
+    }
+
+    @Override
+    public void compute(AtomicSystem s, Crew crew) {
         boolean withVirial = virial;
-        if (split != null) {
-            synchronized (split) { // one split system at a time: the parts' scratch is the crew's
-                computeSplit(s, split, ps, withVirial);
+        int n = s.atoms();
+        int k = RowParts.count(n);
+        if (k > 1) {
+            synchronized (partsLock) { // one system in parts at a time: the parts' scratch is the model's
+                computeSplit(s, crew, k, withVirial);
             }
             return;
         }
-        int n = s.atoms();
         int[] type = species.types(s);
-        NeighborList list = lists.current(s, null, 1);
+        NeighborList list = lists.current(s, null);
         double[] r = s.positions();
         double[] f = s.forces();
         Arrays.fill(f, 0);
@@ -273,14 +272,21 @@ public final class Eam extends FileModel {
         s.virial(withVirial ? new double[] {sums[1], sums[4], sums[5], sums[4], sums[2], sums[6], sums[5], sums[6], sums[3]} : null);
     }
 
-    /// `compute` with the rows split over `parts` (see `threads`): pass 1 per part into its own
-    /// densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part into its
-    /// own forces and sums, summed the same way.
-    private void computeSplit(AtomicSystem s, RowParts split, Scratch[] ps, boolean withVirial) {
+    /// `compute` in `k` parts (`RowParts`) run on `crew` (null: the caller): pass 1 per part into
+    /// its own densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part
+    /// into its own forces and sums, summed the same way. The caller holds `partsLock`.
+    private void computeSplit(AtomicSystem s, Crew crew, int k, boolean withVirial) {
         int n = s.atoms();
-        int k = split.count;
         int[] type = species.types(s);
-        NeighborList list = lists.current(s, split.pool, k);
+        NeighborList list = lists.current(s, crew);
+        if (parts.length < k) {
+            Scratch[] more = Arrays.copyOf(parts, k);
+            for (int p = parts.length; p < k; p++) {
+                more[p] = new Scratch();
+            }
+            parts = more;
+        }
+        Scratch[] ps = parts;
         double[] r = s.positions();
         double[] f = s.forces();
         int[] start = list.start();
@@ -288,41 +294,47 @@ public final class Eam extends FileModel {
         int[] second = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
-        for (Scratch w : ps) {
-            w.fit(n, list.second().length);
+        for (int p = 0; p < k; p++) { // each part's pair slots for its own rows' listed pairs
+            int from = RowParts.from(n, p, k);
+            int to = RowParts.from(n, p + 1, k);
+            long listed = 0;
+            for (int i = from; i < to; i++) {
+                listed += end[i] - start[i];
+            }
+            ps[p].fit(n, (int) listed);
         }
         double[] rho = ps[0].rho; // part 0's densities become the sums, after every part is done
         double[] fp = ps[0].fp;
-        split.run(p -> {
+        RowParts.run(crew, k, p -> {
             Scratch w = ps[p];
             Arrays.fill(w.rho, 0, n, 0);
             int kept = 0;
-            for (int i = split.from(n, p); i < split.from(n, p + 1); i++) {
+            for (int i = RowParts.from(n, p, k); i < RowParts.from(n, p + 1, k); i++) {
                 kept = densities(s, w, i, start[i], end[i], kept, type, second, code, r, shift);
                 w.insideEnd[i] = kept;
             }
         });
-        split.run(p -> {
-            for (int i = split.from(n, p); i < split.from(n, p + 1); i++) {
+        RowParts.run(crew, k, p -> {
+            for (int i = RowParts.from(n, p, k); i < RowParts.from(n, p + 1, k); i++) {
                 double sum = rho[i];
                 for (int q = 1; q < k; q++) {
                     sum += ps[q].rho[i];
                 }
                 rho[i] = sum;
             }
-            ps[p].embedding = embed(type, rho, fp, split.from(n, p), split.from(n, p + 1));
+            ps[p].embedding = embed(type, rho, fp, RowParts.from(n, p, k), RowParts.from(n, p + 1, k));
         });
-        split.run(p -> {
+        RowParts.run(crew, k, p -> {
             Scratch w = ps[p];
             Arrays.fill(w.force, 0, 3 * n, 0);
             Arrays.fill(w.sums, 0);
-            int from = split.from(n, p);
-            for (int i = from; i < split.from(n, p + 1); i++) {
+            int from = RowParts.from(n, p, k);
+            for (int i = from; i < RowParts.from(n, p + 1, k); i++) {
                 pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp, withVirial);
             }
         });
-        split.run(p -> {
-            for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
+        RowParts.run(crew, k, p -> {
+            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
                 double sum = ps[0].force[c];
                 for (int q = 1; q < k; q++) {
                     sum += ps[q].force[c];
@@ -331,12 +343,12 @@ public final class Eam extends FileModel {
             }
         });
         double[] sums = new double[7];
-        for (Scratch w : ps) {
-            sums[0] += w.embedding;
+        for (int p = 0; p < k; p++) {
+            sums[0] += ps[p].embedding;
         }
-        for (Scratch w : ps) {
+        for (int p = 0; p < k; p++) {
             for (int c = 0; c < 7; c++) {
-                sums[c] += w.sums[c];
+                sums[c] += ps[p].sums[c];
             }
         }
         finish(s, sums, withVirial);

@@ -1,6 +1,7 @@
 package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -18,7 +19,9 @@ abstract class FileModel implements Model, AutoCloseable {
     final NeighborLists lists;
     final FullLists full;
     private final double cutoff;
-    private RowParts crew; // null: one thread
+    private Crew crew; // null: one thread
+    /// Held while a system is computed in parts (`RowParts`): the parts' arrays are the model's.
+    final Object partsLock = new Object();
 
     FileModel(Species species, double cutoff) {
         this.species = species;
@@ -27,21 +30,21 @@ abstract class FileModel implements Model, AutoCloseable {
         this.full = new FullLists(lists);
     }
 
-    /// Sets the split of one system's rows to `n` parts (1: none, the caller computes), stopping
-    /// the previous crew; returns the new one (null for 1).
-    final synchronized RowParts split(int n, String name) {
+    /// Sets the threads a large system's parts run on to `n` (1: the caller alone), stopping the
+    /// previous crew; returns the new one (null for 1). The numbers do not depend on it.
+    final synchronized Crew split(int n, String name) {
         if (n < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
         }
         close();
         if (n > 1) {
-            crew = new RowParts(n, name);
+            crew = new Crew(name, n);
         }
         return crew;
     }
 
-    /// The crew rows are split over (null: none).
-    final synchronized RowParts crew() {
+    /// The crew a large system's parts run on (null: the caller alone).
+    final synchronized Crew crew() {
         return crew;
     }
 
@@ -94,6 +97,6 @@ abstract class FileModel implements Model, AutoCloseable {
     @Override
     public void restore(AtomicSystem s, DataInput in) throws IOException {
         full.forget(s.id());
-        lists.restore(s, in, null, 1);
+        lists.restore(s, in, null);
     }
 }

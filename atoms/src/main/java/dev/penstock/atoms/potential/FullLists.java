@@ -2,6 +2,7 @@ package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,12 +30,12 @@ final class FullLists {
 
     /// System `s`'s full list, brought up to date with its half list.
     Full of(AtomicSystem s) {
-        return of(s, null, 1);
+        return of(s, null);
     }
 
-    /// `of(s)`, the half list's cell scan split over `threads` of `pool` when it is given.
-    Full of(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
-        NeighborList list = half.current(s, pool, threads);
+    /// `of(s)`, the half list's cell scan split over `crew` when it is given.
+    Full of(AtomicSystem s, Crew crew) {
+        NeighborList list = half.current(s, crew);
         Full have = lists.get(s.id());
         if (have != null && have.builds() == list.builds()) {
             return have;

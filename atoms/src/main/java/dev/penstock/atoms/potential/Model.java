@@ -1,6 +1,7 @@
 package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 
 /// A potential energy model: from a system's positions, numbers and cell to its energy (eV) and
 /// forces (eV/Å), written into the system. Plug in your own by implementing it.
@@ -10,6 +11,15 @@ import dev.penstock.atoms.system.AtomicSystem;
 public interface Model {
     /// Computes the energy and forces of `system` into `system.energy(…)` and `system.forces()`.
     void compute(AtomicSystem system);
+
+    /// Computes `system` as `compute(system)` does — the same numbers — with the work of one system
+    /// split over `crew`'s threads where the model can split it (`PairPotential`, `Eam` and
+    /// `Tersoff` split a large system into parts fixed by its size, whatever the crew); a device
+    /// stage lends its kernels' crew this way for a system large enough to be worth it. The
+    /// default ignores the crew. Called by the crew's owner, one such call at a time per crew.
+    default void compute(AtomicSystem system, Crew crew) {
+        compute(system);
+    }
 
     /// The distance (Å) beyond which two atoms do not interact: what neighbour lists and the
     /// pipeline's edge counts are built for. Infinite when every pair interacts.

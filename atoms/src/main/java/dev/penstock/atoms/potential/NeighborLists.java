@@ -2,6 +2,7 @@ package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -24,13 +25,13 @@ final class NeighborLists {
     }
 
     /// System `s`'s list, made on first use and brought up to date (rebuilt when an atom has
-    /// moved more than half the skin), the cell scan split over `threads` when `pool` is given.
-    NeighborList current(AtomicSystem s, java.util.concurrent.ExecutorService pool, int threads) {
+    /// moved more than half the skin), the cell scan split over `crew` when it is given.
+    NeighborList current(AtomicSystem s, Crew crew) {
         NeighborList list = lists.get(s.id());
         if (list == null) { // made once per system (a capturing lambda per call was most of a step's garbage)
             list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
         }
-        list.update(s, pool, threads);
+        list.update(s, crew);
         return list;
     }
 
@@ -61,7 +62,7 @@ final class NeighborLists {
     }
 
     /// Rebuilds the list `save` wrote for `s` from its saved build positions.
-    void restore(AtomicSystem s, DataInput in, java.util.concurrent.ExecutorService pool, int threads) throws IOException {
+    void restore(AtomicSystem s, DataInput in, Crew crew) throws IOException {
         if (!in.readBoolean()) {
             lists.remove(s.id());
             return;
@@ -72,7 +73,7 @@ final class NeighborLists {
             at[i] = in.readDouble();
         }
         NeighborList list = new NeighborList(cutoff, skin);
-        list.rebuildAt(s, at, builds, pool, threads);
+        list.rebuildAt(s, at, builds, crew);
         lists.put(s.id(), list);
     }
 }

@@ -2,6 +2,7 @@ package dev.penstock.atoms.potential;
 
 import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.util.Arrays;
 
 /// A model from a radial pair energy u(r): E = Σ_pairs u(r_ij), F_i = −∂E/∂r_i. With a finite
@@ -9,13 +10,15 @@ import java.util.Arrays;
 /// an infinite cutoff it sums every pair of a free system.
 ///
 /// Threading: several threads may compute different systems at once (each system's neighbour
-/// list is its own); one system is computed by one thread at a time. `threads(n)` splits the
-/// force loop itself over n threads (such sums run one at a time).
+/// list is its own). A large system's list sum is computed in parts fixed by its size
+/// (`RowParts`: ranges of atoms of about equal pair counts, each into its own force array, summed
+/// in part order), run on `threads(n)`'s crew or a crew lent to `compute(system, crew)` — the
+/// same numbers on any number of threads; such sums run one at a time.
 public abstract class PairPotential implements Model, AutoCloseable {
     private final double cutoff;
-    private int threads = 1;
-    private java.util.concurrent.ExecutorService pool;
-    private double[][] threadForces = new double[0][];
+    private Crew crew; // null: the caller alone
+    private final Object partsLock = new Object();
+    private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
     private final NeighborLists lists;
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
@@ -55,30 +58,30 @@ public abstract class PairPotential implements Model, AutoCloseable {
         return cutoff;
     }
 
-    /// Splits the force loop over `n` threads (each accumulating into its own force array, summed
-    /// afterwards); 1 (the default) runs it on the caller. Results are deterministic for a given
-    /// `n` (the summation order depends on it). Returns this.
+    /// Runs a large system's parts (`RowParts`) on `n` threads; 1 (the default) runs them on the
+    /// caller. The numbers are the same for any `n`. Returns this.
     public synchronized PairPotential threads(int n) {
         if (n < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + n);
         }
         close();
-        threads = n;
         if (n > 1) {
-            pool = java.util.concurrent.Executors.newFixedThreadPool(n - 1,
-                    Thread.ofPlatform().daemon().name("penstock-forces-", 0).factory());
+            crew = new Crew("penstock-forces", n);
         }
         return this;
+    }
+
+    private synchronized Crew crew() {
+        return crew;
     }
 
     /// Stops the force threads (if any).
     @Override
     public synchronized void close() {
-        if (pool != null) {
-            pool.shutdownNow();
-            pool = null;
+        if (crew != null) {
+            crew.close();
+            crew = null;
         }
-        threads = 1;
     }
 
     @Override
@@ -105,7 +108,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
         if (lists == null) {
             in.readBoolean();
         } else {
-            lists.restore(s, in, pool, threads);
+            lists.restore(s, in, null);
         }
     }
 
@@ -116,6 +119,11 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     @Override
     public void compute(AtomicSystem s) {
+        compute(s, crew());
+    }
+
+    @Override
+    public void compute(AtomicSystem s, Crew crew) {
         double[] r = s.positions();
         double[] f = s.forces();
         Arrays.fill(f, 0);
@@ -134,12 +142,12 @@ public abstract class PairPotential implements Model, AutoCloseable {
                 }
             }
         } else {
-            NeighborList list = lists.current(s, pool, threads);
-            if (threads == 1) {
-                e = listSum(s, list, r, f, rc2, 0, s.atoms());
+            int k = RowParts.count(s.atoms());
+            if (k == 1) {
+                e = listSum(s, lists.current(s, null), r, f, rc2, 0, s.atoms());
             } else {
-                synchronized (this) { // one parallel sum at a time: the force threads and their arrays are shared
-                    e = parallelListSum(s, list, r, f, rc2);
+                synchronized (partsLock) { // one system in parts at a time: the parts' arrays are kept for the next
+                    e = partsListSum(s, lists.current(s, crew), r, f, rc2, crew, k);
                 }
             }
         }
@@ -149,58 +157,47 @@ public abstract class PairPotential implements Model, AutoCloseable {
         s.energy(e);
     }
 
-    /// The list sum split into `threads` ranges of atoms with about equal pair counts, each into
-    /// its own force array; the caller runs the last range, then adds the arrays up.
-    private double parallelListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2) {
+    /// The list sum in `k` parts (`RowParts`) run on `crew` (null: the caller): ranges of atoms
+    /// with about equal pair counts (fixed by the list, not by the threads), each into its own
+    /// force array; then each atom's forces summed in part order, and the energies likewise.
+    private double partsListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, Crew crew, int k) {
         int n = s.atoms();
-        if (threadForces.length != threads || threadForces[0].length != 3 * n) {
-            threadForces = new double[threads][3 * n];
+        if (partForces.length < k || partForces[0].length < 3 * n) {
+            partForces = new double[k][3 * n];
         }
+        double[][] forces = partForces;
         int[] start = list.start();
         int[] end = list.end();
         long total = list.pairCount();
-        int[] bounds = new int[threads + 1];
+        int[] bounds = new int[k + 1];
         long acc = 0;
         int t = 1;
-        for (int i = 0; i < n && t < threads; i++) {
+        for (int i = 0; i < n && t < k; i++) {
             acc += end[i] - start[i];
-            if (acc >= total * t / threads) {
+            if (acc >= total * t / k) {
                 bounds[t++] = i + 1;
             }
         }
-        while (t <= threads) {
+        while (t <= k) {
             bounds[t++] = n;
         }
-        java.util.List<java.util.concurrent.Future<Double>> parts = new java.util.ArrayList<>();
-        for (int k = 0; k < threads - 1; k++) {
-            double[] fk = threadForces[k];
-            int lo = bounds[k];
-            int hi = bounds[k + 1];
-            parts.add(pool.submit(() -> {
-                java.util.Arrays.fill(fk, 0);
-                return listSum(s, list, r, fk, rc2, lo, hi);
-            }));
-        }
-        double[] own = threadForces[threads - 1];
-        java.util.Arrays.fill(own, 0);
-        double e = listSum(s, list, r, own, rc2, bounds[threads - 1], n);
-        for (java.util.concurrent.Future<Double> part : parts) {
-            try {
-                e += part.get();
-            } catch (java.util.concurrent.ExecutionException ex) {
-                if (ex.getCause() instanceof RuntimeException re) {
-                    throw re;
+        double[] energies = new double[k];
+        RowParts.run(crew, k, p -> {
+            Arrays.fill(forces[p], 0, 3 * n, 0);
+            energies[p] = listSum(s, list, r, forces[p], rc2, bounds[p], bounds[p + 1]);
+        });
+        RowParts.run(crew, k, p -> {
+            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
+                double sum = forces[0][c];
+                for (int q = 1; q < k; q++) {
+                    sum += forces[q][c];
                 }
-                throw new IllegalStateException(ex.getCause());
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted computing forces of system " + s.id(), ex);
+                f[c] = sum;
             }
-        }
-        for (double[] fk : threadForces) {
-            for (int i = 0; i < f.length; i++) {
-                f[i] += fk[i];
-            }
+        });
+        double e = 0;
+        for (double part : energies) {
+            e += part;
         }
         return e;
     }

@@ -1,68 +1,58 @@
 package dev.penstock.atoms.potential;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import dev.penstock.device.Crew;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
-/// The threads a file model splits one system's rows over (`Eam.threads`, `Tersoff.threads`):
-/// part p of `count` takes rows [n·p/count, n·(p+1)/count), part `count − 1` on the caller. Each
-/// part writes only its own arrays; the model sums them in part order, so its results are
-/// deterministic for a given count.
-final class RowParts implements AutoCloseable {
-    final int count;
-    final ExecutorService pool;
+/// How a model splits one system's rows (`PairPotential`, `Eam`, `Tersoff`): into a number of
+/// parts fixed by the system's size alone (`count`), whatever threads then run them. Each part
+/// writes only its own arrays and the model sums them in part order, so a system's numbers are
+/// the same computed on one thread (the parts in turn) or on sixteen — by `Model.threads`'
+/// crew, a device stage's crew (`Model.compute(system, crew)`), or none.
+///
+/// ```
+///   atoms        < 4,000   4,000   8,000   16,000   ≥ 32,000
+///   parts            1       2       4        8        16
+/// ```
+///
+/// Part p of `count` takes rows [n·p/count, n·(p+1)/count) unless the model balances them
+/// otherwise (by a rule of the system alone); a crew's threads each take the next unclaimed part.
+public final class RowParts {
+    /// Rows per part, at least: the per-part arrays and their sum in part order cost some
+    /// per-atom work, which smaller parts would not pay back.
+    static final int ATOMS_PER_PART = 2000;
+    /// The most parts: a power of two, so that 2, 4, 8 or 16 threads share them out evenly.
+    static final int MAX = 16;
 
-    /// `count` parts (≥ 2), the other threads named `name`-0, -1, ….
-    RowParts(int count, String name) {
-        if (count < 2) {
-            throw new IllegalArgumentException("row parts: at least 2, got " + count);
-        }
-        this.count = count;
-        this.pool = Executors.newFixedThreadPool(count - 1, Thread.ofPlatform().daemon().name(name + "-", 0).factory());
+    private RowParts() {
     }
 
-    /// Where part `p` of `n` rows starts (`p` = `count`: n).
-    int from(int n, int p) {
+    /// The parts a system of `atoms` atoms is computed in: a power of two, 1 below 4,000 atoms.
+    public static int count(int atoms) {
+        int k = atoms / ATOMS_PER_PART;
+        return k < 2 ? 1 : Math.min(MAX, Integer.highestOneBit(k));
+    }
+
+    /// Where part `p` of `count` over `n` rows starts (`p` = `count`: n).
+    static int from(int n, int p, int count) {
         return (int) ((long) n * p / count);
     }
 
-    /// Runs `part` for parts 0 … count − 1 at once; returns when all are done, rethrowing the
-    /// first failure (a part's exception, as thrown).
-    void run(IntConsumer part) {
-        List<Future<?>> tasks = new ArrayList<>(count - 1);
-        for (int p = 0; p < count - 1; p++) {
-            int q = p;
-            tasks.add(pool.submit(() -> part.accept(q)));
-        }
-        RuntimeException failed = null;
-        try {
-            part.accept(count - 1);
-        } catch (RuntimeException e) {
-            failed = e;
-        }
-        for (Future<?> task : tasks) {
-            try {
-                task.get();
-            } catch (ExecutionException e) {
-                if (failed == null) {
-                    failed = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted computing forces", e);
+    /// Runs `part` for parts 0 … count − 1: on `crew`'s threads, each taking the next unclaimed
+    /// part, or (crew null or of one thread) in order on the caller; returns when all are done,
+    /// rethrowing the first failure.
+    static void run(Crew crew, int count, IntConsumer part) {
+        if (crew == null || crew.size() == 1 || count == 1) {
+            for (int p = 0; p < count; p++) {
+                part.accept(p);
             }
+            return;
         }
-        if (failed != null) {
-            throw failed;
-        }
-    }
-
-    @Override
-    public void close() {
-        pool.shutdownNow();
+        AtomicInteger next = new AtomicInteger();
+        crew.run(Math.min(crew.size(), count), t -> {
+            for (int p = next.getAndIncrement(); p < count; p = next.getAndIncrement()) {
+                part.accept(p);
+            }
+        });
     }
 }

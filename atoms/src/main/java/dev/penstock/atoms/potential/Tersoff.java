@@ -3,6 +3,7 @@ package dev.penstock.atoms.potential;
 import static dev.penstock.atoms.potential.TersoffTerms.*;
 
 import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -23,11 +24,13 @@ import java.util.List;
 /// of the file's elements must have exactly one entry. Sums run over the full neighbour list
 /// (`FullLists`); the virial is tallied as LAMMPS tallies it.
 ///
-/// Threading: different systems may be computed at once from different threads, and
-/// `threads(n)` splits one system's rows over n threads (such split systems one at a time).
+/// Threading: different systems may be computed at once from different threads; a large system
+/// is computed in parts fixed by its size (`RowParts`), run on `threads(n)`'s crew or a crew lent
+/// to `compute(system, crew)` — the same numbers on any number of threads; such systems one at a
+/// time.
 public final class Tersoff extends TripletModel {
     private volatile boolean virial = true;
-    private double[][] partForces = new double[0][]; // the split's per-part forces, under the crew's lock
+    private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -63,9 +66,9 @@ public final class Tersoff extends TripletModel {
         return new Tersoff(Species.of(file, f.elements()), p, f.index(), cutmax);
     }
 
-    /// Splits each system's rows over `n` threads (each part's rows add their forces into the
-    /// part's own array, summed in part order; energies and virials likewise): deterministic for a
-    /// given `n`, equal to one thread's to rounding. 1 (the default) runs on the caller. Returns this.
+    /// Runs a large system's parts (`RowParts`: each part's rows add their forces into the part's
+    /// own array, summed in part order; energies and virials likewise) on `n` threads; 1 (the
+    /// default) runs them on the caller. The numbers are the same for any `n`. Returns this.
     public Tersoff threads(int n) {
         split(n, "penstock-tersoff");
         return this;
@@ -81,24 +84,28 @@ public final class Tersoff extends TripletModel {
 
     @Override
     public void compute(AtomicSystem s) {
-        RowParts split = crew();
+        compute(s, crew());
+    }
+
+    @Override
+    public void compute(AtomicSystem s, Crew crew) {
         boolean withVirial = virial;
         int n = s.atoms();
+        int k = RowParts.count(n);
         int[] type = species.types(s);
-        FullLists.Full fl = split == null ? full.of(s) : full.of(s, split.pool, split.count);
         double[] f = s.forces();
         double[] w;
-        double energy;
-        if (split == null) {
+        if (k == 1) {
+            FullLists.Full fl = full.of(s);
             Arrays.fill(f, 0);
             w = new double[7]; // xx yy zz xy xz yz, energy
             rows(s, fl, type, 0, n, f, w, withVirial);
         } else {
-            synchronized (split) { // one split system at a time: the parts' arrays are kept for the next
-                w = computeSplit(s, fl, type, split, withVirial);
+            synchronized (partsLock) { // one system in parts at a time: the parts' arrays are kept for the next
+                w = computeSplit(s, full.of(s, crew), type, crew, k, withVirial);
             }
         }
-        energy = w[6];
+        double energy = w[6];
         if (!Double.isFinite(energy)) {
             throw new IllegalStateException("system " + s.id() + ": the Tersoff energy is " + energy);
         }
@@ -106,23 +113,23 @@ public final class Tersoff extends TripletModel {
         s.virial(withVirial ? new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]} : null);
     }
 
-    /// `compute` split over `split`'s parts (the caller holds `split`): each part's rows into its
-    /// own forces and sums (kept between calls), summed in part order; returns the sums.
-    private double[] computeSplit(AtomicSystem s, FullLists.Full fl, int[] type, RowParts split, boolean withVirial) {
+    /// `compute` in `k` parts (`RowParts`) run on `crew` (null: the caller; the caller holds
+    /// `partsLock`): each part's rows into its own forces and sums (kept between calls), summed
+    /// in part order; returns the sums.
+    private double[] computeSplit(AtomicSystem s, FullLists.Full fl, int[] type, Crew crew, int k, boolean withVirial) {
         int n = s.atoms();
-        int k = split.count;
-        if (partForces.length != k || partForces[0].length < 3 * n) {
+        if (partForces.length < k || partForces[0].length < 3 * n) {
             partForces = new double[k][3 * n];
         }
         double[][] forces = partForces;
         double[][] sums = new double[k][7];
         double[] f = s.forces();
-        split.run(p -> {
+        RowParts.run(crew, k, p -> {
             Arrays.fill(forces[p], 0, 3 * n, 0);
-            rows(s, fl, type, split.from(n, p), split.from(n, p + 1), forces[p], sums[p], withVirial);
+            rows(s, fl, type, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), forces[p], sums[p], withVirial);
         });
-        split.run(p -> {
-            for (int c = 3 * split.from(n, p); c < 3 * split.from(n, p + 1); c++) {
+        RowParts.run(crew, k, p -> {
+            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
                 double sum = forces[0][c];
                 for (int q = 1; q < k; q++) {
                     sum += forces[q][c];

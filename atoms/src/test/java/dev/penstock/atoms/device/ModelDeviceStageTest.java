@@ -164,6 +164,73 @@ class ModelDeviceStageTest {
                 Pipeline.Mode.ASYNC_RECEIVE);
     }
 
+    /// A model that hands every compute to `inner` and notes the size of each crew a stage lends it.
+    private record Lending(Model inner, java.util.Set<Integer> crews) implements Model {
+        @Override
+        public void compute(AtomicSystem s) {
+            inner.compute(s);
+        }
+
+        @Override
+        public void compute(AtomicSystem s, dev.penstock.device.Crew crew) {
+            crews.add(crew.size());
+            inner.compute(s, crew);
+        }
+
+        @Override
+        public double cutoff() {
+            return inner.cutoff();
+        }
+
+        @Override
+        public String refusal(AtomicSystem s) {
+            return inner.refusal(s);
+        }
+
+        @Override
+        public void forget(long id) {
+            inner.forget(id);
+        }
+    }
+
+    /// One large system (4,000 atoms: computed in parts, `RowParts`) beside small ones: on 2 or 3
+    /// threads the stage lends the model its crew for the large one (one stage uses every core
+    /// for it), and every system ends with the per-system stages' bits on 1, 2 or 3 threads.
+    /// Fails if the stage computed the large system on one thread, or if its numbers depended on
+    /// how many threads shared its parts.
+    @Test
+    void aLargeSystemsPartsShareTheStagesThreadsWithTheSameBitsOnAnyCount() throws Exception {
+        Eam cu = Eam.read(potential("Cu_u3.eam"));
+        String text = "fire(fmax=0.05, steps=6) + nve(dt=2, steps=4)";
+        List<AtomicSystem> systems = List.of(Lattices.fcc(0, 10, 3.615, 0, true, new int[] {29, 29}, 0, 3),
+                Lattices.cluster(1, 55, 2.55, new int[] {29, 29}, 0, 2), Lattices.cluster(2, 13, 2.55, new int[] {29, 29}, 0, 1));
+        assertThat(dev.penstock.atoms.potential.RowParts.count(systems.getFirst().atoms())).isGreaterThan(1);
+        java.util.function.Function<Pipeline<AtomicSystem>, Map<Long, String>> go = p -> {
+            MemorySink<AtomicSystem> sink = MemorySink.unbounded("r");
+            p.sizer(Systems.withListRadius(cu.cutoff())).batchCapacity(Capacity.of(6, 5000, Long.MAX_VALUE)).samples(copies(systems))
+                    .results(sink);
+            try (p) {
+                p.run();
+            }
+            Map<Long, String> out = new TreeMap<>();
+            for (AtomicSystem s : sink.samples()) {
+                out.put(s.id(), state(s));
+            }
+            return out;
+        };
+        Map<Long, String> perSystem = go.apply(PipelineSpec.build(PipelineSpec.parse(text), cu::fresh, SEED, 1));
+        assertThat(perSystem).hasSize(3);
+        try (CpuDevice cpu = new CpuDevice()) {
+            for (int threads : new int[] {1, 2, 3}) {
+                java.util.Set<Integer> crews = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                Stage<AtomicSystem> stage = DeviceStages.stage(PipelineSpec.parse(text).getFirst(), new Lending(cu.fresh(), crews), cpu,
+                        d -> new CpuRelaxKernels(threads), Double.POSITIVE_INFINITY, SEED);
+                assertThat(go.apply(Pipeline.of(stage))).as("%d threads", threads).isEqualTo(perSystem);
+                assertThat(crews).as("crews lent on %d threads", threads).isEqualTo(threads == 1 ? java.util.Set.of() : java.util.Set.of(threads));
+            }
+        }
+    }
+
     @Test
     void anEamBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));

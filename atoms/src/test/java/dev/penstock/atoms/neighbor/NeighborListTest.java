@@ -151,9 +151,9 @@ class NeighborListTest {
         AtomicSystem s = new AtomicSystem(1, r, m, new int[n], new double[] {boxLen, boxLen, boxLen}, new boolean[] {true, true, false});
         NeighborList serial = new NeighborList(1.5, 0.3);
         serial.build(s);
-        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+        try (var crew = new dev.penstock.device.Crew("list", 3)) {
             NeighborList parallel = new NeighborList(1.5, 0.3);
-            parallel.build(s, pool, 3);
+            parallel.build(s, crew);
             assertThat(parallel.pairCount()).isEqualTo(serial.pairCount());
             assertThat(within(parallel, s, 1.8)).isEqualTo(within(serial, s, 1.8));
             for (int i = 0; i < n; i++) {

@@ -73,28 +73,47 @@ class MaterialsVersusLammpsTest {
         check("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40});
     }
 
-    /// One system's rows split over threads (`Eam.threads`, `Tersoff.threads`): LAMMPS's numbers
-    /// still, to the same tolerances, and the same bits run after run for a given split (each
-    /// part's rows scatter into its own arrays, summed in part order). Fails if a part's densities
-    /// or forces are dropped or counted twice, or if the sums depended on which thread finished first.
+    /// A large system computed in parts (`RowParts`: 4,000+ atoms, each part's rows scattering
+    /// into its own arrays, summed in part order) on 1, 2 or 3 threads (`Eam.threads`,
+    /// `Tersoff.threads`) and on a crew lent to `compute(system, crew)`: LAMMPS's numbers still, to
+    /// the same tolerances, and the same bits whatever the threads, run after run and with two
+    /// callers at once. Fails if a part's densities or forces are dropped or counted twice, or if
+    /// the sums depended on the threads or on which finished first.
     @Test
-    void fileModelsSplitOverThreadsStillMatchLammpsTheSameBitsRunAfterRun() throws Exception {
+    void fileModelsInPartsMatchLammpsWithTheSameBitsOnAnyThreads() throws Exception {
         assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
         record Case(String file, String style, Structure structure, int[] types) {
         }
+        Structure block = fcc("CuZr", 10, 3.7, 0, false, new int[] {29, 40}, 0.3, 9);
         List<Case> cases = List.of(
-                new Case("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28}),
-                new Case("CuZr_mm.eam.fs", "eam/fs", cluster("CuZr cluster", 147, 2.7, new int[] {29, 40}, 0.3, 9), new int[] {29, 40}),
-                new Case("SiC.tersoff", "tersoff", diamond("SiC zincblende (Tersoff)", 2, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6}));
-        for (int threads : new int[] {2, 3}) {
+                new Case("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 10, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28}),
+                new Case("CuZr_mm.eam.fs", "eam/fs", new Structure("CuZr free block", block.r(), block.z(), new double[9], new boolean[3]),
+                        new int[] {29, 40}),
+                new Case("SiC.tersoff", "tersoff", diamond("SiC zincblende (Tersoff)", 8, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6}));
+        java.util.Map<String, AtomicSystem> reference = new java.util.HashMap<>();
+        for (int threads : new int[] {1, 2, 3}) {
             for (Case c : cases) {
+                assertThat(RowParts.count(c.structure().z().length)).as(c.structure().name()).isGreaterThan(1);
                 Path file = POTENTIALS.resolve(c.file());
                 try (AutoCloseable model = c.style().equals("tersoff") ? Tersoff.read(file).threads(threads) : Eam.read(file).threads(threads)) {
                     Model m = (Model) model;
-                    check(m, c.file(), c.style(), c.structure(), c.types());
+                    if (threads == 1) {
+                        check(m, c.file(), c.style(), c.structure(), c.types());
+                    }
                     AtomicSystem once = c.structure().system();
                     m.compute(once);
-                    for (int run = 0; run < 5; run++) {
+                    AtomicSystem first = reference.computeIfAbsent(c.file(), k -> once);
+                    assertThat(once.energy()).as("%s, %d threads against 1", c.structure().name(), threads).isEqualTo(first.energy());
+                    assertThat(once.forces()).isEqualTo(first.forces());
+                    assertThat(once.virial()).isEqualTo(first.virial());
+                    try (dev.penstock.device.Crew lent = new dev.penstock.device.Crew("lent", threads + 1)) {
+                        AtomicSystem crewed = c.structure().system();
+                        m.forget(crewed.id());
+                        m.compute(crewed, lent);
+                        assertThat(crewed.energy()).as("%s, a lent crew of %d", c.structure().name(), threads + 1).isEqualTo(once.energy());
+                        assertThat(crewed.forces()).isEqualTo(once.forces());
+                    }
+                    for (int run = 0; run < 2; run++) {
                         AtomicSystem again = c.structure().system();
                         m.forget(again.id());
                         m.compute(again);
@@ -109,7 +128,7 @@ class MaterialsVersusLammpsTest {
                             long id = 100 + caller;
                             both.add(callers.submit(() -> {
                                 AtomicSystem last = null;
-                                for (int run = 0; run < 20; run++) {
+                                for (int run = 0; run < 3; run++) {
                                     Structure st = c.structure();
                                     AtomicSystem mine = new AtomicSystem(id, st.r().clone(), st.system().masses(), st.z().clone(), st.system().cell());
                                     m.forget(id);

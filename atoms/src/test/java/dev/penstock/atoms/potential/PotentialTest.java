@@ -73,19 +73,64 @@ class PotentialTest {
         forcesMatchFiniteDifferences(new Morse(0.3, 1.5, 2.0, 2.9), s, 1e-5);
     }
 
+    /// A large system's list sum in parts (`RowParts`, 4,000+ atoms): the same bits on 1, 2 or 3
+    /// threads and on a lent crew, run on the force threads, and equal to a plain sum to rounding.
     @Test
-    void twoForceThreadsGiveTheSameForcesAsOne() {
-        double[] r = randomPositions(400, 9.0, 0.8, 8);
-        AtomicSystem a = new AtomicSystem(1, r, ones(400), new int[400], new double[] {9, 9, 9}, new boolean[] {true, true, true});
-        AtomicSystem b = new AtomicSystem(1, r, ones(400), new int[400], new double[] {9, 9, 9}, new boolean[] {true, true, true});
-        try (LennardJones one = new LennardJones(1, 1, 2.5, false); LennardJones two = new LennardJones(1, 1, 2.5, false)) {
-            two.threads(2);
-            one.compute(a);
-            two.compute(b);
-            assertThat(b.energy()).isCloseTo(a.energy(), within(1e-9 * Math.abs(a.energy())));
-            assertThat(b.forces()).containsExactly(a.forces(), within(1e-9));
-            assertThat(dev.penstock.testing.ThreadCensus.live("penstock-forces-")).isNotEmpty();
+    void aLargeSystemInPartsHasTheSameForcesOnAnyThreads() {
+        int n = 4500;
+        double box = Math.cbrt(n / 0.8);
+        double[] r = randomPositions(n, box, 0.8, 8);
+        assertThat(RowParts.count(n)).isEqualTo(2);
+        AtomicSystem[] got = new AtomicSystem[4];
+        for (int t = 1; t <= 3; t++) {
+            try (LennardJones lj = new LennardJones(1, 1, 2.5, false)) {
+                lj.threads(t);
+                got[t - 1] = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+                lj.compute(got[t - 1]);
+                if (t > 1) {
+                    assertThat(dev.penstock.testing.ThreadCensus.live("penstock-forces-")).isNotEmpty();
+                }
+            }
         }
+        try (LennardJones lj = new LennardJones(1, 1, 2.5, false); var crew = new dev.penstock.device.Crew("lent", 2)) {
+            got[3] = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+            lj.compute(got[3], crew);
+        }
+        for (int t = 1; t < 4; t++) {
+            assertThat(got[t].energy()).isEqualTo(got[0].energy());
+            assertThat(got[t].forces()).isEqualTo(got[0].forces());
+        }
+        // against one plain sum over all pairs in list order (no parts): equal to rounding
+        AtomicSystem plain = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+        dev.penstock.atoms.neighbor.NeighborList list = new dev.penstock.atoms.neighbor.NeighborList(2.5, 0.3);
+        list.build(plain);
+        double e = 0;
+        double[] f = new double[3 * n];
+        int[] first = list.first();
+        int[] second = list.second();
+        double[] shifts = list.shifts();
+        for (int p = 0; p < list.pairCount(); p++) {
+            int i = first[p];
+            int j = second[p];
+            double dx = r[3 * j] + shifts[3 * p] - r[3 * i];
+            double dy = r[3 * j + 1] + shifts[3 * p + 1] - r[3 * i + 1];
+            double dz = r[3 * j + 2] + shifts[3 * p + 2] - r[3 * i + 2];
+            double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= 6.25) {
+                continue;
+            }
+            double s6 = 1 / (r2 * r2 * r2);
+            e += 4 * (s6 * s6 - s6);
+            double g = (24 * s6 - 48 * s6 * s6) / r2; // (du/dr)/r
+            f[3 * i] += g * dx;
+            f[3 * i + 1] += g * dy;
+            f[3 * i + 2] += g * dz;
+            f[3 * j] -= g * dx;
+            f[3 * j + 1] -= g * dy;
+            f[3 * j + 2] -= g * dz;
+        }
+        assertThat(got[0].energy()).isCloseTo(e, within(1e-9 * Math.abs(e)));
+        assertThat(got[0].forces()).containsExactly(f, within(1e-8));
     }
 
     @Test
