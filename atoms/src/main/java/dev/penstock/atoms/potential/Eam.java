@@ -38,7 +38,10 @@ public final class Eam extends FileModel {
 
     private final EamTables t;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
-    private Scratch[] parts = new Scratch[0];
+    private Scratch[] parts = new Scratch[0]; // a system in parts: each part's scratch, under `partsLock`
+    private double[] rhoSum = new double[0];   // … its densities summed, and F'(ρ) of each atom
+    private double[] fpAll = new double[0];
+    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
     private volatile boolean virial = true;
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
@@ -193,6 +196,12 @@ public final class Eam extends FileModel {
     }
 
     @Override
+    public void forget(long id) {
+        plans.remove(id);
+        super.forget(id);
+    }
+
+    @Override
     public void compute(AtomicSystem s) {
         compute(s, crew());
     }
@@ -272,13 +281,22 @@ public final class Eam extends FileModel {
         s.virial(withVirial ? new double[] {sums[1], sums[4], sums[5], sums[4], sums[2], sums[6], sums[5], sums[6], sums[3]} : null);
     }
 
-    /// `compute` in `k` parts (`RowParts`) run on `crew` (null: the caller): pass 1 per part into
-    /// its own densities, summed per atom in part order; pass 2 per part's atoms; pass 3 per part
-    /// into its own forces and sums, summed the same way. The caller holds `partsLock`.
+    /// `compute` in `k` parts (`RowParts`) run on `crew` (null: the caller), each over the blocks
+    /// of atoms it writes (`PartPlan`): pass 1 per part into its own densities, summed per atom in
+    /// part order; pass 2 per share of the atoms; pass 3 per part into its own forces and sums,
+    /// summed the same way. The caller holds `partsLock`.
     private void computeSplit(AtomicSystem s, Crew crew, int k, boolean withVirial) {
         int n = s.atoms();
         int[] type = species.types(s);
         NeighborList list = lists.current(s, crew);
+        int[] start = list.start();
+        int[] end = list.end();
+        int[] second = list.second();
+        PartPlan plan = plans.get(s.id());
+        if (plan == null || !plan.fits(list, list.builds(), n, k)) {
+            plan = new PartPlan(list, list.builds(), n, PartPlan.balanced(n, k, start, end), second, start, end);
+            plans.put(s.id(), plan);
+        }
         if (parts.length < k) {
             Scratch[] more = Arrays.copyOf(parts, k);
             for (int p = parts.length; p < k; p++) {
@@ -289,59 +307,51 @@ public final class Eam extends FileModel {
         Scratch[] ps = parts;
         double[] r = s.positions();
         double[] f = s.forces();
-        int[] start = list.start();
-        int[] end = list.end();
-        int[] second = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
+        double[][] rhos = new double[k][];
+        double[][] forces = new double[k][];
         for (int p = 0; p < k; p++) { // each part's pair slots for its own rows' listed pairs
-            int from = RowParts.from(n, p, k);
-            int to = RowParts.from(n, p + 1, k);
             long listed = 0;
-            for (int i = from; i < to; i++) {
+            for (int i = plan.bounds[p]; i < plan.bounds[p + 1]; i++) {
                 listed += end[i] - start[i];
             }
             ps[p].fit(n, (int) listed);
+            rhos[p] = ps[p].rho;
+            forces[p] = ps[p].force;
         }
-        double[] rho = ps[0].rho; // part 0's densities become the sums, after every part is done
-        double[] fp = ps[0].fp;
+        if (rhoSum.length < n) {
+            rhoSum = new double[n];
+            fpAll = new double[n];
+        }
+        double[] rho = rhoSum;
+        double[] fp = fpAll;
+        PartPlan rows = plan;
         RowParts.run(crew, k, p -> {
             Scratch w = ps[p];
-            Arrays.fill(w.rho, 0, n, 0);
+            rows.clear(p, w.rho, 1);
             int kept = 0;
-            for (int i = RowParts.from(n, p, k); i < RowParts.from(n, p + 1, k); i++) {
+            for (int i = rows.bounds[p]; i < rows.bounds[p + 1]; i++) {
                 kept = densities(s, w, i, start[i], end[i], kept, type, second, code, r, shift);
                 w.insideEnd[i] = kept;
             }
         });
         RowParts.run(crew, k, p -> {
-            for (int i = RowParts.from(n, p, k); i < RowParts.from(n, p + 1, k); i++) {
-                double sum = rho[i];
-                for (int q = 1; q < k; q++) {
-                    sum += ps[q].rho[i];
-                }
-                rho[i] = sum;
-            }
-            ps[p].embedding = embed(type, rho, fp, RowParts.from(n, p, k), RowParts.from(n, p + 1, k));
+            int from = RowParts.from(n, p, k);
+            int to = RowParts.from(n, p + 1, k);
+            rows.sum(rhos, rho, 1, from, to);
+            ps[p].embedding = embed(type, rho, fp, from, to);
         });
         RowParts.run(crew, k, p -> {
             Scratch w = ps[p];
-            Arrays.fill(w.force, 0, 3 * n, 0);
+            rows.clear(p, w.force, 3);
             Arrays.fill(w.sums, 0);
-            int from = RowParts.from(n, p, k);
-            for (int i = from; i < RowParts.from(n, p + 1, k); i++) {
+            int from = rows.bounds[p];
+            for (int i = from; i < rows.bounds[p + 1]; i++) {
                 pairForces(w, i, i == from ? 0 : w.insideEnd[i - 1], w.insideEnd[i], r, w.force, shift, fp, withVirial);
             }
         });
-        RowParts.run(crew, k, p -> {
-            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
-                double sum = ps[0].force[c];
-                for (int q = 1; q < k; q++) {
-                    sum += ps[q].force[c];
-                }
-                f[c] = sum;
-            }
-        });
+        RowParts.run(crew, k, p -> rows.sum(forces, f, 3, RowParts.from(n, p, k), RowParts.from(n, p + 1, k)));
         double[] sums = new double[7];
         for (int p = 0; p < k; p++) {
             sums[0] += ps[p].embedding;

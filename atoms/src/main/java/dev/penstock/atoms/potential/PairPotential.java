@@ -19,6 +19,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     private Crew crew; // null: the caller alone
     private final Object partsLock = new Object();
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
+    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
     private final NeighborLists lists;
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
@@ -86,6 +87,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     @Override
     public void forget(long id) {
+        plans.remove(id);
         if (lists != null) {
             lists.forget(id);
         }
@@ -159,42 +161,27 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     /// The list sum in `k` parts (`RowParts`) run on `crew` (null: the caller): ranges of atoms
     /// with about equal pair counts (fixed by the list, not by the threads), each into its own
-    /// force array; then each atom's forces summed in part order, and the energies likewise.
+    /// force array over the blocks it writes (`PartPlan`); then each atom's forces summed in part
+    /// order, and the energies likewise. The caller holds `partsLock`.
     private double partsListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, Crew crew, int k) {
         int n = s.atoms();
         if (partForces.length < k || partForces[0].length < 3 * n) {
             partForces = new double[k][3 * n];
         }
         double[][] forces = partForces;
-        int[] start = list.start();
-        int[] end = list.end();
-        long total = list.pairCount();
-        int[] bounds = new int[k + 1];
-        long acc = 0;
-        int t = 1;
-        for (int i = 0; i < n && t < k; i++) {
-            acc += end[i] - start[i];
-            if (acc >= total * t / k) {
-                bounds[t++] = i + 1;
-            }
+        PartPlan plan = plans.get(s.id());
+        if (plan == null || !plan.fits(list, list.builds(), n, k)) {
+            int[] bounds = PartPlan.balanced(n, k, list.start(), list.end());
+            plan = new PartPlan(list, list.builds(), n, bounds, list.second(), list.start(), list.end());
+            plans.put(s.id(), plan);
         }
-        while (t <= k) {
-            bounds[t++] = n;
-        }
+        PartPlan parts = plan;
         double[] energies = new double[k];
         RowParts.run(crew, k, p -> {
-            Arrays.fill(forces[p], 0, 3 * n, 0);
-            energies[p] = listSum(s, list, r, forces[p], rc2, bounds[p], bounds[p + 1]);
+            parts.clear(p, forces[p], 3);
+            energies[p] = listSum(s, list, r, forces[p], rc2, parts.bounds[p], parts.bounds[p + 1]);
         });
-        RowParts.run(crew, k, p -> {
-            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
-                double sum = forces[0][c];
-                for (int q = 1; q < k; q++) {
-                    sum += forces[q][c];
-                }
-                f[c] = sum;
-            }
-        });
+        RowParts.run(crew, k, p -> parts.sum(forces, f, 3, RowParts.from(n, p, k), RowParts.from(n, p + 1, k)));
         double e = 0;
         for (double part : energies) {
             e += part;

@@ -31,6 +31,7 @@ import java.util.List;
 public final class Tersoff extends TripletModel {
     private volatile boolean virial = true;
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
+    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -83,6 +84,12 @@ public final class Tersoff extends TripletModel {
     }
 
     @Override
+    public void forget(long id) {
+        plans.remove(id);
+        super.forget(id);
+    }
+
+    @Override
     public void compute(AtomicSystem s) {
         compute(s, crew());
     }
@@ -124,19 +131,17 @@ public final class Tersoff extends TripletModel {
         double[][] forces = partForces;
         double[][] sums = new double[k][7];
         double[] f = s.forces();
+        PartPlan plan = plans.get(s.id());
+        if (plan == null || !plan.fits(fl, fl.builds(), n, k)) {
+            plan = new PartPlan(fl, fl.builds(), n, PartPlan.balanced(n, k, fl.start(), null), fl.nbr(), fl.start(), null);
+            plans.put(s.id(), plan);
+        }
+        PartPlan parts = plan;
         RowParts.run(crew, k, p -> {
-            Arrays.fill(forces[p], 0, 3 * n, 0);
-            rows(s, fl, type, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), forces[p], sums[p], withVirial);
+            parts.clear(p, forces[p], 3);
+            rows(s, fl, type, parts.bounds[p], parts.bounds[p + 1], forces[p], sums[p], withVirial);
         });
-        RowParts.run(crew, k, p -> {
-            for (int c = 3 * RowParts.from(n, p, k); c < 3 * RowParts.from(n, p + 1, k); c++) {
-                double sum = forces[0][c];
-                for (int q = 1; q < k; q++) {
-                    sum += forces[q][c];
-                }
-                f[c] = sum;
-            }
-        });
+        RowParts.run(crew, k, p -> parts.sum(forces, f, 3, RowParts.from(n, p, k), RowParts.from(n, p + 1, k)));
         double[] w = sums[0];
         for (int q = 1; q < k; q++) {
             for (int c = 0; c < 7; c++) {

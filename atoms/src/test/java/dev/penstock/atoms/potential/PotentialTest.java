@@ -73,19 +73,30 @@ class PotentialTest {
         forcesMatchFiniteDifferences(new Morse(0.3, 1.5, 2.0, 2.9), s, 1e-5);
     }
 
-    /// A large system's list sum in parts (`RowParts`, 4,000+ atoms): the same bits on 1, 2 or 3
-    /// threads and on a lent crew, run on the force threads, and equal to a plain sum to rounding.
+    /// A large system's list sum in parts (`RowParts`, 4,000+ atoms; `PartPlan`: each part
+    /// clears and sums only the blocks it writes): the same bits on 1, 2 or 3 threads and on a lent
+    /// crew, run on the force threads, and equal to a plain sum to rounding — for atoms stored in
+    /// space order (a lattice: most blocks skipped per part, the periodic faces' neighbours far
+    /// away in index) and for atoms in random order (every block touched).
     @Test
     void aLargeSystemInPartsHasTheSameForcesOnAnyThreads() {
-        int n = 4500;
-        double box = Math.cbrt(n / 0.8);
-        double[] r = randomPositions(n, box, 0.8, 8);
-        assertThat(RowParts.count(n)).isEqualTo(2);
+        AtomicSystem lattice = dev.penstock.atoms.system.Lattices.fcc(1, 11, 1.6, 0.3, true, new int[] {18, 18}, 0, 8);
+        int n = lattice.atoms();
+        double box = 11 * 1.6;
+        inPartsOnAnyThreads(lattice.positions(), n, new double[] {box, 0, 0, 0.3, box, 0, 0, 0, box});
+        double side = Math.cbrt(4500 / 0.8);
+        inPartsOnAnyThreads(randomPositions(4500, side, 0.8, 8), 4500, new double[] {side, 0, 0, 0, side, 0, 0, 0, side});
+    }
+
+    private static void inPartsOnAnyThreads(double[] r, int n, double[] cell) {
+        assertThat(RowParts.count(n)).isGreaterThan(1);
+        java.util.function.Supplier<AtomicSystem> copy = () -> new AtomicSystem(1, r.clone(), ones(n), new int[n],
+                dev.penstock.atoms.system.Cell.of(cell, new boolean[] {true, true, true}));
         AtomicSystem[] got = new AtomicSystem[4];
         for (int t = 1; t <= 3; t++) {
             try (LennardJones lj = new LennardJones(1, 1, 2.5, false)) {
                 lj.threads(t);
-                got[t - 1] = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+                got[t - 1] = copy.get();
                 lj.compute(got[t - 1]);
                 if (t > 1) {
                     assertThat(dev.penstock.testing.ThreadCensus.live("penstock-forces-")).isNotEmpty();
@@ -93,7 +104,7 @@ class PotentialTest {
             }
         }
         try (LennardJones lj = new LennardJones(1, 1, 2.5, false); var crew = new dev.penstock.device.Crew("lent", 2)) {
-            got[3] = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+            got[3] = copy.get();
             lj.compute(got[3], crew);
         }
         for (int t = 1; t < 4; t++) {
@@ -101,7 +112,7 @@ class PotentialTest {
             assertThat(got[t].forces()).isEqualTo(got[0].forces());
         }
         // against one plain sum over all pairs in list order (no parts): equal to rounding
-        AtomicSystem plain = new AtomicSystem(1, r.clone(), ones(n), new int[n], new double[] {box, box, box}, new boolean[] {true, true, true});
+        AtomicSystem plain = copy.get();
         dev.penstock.atoms.neighbor.NeighborList list = new dev.penstock.atoms.neighbor.NeighborList(2.5, 0.3);
         list.build(plain);
         double e = 0;
