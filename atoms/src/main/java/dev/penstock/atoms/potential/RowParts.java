@@ -1,7 +1,6 @@
 package dev.penstock.atoms.potential;
 
 import dev.penstock.device.Crew;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
 /// How a model splits one system's rows (`PairPotential`, `Eam`, `Tersoff`): into a number of
@@ -16,7 +15,9 @@ import java.util.function.IntConsumer;
 /// ```
 ///
 /// Part p of `count` takes rows [n·p/count, n·(p+1)/count) unless the model balances them
-/// otherwise (by a rule of the system alone); a crew's threads each take the next unclaimed part.
+/// otherwise (by a rule of the system alone); a crew's thread t of T takes parts [count·t/T,
+/// count·(t+1)/T), neighbours in the system (measured: 7% faster than claiming the next free part
+/// on two threads, where the two threads' parts then interleave).
 public final class RowParts {
     /// Rows per part, at least: the per-part arrays and their sum in part order cost some
     /// per-atom work, which smaller parts would not pay back.
@@ -38,8 +39,8 @@ public final class RowParts {
         return (int) ((long) n * p / count);
     }
 
-    /// Runs `part` for parts 0 … count − 1: on `crew`'s threads, each taking the next unclaimed
-    /// part, or (crew null or of one thread) in order on the caller; returns when all are done,
+    /// Runs `part` for parts 0 … count − 1: on `crew`'s threads, each taking a run of consecutive
+    /// parts, or (crew null or of one thread) in order on the caller; returns when all are done,
     /// rethrowing the first failure.
     static void run(Crew crew, int count, IntConsumer part) {
         if (crew == null || crew.size() == 1 || count == 1) {
@@ -48,9 +49,9 @@ public final class RowParts {
             }
             return;
         }
-        AtomicInteger next = new AtomicInteger();
-        crew.run(Math.min(crew.size(), count), t -> {
-            for (int p = next.getAndIncrement(); p < count; p = next.getAndIncrement()) {
+        int threads = Math.min(crew.size(), count);
+        crew.run(threads, t -> {
+            for (int p = from(count, t, threads); p < from(count, t + 1, threads); p++) {
                 part.accept(p);
             }
         });
