@@ -76,6 +76,42 @@ class SimulateCommandTest {
                 "--timeline", dir.resolve("where.txt").toString())).contains("option '--timeline'").contains(".png");
     }
 
+    /// One argon crystal of 4,000 atoms (computed in parts, `RowParts`, that the stage's threads
+    /// share): the same bytes on 1, 2 and 3 threads.
+    @Test
+    void aLargeCrystalSharedOverTheThreadsGivesTheSameBytes() throws Exception {
+        int cells = 10;
+        double a = 5.26;
+        StringBuilder xyz = new StringBuilder().append(4 * cells * cells * cells).append('\n');
+        double side = a * cells;
+        xyz.append(String.format(java.util.Locale.ROOT, "Lattice=\"%.2f 0 0 0 %.2f 0 0 0 %.2f\" Properties=species:S:1:pos:R:3 pbc=\"T T T\"%n",
+                side, side, side));
+        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);
+        for (int x = 0; x < cells; x++) {
+            for (int y = 0; y < cells; y++) {
+                for (int z = 0; z < cells; z++) {
+                    for (double[] b : basis) {
+                        xyz.append(String.format(java.util.Locale.ROOT, "Ar %.6f %.6f %.6f%n", a * (x + b[0]) + rnd.nextDouble(-0.1, 0.1),
+                                a * (y + b[1]) + rnd.nextDouble(-0.1, 0.1), a * (z + b[2]) + rnd.nextDouble(-0.1, 0.1)));
+                    }
+                }
+            }
+        }
+        Path crystal = dir.resolve("crystal.xyz");
+        java.nio.file.Files.writeString(crystal, xyz);
+        String pipeline = "fire(fmax=0.01, steps=8) | nve(dt=5, steps=8)";
+        String one = null;
+        for (int threads = 1; threads <= 3; threads++) {
+            Path out = dir.resolve("crystal-" + threads + ".xyz");
+            MainTest.run(0, "simulate", crystal.toString(), "--pipeline", pipeline, "--potential", LJ, "--out", out.toString(),
+                    "--max-atoms", "5000", "--threads", Integer.toString(threads));
+            String got = java.nio.file.Files.readString(out);
+            one = one == null ? got : one;
+            assertThat(got).as("%d threads", threads).isEqualTo(one);
+        }
+    }
+
     @Test
     void theThreadCountChangesNoByteOfTheOutput() throws Exception {
         Path one = dir.resolve("one.xyz");
