@@ -6,8 +6,14 @@
 //                                  NSTEPS STARTED FLAG DONE ID_LO ID_HI SUB CELL_KIND IMAGES[3])
 //               doubles[23 * cap] (ENERGY PREV_ENERGY FMAX DT ALPHA CELL[9] RECIPROCAL[9])
 //
+//   relax_list_check     one thread per system: whether the lists of its row are another's
+//   relax_list_moved     one thread per atom: whether it moved half the skin since the build
+//   relax_list_build     one thread per atom of a system whose lists are stale: its partners
+//                        within the list radius, in row order (large free and nearest-image
+//                        systems: RELAX_LIST_ATOMS atoms or more)
 //   relax_forces         one thread per atom: its force and half its pair energies, a gather
-//                        over the other atoms of its system in a fixed order (no atomics)
+//                        over the other atoms of its system (or its listed partners) in a fixed
+//                        order (no atomics)
 //   relax_reduce         one thread per system: energy, max |F_i|, flags, in atom order
 //   relax_fire_step      one thread per system: FIRE (ASE-exact or mass-weighted) in atom order
 //   relax_fire2_step     one thread per system: FIRE 2.0 in atom order
@@ -184,6 +190,103 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
     }
 }
 
+// System k's cell as relax_pair reads it, `reach` for the cutoff rc2.
+__device__ __forceinline__ void relax_load_cell(const int* ints, int cap, const double* doubles, int k, double rc2, relax_cell* cell) {
+    cell->kind = ints[RELAX_CELL_KIND * cap + k];
+    for (int d = 0; d < 3; d++) cell->images[d] = ints[(RELAX_IMAGES_A + d) * cap + k];
+    for (int q = 0; q < 9; q++) {
+        cell->h[q] = doubles[(RELAX_CELL + q) * cap + k];
+        cell->h[9 + q] = doubles[(RELAX_RECIPROCAL + q) * cap + k];
+    }
+    for (int d = 0; d < 3; d++) {
+        const double* row = cell->h + 9 + 3 * d;
+        cell->inv[d] = cell->h[4 * d] == 0 ? 0 : 1 / cell->h[4 * d];
+        double norm2 = row[0] * row[0] + row[1] * row[1] + row[2] * row[2];  // 0 on a free axis: it reaches everywhere
+        cell->reach[d] = norm2 == 0 ? __longlong_as_double(0x7ff0000000000000LL) : sqrt(rc2) * sqrt(norm2) * (1 + 1e-9);
+    }
+}
+
+// Verlet lists (CpuRelaxKernels' PairList on the GPU): a free or nearest-image system of
+// RELAX_LIST_ATOMS atoms or more sums each atom's terms over its listed partners — every other atom
+// of its system within the list radius at the last build, in row order — instead of all of them.
+// A partner left out lies beyond the cutoff until some atom has moved half the skin, and there
+// the gather adds nothing for it, so the sums are the all-pairs sums bit for bit. Per system row
+// four ints say for which system (valid, id lo, id hi, start) the row's atoms were listed: a row
+// that holds another system, or the same one moved by a compaction, is listed again.
+#define RELAX_LIST_ATOMS 1024
+#define RELAX_LIST_MAX 256  // partners an atom's list holds; past it the atom sums all pairs
+
+__device__ __forceinline__ bool relax_listed(const int* ints, int cap, int k) {
+    return ints[RELAX_CELL_KIND * cap + k] != RELAX_CELL_IMAGES && ints[RELAX_COUNT * cap + k] >= RELAX_LIST_ATOMS;
+}
+
+extern "C" __global__ void relax_list_check(int systems, const int* ints, int cap, int* listKey, int* listStale) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    int* key = listKey + 4 * k;
+    if (!relax_listed(ints, cap, k)) {
+        key[0] = 0;
+        listStale[k] = 0;
+        return;
+    }
+    int lo = ints[RELAX_ID_LO * cap + k], hi = ints[RELAX_ID_HI * cap + k], start = ints[RELAX_START * cap + k];
+    listStale[k] = key[0] == 1 && key[1] == lo && key[2] == hi && key[3] == start ? 0 : 1;
+    key[0] = 1;
+    key[1] = lo;
+    key[2] = hi;
+    key[3] = start;
+}
+
+// An atom that moved more than half the skin since its list was built (`limit2` its square; a
+// non-finite position too) makes its system's lists stale; every writer writes 1.
+extern "C" __global__ void relax_list_moved(int atoms, const int* atomSystem, const int* ints, int cap, const double* pos,
+                                            const double* refPos, int* listStale, double limit2) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (!relax_listed(ints, cap, k) || listStale[k] != 0) return;
+    double dx = pos[3 * i] - refPos[3 * i], dy = pos[3 * i + 1] - refPos[3 * i + 1], dz = pos[3 * i + 2] - refPos[3 * i + 2];
+    if (!(dx * dx + dy * dy + dz * dz <= limit2)) listStale[k] = 1;
+}
+
+// Atom i's list, if its system's lists are stale: the other atoms of its system whose (nearest
+// image's) squared distance is below rl2 — or not a number, which the gather then meets as the
+// all-pairs sum does — in row order; more than RELAX_LIST_MAX: -1, the atom sums all pairs.
+extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, const int* ints, int cap, const double* doubles,
+                                            const double* pos, const int* listStale, double rl2, double* refPos, int* listCount,
+                                            int* list) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
+    relax_cell cell;
+    relax_load_cell(ints, cap, doubles, k, rl2, &cell);
+    const double shifter = 6755399441055744.0;
+    const double* h = cell.h;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
+    int* out = list + (long long) i * RELAX_LIST_MAX;
+    int c = 0;
+    for (int j = start; j < start + n; j++) {
+        if (j == i) continue;
+        double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
+        if (cell.kind == RELAX_CELL_NEAREST) {
+            dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
+            dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
+            dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
+        }
+        if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
+            if (c < RELAX_LIST_MAX) out[c] = j;
+            c++;
+        }
+    }
+    listCount[i] = c <= RELAX_LIST_MAX ? c : -1;
+    refPos[3 * i] = xi;
+    refPos[3 * i + 1] = yi;
+    refPos[3 * i + 2] = zi;
+}
+
 // The order of an atom's sum (RelaxKernels.STRIPE, PairGather): its energy with its own images
 // first (a scan only); its partners before it in row order; then, of its m partners after it,
 // the first RELAX_STRIPE·⌊m/RELAX_STRIPE⌋ into RELAX_STRIPE partial sums (partner i + 1 + q into
@@ -193,23 +296,12 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
 
 extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, const double* pos,
                                         int kind, double pa, double pb, double pc, double rc2, double shift, double od2, double* force,
-                                        double* atomEnergy) {
+                                        double* atomEnergy, const int* listCount, const int* list) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
     relax_cell cell;
-    cell.kind = ints[RELAX_CELL_KIND * cap + k];
-    for (int d = 0; d < 3; d++) cell.images[d] = ints[(RELAX_IMAGES_A + d) * cap + k];
-    for (int q = 0; q < 9; q++) {
-        cell.h[q] = doubles[(RELAX_CELL + q) * cap + k];
-        cell.h[9 + q] = doubles[(RELAX_RECIPROCAL + q) * cap + k];
-    }
-    for (int d = 0; d < 3; d++) {
-        const double* row = cell.h + 9 + 3 * d;
-        cell.inv[d] = cell.h[4 * d] == 0 ? 0 : 1 / cell.h[4 * d];
-        double norm2 = row[0] * row[0] + row[1] * row[1] + row[2] * row[2];  // 0 on a free axis: it reaches everywhere
-        cell.reach[d] = norm2 == 0 ? __longlong_as_double(0x7ff0000000000000LL) : sqrt(rc2) * sqrt(norm2) * (1 + 1e-9);
-    }
+    relax_load_cell(ints, cap, doubles, k, rc2, &cell);
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
@@ -231,11 +323,43 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
         }
         e += own + own;
     }
+    int m = start + n - 1 - i;
+    int striped = i + 1 + m - m % RELAX_STRIPE;
+    int listed = relax_listed(ints, cap, k) ? listCount[i] : -1;
+    if (listed >= 0) {  // the listed partners, in the all-pairs order: before i, the stripes, the rest
+        const int* partners = list + (long long) i * RELAX_LIST_MAX;
+        int p = 0;
+        for (; p < listed && partners[p] < i; p++) {
+            relax_pair(pos, partners[p], xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
+        }
+        if (striped > i + 1) {
+            double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
+            for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
+            for (; p < listed && partners[p] < striped; p++) {
+                int q = (partners[p] - i - 1) % RELAX_STRIPE;
+                relax_pair(pos, partners[p], xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q],
+                           &pz[q]);
+            }
+            for (int q = 0; q < RELAX_STRIPE; q++) {
+                e += pu[q];
+                fx += px[q];
+                fy += py[q];
+                fz += pz[q];
+            }
+        }
+        for (; p < listed; p++) {
+            relax_pair(pos, partners[p], xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
+        }
+        force[3 * i] = fx;
+        force[3 * i + 1] = fy;
+        force[3 * i + 2] = fz;
+        atomEnergy[i] = 0.5 * e;
+        if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
+        return;
+    }
     for (int j = start; j < i; j++) {
         relax_pair(pos, j, xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
     }
-    int m = start + n - 1 - i;
-    int striped = i + 1 + m - m % RELAX_STRIPE;
     if (striped > i + 1) {
         double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;

@@ -211,6 +211,9 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("butterfly_c128", kernel(&butterfly_c128, false));
         m.emplace("butterfly_c64", kernel(&butterfly_c64, false));
         m.emplace("read_all", kernel(&read_all, false));
+        m.emplace("relax_list_check", kernel(&relax_list_check, false));
+        m.emplace("relax_list_moved", kernel(&relax_list_moved, false));
+        m.emplace("relax_list_build", kernel(&relax_list_build, false));
         m.emplace("relax_forces", kernel(&relax_forces, false));
         m.emplace("relax_reduce", kernel(&relax_reduce, false));
         m.emplace("relax_fire_step", kernel(&relax_fire_step, false));

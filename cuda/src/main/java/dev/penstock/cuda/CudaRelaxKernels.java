@@ -23,8 +23,25 @@ public final class CudaRelaxKernels implements RelaxKernels {
     /// The EAM kernels' PTX resource.
     public static final String EAM_PTX = "/dev/penstock/cuda/eam.ptx";
 
+    /// `relax.cu`'s RELAX_LIST_ATOMS and RELAX_LIST_MAX: free and nearest-image systems of this
+    /// many atoms are summed over Verlet lists of up to that many partners per atom (as the CPU's
+    /// `PairList`; the same bits as all pairs).
+    static final int LIST_ATOMS = 1024;
+    static final int LIST_MAX = 256;
+    /// The list radius and half the skin, in cutoffs (the CPU's lists keep a 12% skin too).
+    private static final double LIST_RADIUS = 1.12;
+    private static final double HALF_SKIN = 0.06;
+
     private final CudaDevice device;
     private final KernelModule module;
+    private dev.penstock.memory.BlockArena lists; // the Verlet lists' device memory (null: none yet)
+    private int listSystems;
+    private int listAtoms;
+    private Block listKey;   // per system row: valid, id lo, id hi, start of the system listed there
+    private Block listStale; // per system row: list again this step
+    private Block refPos;    // per atom: where it was at its list's build
+    private Block listCount; // per atom: its partners (-1: too many, it sums all pairs)
+    private Block list;      // per atom: LIST_MAX partner rows
     private KernelModule eamModule;
     private CudaEam eam;
 
@@ -50,8 +67,16 @@ public final class CudaRelaxKernels implements RelaxKernels {
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         CudaStream s = cuda(stream);
         int cap = c.systemCapacity();
+        fitLists(s, c);
+        if (atoms >= LIST_ATOMS) { // a system this large may be listed: bring its lists up to date
+            s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
+            s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
+                    refPos, listStale, HALF_SKIN * HALF_SKIN * pair.rc2());
+            s.launchKernel(module.function("relax_list_build"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(),
+                    c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list);
+        }
         s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(), c.pos(), pair.kind(),
-                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy());
+                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list);
         s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
                 c.doubles());
     }
@@ -79,12 +104,57 @@ public final class CudaRelaxKernels implements RelaxKernels {
         eam.evaluate(cuda(stream), c, systems, atoms, terms, module.function("relax_reduce"));
     }
 
+    /// (Re)makes the lists' device memory for `c`'s capacities (the rows' keys cleared: every
+    /// large system is listed anew).
+    private void fitLists(CudaStream s, RelaxColumns c) {
+        if (lists != null && listSystems >= c.systemCapacity() && listAtoms >= c.atomCapacity()) {
+            return;
+        }
+        closeLists();
+        listSystems = c.systemCapacity();
+        listAtoms = c.atomCapacity();
+        lists = device.newArena("relax lists");
+        listKey = lists.allocate(dev.penstock.memory.DType.I32, 4L * listSystems);
+        listStale = lists.allocate(dev.penstock.memory.DType.I32, listSystems);
+        refPos = lists.allocate(dev.penstock.memory.DType.F64, 3L * listAtoms);
+        listCount = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
+        list = lists.allocate(dev.penstock.memory.DType.I32, (long) LIST_MAX * listAtoms);
+        try (dev.penstock.memory.HostArena zeros = dev.penstock.memory.Memory.newSharedArena("relax list keys")) {
+            s.copy(zeros.allocate(dev.penstock.memory.DType.I32, 4L * listSystems), listKey);
+            s.synchronize();
+        }
+    }
+
+    /// Each of the first `atoms` atoms' listed partners as the last evaluation left them (-1: too
+    /// many, it sums all pairs; meaningless for atoms of systems not listed), or none before any
+    /// list: for the tests, which hold large systems to their lists (call it while the batch's stream is idle).
+    int[] listCounts(int atoms) {
+        if (lists == null) {
+            return new int[0];
+        }
+        Stream s = device.newStream("relax list counts");
+        try (dev.penstock.memory.HostArena host = dev.penstock.memory.Memory.newSharedArena("relax list counts")) {
+            Block h = host.allocate(dev.penstock.memory.DType.I32, atoms);
+            s.copy(listCount.slice(0, atoms), h);
+            s.synchronize();
+            return h.segment().toArray(java.lang.foreign.ValueLayout.JAVA_INT);
+        }
+    }
+
+    private void closeLists() {
+        if (lists != null) {
+            lists.close();
+            lists = null;
+        }
+    }
+
     @Override
     public void close() {
         if (eam != null) {
             eam.close();
             eam = null;
         }
+        closeLists();
     }
 
     @Override

@@ -193,6 +193,114 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
+    /// Two large systems — a periodic fcc box of 1,372 atoms (nearest images) and a free fcc
+    /// block of 1,372 — among small clusters, hot enough that atoms move half the skin, one small
+    /// system before them flung (it leaves at step 1: the large ones move rows): 120 NVE steps in a
+    /// device stage's batch. Each final state by id; `lists` gets each large system's atoms'
+    /// listed-partner counts from the kernels (empty for kernels without lists).
+    private static java.util.Map<Long, String> largeNve(dev.penstock.device.Device device,
+            java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels, List<int[]> lists) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        List<dev.penstock.atoms.device.RelaxKernels> made = new ArrayList<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
+                dev.penstock.atoms.device.DeviceStages.nve(0.004, 120, LJ, device, d -> {
+                    dev.penstock.atoms.device.RelaxKernels k = kernels.apply(d);
+                    made.add(k);
+                    return k;
+                }, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 4000, Long.MAX_VALUE));
+        List<AtomicSystem> pending = new ArrayList<>(warm(7).subList(0, 3));
+        pending.get(1).velocities()[0] = 400; // flung at step 1
+        pending.add(2, lattice(100, true));
+        pending.add(4, lattice(101, false));
+        SplittableRandom rnd = new SplittableRandom(13);
+        for (AtomicSystem s : pending.subList(2, 5)) {
+            double[] v = s.velocities();
+            for (int i = 0; i < v.length; i++) {
+                v[i] = 1.5 * rnd.nextGaussian();
+            }
+        }
+        boolean looked = false;
+        while (!pending.isEmpty() || b.size() > 0) {
+            pending = b.admit(pending, e -> { });
+            b.step(e -> {
+                if (e.left()) {
+                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
+                }
+            });
+            if (!looked && b.size() == 4 && made.getFirst() instanceof CudaRelaxKernels cuda) { // after the flung one left: 2 small, 2 large
+                int[] counts = cuda.listCounts(2 * 1372 + 300);
+                lists.add(counts);
+                looked = true;
+            }
+        }
+        b.close();
+        return out;
+    }
+
+    /// 7³ fcc cells of 1.6 σ (1,372 atoms), each atom off its site by up to 0.05 σ: periodic (a
+    /// box of 11.2 σ, nearest images) or free.
+    private static AtomicSystem lattice(long id, boolean periodic) {
+        SplittableRandom rnd = new SplittableRandom(id);
+        int k = 7;
+        double a = 1.6;
+        double[] r = new double[3 * 4 * k * k * k];
+        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+        int p = 0;
+        for (int x = 0; x < k; x++) {
+            for (int y = 0; y < k; y++) {
+                for (int z = 0; z < k; z++) {
+                    for (double[] b : basis) {
+                        r[p++] = a * (x + b[0]) + rnd.nextDouble(-0.05, 0.05);
+                        r[p++] = a * (y + b[1]) + rnd.nextDouble(-0.05, 0.05);
+                        r[p++] = a * (z + b[2]) + rnd.nextDouble(-0.05, 0.05);
+                    }
+                }
+            }
+        }
+        int n = r.length / 3;
+        double[] m = new double[n];
+        Arrays.fill(m, 1);
+        double side = a * k;
+        return periodic ? new AtomicSystem(id, r, m, new int[n], new double[] {side, side, side}, new boolean[] {true, true, true})
+                : AtomicSystem.free(id, r);
+    }
+
+    /// Large free and nearest-image systems are summed over Verlet lists on the device
+    /// (`relax.cu`'s relax_list_*: partners within 1.12 cutoffs, rebuilt when an atom moved half
+    /// the skin or the system moved rows) and take the CPU's trajectory, bit for bit where
+    /// `bitExact`: the lists leave out only partners beyond the cutoff.
+    @Test
+    void largeSystemsSumTheirVerletListsOnTheDeviceAndTakeTheCpuTrajectory() {
+        java.util.Map<Long, String> cpu;
+        try (CpuDevice d = new CpuDevice()) {
+            cpu = largeNve(d, x -> CpuRelaxKernels.summingPairs(2), new ArrayList<>());
+        }
+        java.util.Map<Long, String> cuda;
+        List<int[]> lists = new ArrayList<>();
+        try (CudaDevice d = openDevice()) {
+            cuda = largeNve(d, x -> new CudaRelaxKernels(d), lists);
+        }
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(5);
+        assertThat(lists).hasSize(1);
+        // rows after the flung system left: a small cluster, then the two large systems
+        int[] counts = lists.getFirst();
+        long listed = Arrays.stream(counts).filter(c -> c > 20 && c <= CudaRelaxKernels.LIST_MAX).count();
+        assertThat(listed).as("atoms summed over lists of 21..256 partners").isGreaterThanOrEqualTo(2 * 1372 - 10);
+        for (long id : cpu.keySet()) {
+            String[] c = cuda.get(id).split(" ", 3);
+            String[] h = cpu.get(id).split(" ", 3);
+            assertThat(c[0]).as("system %d steps", id).isEqualTo(h[0]);
+            double ec = Double.parseDouble(c[1]);
+            double eh = Double.parseDouble(h[1]);
+            if (Double.isFinite(eh)) {
+                assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            }
+            if (bitExact()) {
+                assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
+            }
+        }
+    }
+
     /// `fire + fire_mw + fire2 + langevin + nve` fused in one device stage's batch on `device`:
     /// each system's sub-stage exits ("fire:N fire-mw:M fire2:K langevin:30 nve:40") and final
     /// state by id.
