@@ -8,9 +8,11 @@
 //
 //   relax_list_check     one thread per system: whether the lists of its row are another's
 //   relax_list_moved     one thread per atom: whether it moved half the skin since the build
+//   relax_list_bin       one thread per system whose lists are stale: its atoms sorted into
+//                        bins at least the list radius wide
 //   relax_list_build     one thread per atom of a system whose lists are stale: its partners
-//                        within the list radius, in row order (large free and nearest-image
-//                        systems: RELAX_LIST_ATOMS atoms or more)
+//                        within the list radius (from the 27 bins around it), in row order
+//                        (large free and nearest-image systems: RELAX_LIST_ATOMS atoms or more)
 //   relax_forces         one thread per atom: its force and half its pair energies, a gather
 //                        over the other atoms of its system (or its listed partners) in a fixed
 //                        order (no atomics)
@@ -249,12 +251,98 @@ extern "C" __global__ void relax_list_moved(int atoms, const int* atomSystem, co
     if (!(dx * dx + dy * dy + dz * dz <= limit2)) listStale[k] = 1;
 }
 
+// The bins a stale listed system's atoms are sorted into for its build (one thread per system,
+// the atoms in row order): per axis nb bins at least rl wide — along a periodic axis of the
+// nearest-image cell nb = ⌊L / rl⌋ (at least 3, so that the bins either side of one are two
+// others), along a free one over the atoms' extent — at most as many bins as atoms. The grid per
+// system row: grid[6k …] origin and width per axis, gridInts[4k …] nb per axis and whether the
+// system is binned (0: a periodic axis too short, bins too many, or a position not finite — its
+// atoms then scan all others, the same list). binStart[start + k …] (nb³ + 1 entries, within the
+// system's own stretch) and binAtoms[start …] (rows by bin, each bin in row order) hold the sort.
+__device__ __forceinline__ int relax_bin_of(const double* pos, int i, const double* g, const int* gi, const bool* periodic) {
+    int idx[3];
+    for (int d = 0; d < 3; d++) {
+        double f = (pos[3 * i + d] - g[d]) / g[3 + d];
+        int b;
+        if (periodic[d]) {
+            double w = f / gi[d];
+            w = w - floor(w);  // the fraction of the box, in [0, 1)
+            b = (int) (w * gi[d]);
+            if (b >= gi[d]) b = gi[d] - 1;
+        } else {
+            b = (int) floor(f);
+            if (b < 0) b = 0;
+            if (b >= gi[d]) b = gi[d] - 1;
+        }
+        idx[d] = b;
+    }
+    return (idx[2] * gi[1] + idx[1]) * gi[0] + idx[0];
+}
+
+extern "C" __global__ void relax_list_bin(int systems, const int* ints, int cap, const double* doubles, const double* pos,
+                                          const int* listStale, double rl, double* grid, int* gridInts, int* binStart, int* binAtoms) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
+    double* g = grid + 6 * k;
+    int* gi = gridInts + 4 * k;
+    gi[3] = 0;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    int kind = ints[RELAX_CELL_KIND * cap + k];
+    bool periodic[3];
+    long long bins = 1;
+    for (int d = 0; d < 3; d++) {
+        double L = doubles[(RELAX_CELL + 4 * d) * cap + k];
+        periodic[d] = kind == RELAX_CELL_NEAREST && L != 0;
+        if (periodic[d]) {
+            int nb = (int) floor(L / rl);
+            if (!(nb >= 3)) return;
+            g[d] = 0;
+            g[3 + d] = L / nb;
+            gi[d] = nb;
+        } else {
+            double lo = pos[3 * start + d], hi = lo;
+            for (int i = start; i < start + n; i++) {
+                double x = pos[3 * i + d];
+                if (!(x - x == 0)) return;  // not finite
+                lo = fmin(lo, x);
+                hi = fmax(hi, x);
+            }
+            double extent = hi - lo;
+            int nb = extent >= rl ? (int) floor(extent / rl) : 1;
+            g[d] = lo;
+            g[3 + d] = nb > 1 ? extent / nb : (extent > 0 ? extent : 1);
+            gi[d] = nb;
+        }
+        bins *= gi[d];
+    }
+    for (int i = start; i < start + n; i++) {  // periodic axes: positions must be finite too
+        for (int d = 0; d < 3; d++) {
+            double x = pos[3 * i + d];
+            if (!(x - x == 0)) return;
+        }
+    }
+    if (bins > n) return;
+    int nb = (int) bins;
+    int* bs = binStart + start + k;
+    for (int b = 0; b <= nb; b++) bs[b] = 0;
+    for (int i = start; i < start + n; i++) bs[relax_bin_of(pos, i, g, gi, periodic) + 1]++;
+    for (int b = 0; b < nb; b++) bs[b + 1] += bs[b];
+    for (int i = start; i < start + n; i++) binAtoms[start + bs[relax_bin_of(pos, i, g, gi, periodic)]++] = i;
+    for (int b = nb; b > 0; b--) bs[b] = bs[b - 1];
+    bs[0] = 0;
+    gi[3] = 1;
+}
+
 // Atom i's list, if its system's lists are stale: the other atoms of its system whose (nearest
 // image's) squared distance is below rl2 — or not a number, which the gather then meets as the
-// all-pairs sum does — in row order; more than RELAX_LIST_MAX: -1, the atom sums all pairs.
+// all-pairs sum does — in row order; more than RELAX_LIST_MAX: -1, the atom sums all pairs. A
+// binned system's atoms look in their bin and the 26 around it (wrapped along periodic axes),
+// then sort what they found into row order: the same list as the scan of all others.
 extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, const int* ints, int cap, const double* doubles,
                                             const double* pos, const int* listStale, double rl2, double* refPos, int* listCount,
-                                            int* list) {
+                                            int* list, const double* grid, const int* gridInts, const int* binStart, const int* binAtoms) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
@@ -268,17 +356,64 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
     int* out = list + (long long) i * RELAX_LIST_MAX;
     int c = 0;
-    for (int j = start; j < start + n; j++) {
-        if (j == i) continue;
-        double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
-        if (cell.kind == RELAX_CELL_NEAREST) {
-            dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
-            dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
-            dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
+    const int* gi = gridInts + 4 * k;
+    if (gi[3] == 1) {
+        const double* g = grid + 6 * k;
+        bool periodic[3];
+        for (int d = 0; d < 3; d++) periodic[d] = cell.kind == RELAX_CELL_NEAREST && h[4 * d] != 0;
+        int own = relax_bin_of(pos, i, g, gi, periodic);
+        int b0[3] = {own % gi[0], (own / gi[0]) % gi[1], own / (gi[0] * gi[1])};
+        const int* bs = binStart + start + k;
+        for (int oz = -1; oz <= 1; oz++) {
+            int bz = b0[2] + oz;
+            if (periodic[2]) bz = (bz + gi[2]) % gi[2];
+            else if (bz < 0 || bz >= gi[2]) continue;
+            for (int oy = -1; oy <= 1; oy++) {
+                int by = b0[1] + oy;
+                if (periodic[1]) by = (by + gi[1]) % gi[1];
+                else if (by < 0 || by >= gi[1]) continue;
+                for (int ox = -1; ox <= 1; ox++) {
+                    int bx = b0[0] + ox;
+                    if (periodic[0]) bx = (bx + gi[0]) % gi[0];
+                    else if (bx < 0 || bx >= gi[0]) continue;
+                    int b = (bz * gi[1] + by) * gi[0] + bx;
+                    for (int q = bs[b]; q < bs[b + 1]; q++) {
+                        int j = binAtoms[start + q];
+                        if (j == i) continue;
+                        double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
+                        if (cell.kind == RELAX_CELL_NEAREST) {
+                            dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
+                            dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
+                            dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
+                        }
+                        if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
+                            if (c < RELAX_LIST_MAX) out[c] = j;
+                            c++;
+                        }
+                    }
+                }
+            }
         }
-        if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
-            if (c < RELAX_LIST_MAX) out[c] = j;
-            c++;
+        if (c <= RELAX_LIST_MAX) {  // into row order: the scan's order
+            for (int p = 1; p < c; p++) {
+                int j = out[p], q = p;
+                for (; q > 0 && out[q - 1] > j; q--) out[q] = out[q - 1];
+                out[q] = j;
+            }
+        }
+    } else {
+        for (int j = start; j < start + n; j++) {
+            if (j == i) continue;
+            double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
+            if (cell.kind == RELAX_CELL_NEAREST) {
+                dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
+                dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
+                dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
+            }
+            if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
+                if (c < RELAX_LIST_MAX) out[c] = j;
+                c++;
+            }
         }
     }
     listCount[i] = c <= RELAX_LIST_MAX ? c : -1;

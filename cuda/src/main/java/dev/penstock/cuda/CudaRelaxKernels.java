@@ -42,6 +42,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private Block refPos;    // per atom: where it was at its list's build
     private Block listCount; // per atom: its partners (-1: too many, it sums all pairs)
     private Block list;      // per atom: LIST_MAX partner rows
+    private Block binGrid;     // per system row: the bins' origin and width per axis (a build's)
+    private Block binGridInts; // per system row: bins per axis, whether binned
+    private Block binStart;    // system k's bins start at start + k: where each bin's rows begin
+    private Block binAtoms;    // per atom: rows sorted by bin
     private KernelModule eamModule;
     private CudaEam eam;
 
@@ -72,8 +76,11 @@ public final class CudaRelaxKernels implements RelaxKernels {
             s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
             s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
                     refPos, listStale, HALF_SKIN * HALF_SKIN * pair.rc2());
+            s.launchKernel(module.function("relax_list_bin"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.doubles(), c.pos(),
+                    listStale, LIST_RADIUS * Math.sqrt(pair.rc2()), binGrid, binGridInts, binStart, binAtoms);
             s.launchKernel(module.function("relax_list_build"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(),
-                    c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list);
+                    c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list, binGrid, binGridInts, binStart,
+                    binAtoms);
         }
         s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(), c.pos(), pair.kind(),
                 pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list);
@@ -119,6 +126,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
         refPos = lists.allocate(dev.penstock.memory.DType.F64, 3L * listAtoms);
         listCount = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
         list = lists.allocate(dev.penstock.memory.DType.I32, (long) LIST_MAX * listAtoms);
+        binGrid = lists.allocate(dev.penstock.memory.DType.F64, 6L * listSystems);
+        binGridInts = lists.allocate(dev.penstock.memory.DType.I32, 4L * listSystems);
+        binStart = lists.allocate(dev.penstock.memory.DType.I32, (long) listAtoms + listSystems + 1);
+        binAtoms = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
         try (dev.penstock.memory.HostArena zeros = dev.penstock.memory.Memory.newSharedArena("relax list keys")) {
             s.copy(zeros.allocate(dev.penstock.memory.DType.I32, 4L * listSystems), listKey);
             s.synchronize();
