@@ -335,6 +335,26 @@ extern "C" __global__ void relax_list_bin(int systems, const int* ints, int cap,
     gi[3] = 1;
 }
 
+// Partner j of atom i (at xi, yi, zi) into its list `out` (c so far; counted past the room)
+// when its nearest image's squared distance is below rl2 or not a number; returns the new count.
+__device__ __forceinline__ int relax_list_try(const double* pos, int j, int i, double xi, double yi, double zi, const relax_cell* cell,
+                                              double rl2, int* out, int c) {
+    if (j == i) return c;
+    const double shifter = 6755399441055744.0;
+    const double* h = cell->h;
+    double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
+    if (cell->kind == RELAX_CELL_NEAREST) {
+        dx = dx - h[0] * ((dx * cell->inv[0] + shifter) - shifter);
+        dy = dy - h[4] * ((dy * cell->inv[1] + shifter) - shifter);
+        dz = dz - h[8] * ((dz * cell->inv[2] + shifter) - shifter);
+    }
+    if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
+        if (c < RELAX_LIST_MAX) out[c] = j;
+        c++;
+    }
+    return c;
+}
+
 // Atom i's list, if its system's lists are stale: the other atoms of its system whose (nearest
 // image's) squared distance is below rl2 — or not a number, which the gather then meets as the
 // all-pairs sum does — in row order; more than RELAX_LIST_MAX: -1, the atom sums all pairs. A
@@ -349,7 +369,6 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
     if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
     relax_cell cell;
     relax_load_cell(ints, cap, doubles, k, rl2, &cell);
-    const double shifter = 6755399441055744.0;
     const double* h = cell.h;
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
@@ -378,18 +397,7 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
                     else if (bx < 0 || bx >= gi[0]) continue;
                     int b = (bz * gi[1] + by) * gi[0] + bx;
                     for (int q = bs[b]; q < bs[b + 1]; q++) {
-                        int j = binAtoms[start + q];
-                        if (j == i) continue;
-                        double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
-                        if (cell.kind == RELAX_CELL_NEAREST) {
-                            dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
-                            dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
-                            dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
-                        }
-                        if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
-                            if (c < RELAX_LIST_MAX) out[c] = j;
-                            c++;
-                        }
+                        c = relax_list_try(pos, binAtoms[start + q], i, xi, yi, zi, &cell, rl2, out, c);
                     }
                 }
             }
@@ -403,23 +411,18 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
         }
     } else {
         for (int j = start; j < start + n; j++) {
-            if (j == i) continue;
-            double dx = pos[3 * j] - xi, dy = pos[3 * j + 1] - yi, dz = pos[3 * j + 2] - zi;
-            if (cell.kind == RELAX_CELL_NEAREST) {
-                dx = dx - h[0] * ((dx * cell.inv[0] + shifter) - shifter);
-                dy = dy - h[4] * ((dy * cell.inv[1] + shifter) - shifter);
-                dz = dz - h[8] * ((dz * cell.inv[2] + shifter) - shifter);
-            }
-            if (!(dx * dx + dy * dy + dz * dz >= rl2)) {
-                if (c < RELAX_LIST_MAX) out[c] = j;
-                c++;
-            }
+            c = relax_list_try(pos, j, i, xi, yi, zi, &cell, rl2, out, c);
         }
     }
     listCount[i] = c <= RELAX_LIST_MAX ? c : -1;
     refPos[3 * i] = xi;
     refPos[3 * i + 1] = yi;
     refPos[3 * i + 2] = zi;
+}
+
+// Partner p of atom i: the p-th listed one, or (no list) the p-th other atom of its system.
+__device__ __forceinline__ int relax_partner(const int* partners, int start, int i, int p) {
+    return partners != nullptr ? partners[p] : start + p < i ? start + p : start + p + 1;
 }
 
 // The order of an atom's sum (RelaxKernels.STRIPE, PairGather): its energy with its own images
@@ -460,49 +463,21 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     }
     int m = start + n - 1 - i;
     int striped = i + 1 + m - m % RELAX_STRIPE;
+    // the partners: the listed ones, or every other atom of the system, in row order either way
     int listed = relax_listed(ints, cap, k) ? listCount[i] : -1;
-    if (listed >= 0) {  // the listed partners, in the all-pairs order: before i, the stripes, the rest
-        const int* partners = list + (long long) i * RELAX_LIST_MAX;
-        int p = 0;
-        for (; p < listed && partners[p] < i; p++) {
-            relax_pair(pos, partners[p], xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
-        }
-        if (striped > i + 1) {
-            double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
-            for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
-            for (; p < listed && partners[p] < striped; p++) {
-                int q = (partners[p] - i - 1) % RELAX_STRIPE;
-                relax_pair(pos, partners[p], xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q],
-                           &pz[q]);
-            }
-            for (int q = 0; q < RELAX_STRIPE; q++) {
-                e += pu[q];
-                fx += px[q];
-                fy += py[q];
-                fz += pz[q];
-            }
-        }
-        for (; p < listed; p++) {
-            relax_pair(pos, partners[p], xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
-        }
-        force[3 * i] = fx;
-        force[3 * i + 1] = fy;
-        force[3 * i + 2] = fz;
-        atomEnergy[i] = 0.5 * e;
-        if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
-        return;
-    }
-    for (int j = start; j < i; j++) {
-        relax_pair(pos, j, xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
+    const int* partners = listed >= 0 ? list + (long long) i * RELAX_LIST_MAX : nullptr;
+    int count = listed >= 0 ? listed : n - 1;
+    int p = 0;
+    for (; p < count && relax_partner(partners, start, i, p) < i; p++) {
+        relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
+                   &fy, &fz);
     }
     if (striped > i + 1) {
         double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
-        for (int c = i + 1; c < striped; c += RELAX_STRIPE) {
-            for (int q = 0; q < RELAX_STRIPE; q++) {
-                relax_pair(pos, c + q, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q],
-                           &pz[q]);
-            }
+        for (int j; p < count && (j = relax_partner(partners, start, i, p)) < striped; p++) {
+            int q = (j - i - 1) % RELAX_STRIPE;
+            relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q], &pz[q]);
         }
         for (int q = 0; q < RELAX_STRIPE; q++) {
             e += pu[q];
@@ -511,8 +486,9 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
             fz += pz[q];
         }
     }
-    for (int j = striped; j < start + n; j++) {
-        relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx, &fy, &fz);
+    for (; p < count; p++) {
+        relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
+                   &fy, &fz);
     }
     force[3 * i] = fx;
     force[3 * i + 1] = fy;
