@@ -31,6 +31,10 @@ awk -F': ' '$1 == "inflight_cuda_max_rel_energy_diff" { d = $2 } $1 == "inflight
 awk -F': ' '$1 == "stages_cuda_max_rel_energy_diff" { d = $2 } $1 == "stages_cuda_steps_differ" { s = $2 }
   END { ok = (d != "" && d + 0 <= 1e-10 && s == "0"); printf "dry_run_stages: max rel energy diff %s, systems with other step counts %s: %s\n", d, s, ok ? "ok" : "FAILED"; exit !ok }' \
   "$out/gpu-check.log"
+# one large LJ liquid (4,000 atoms in the quick run) on the GPU's Verlet lists against CpuDevice: the energy to 1e-10
+awk -F': ' '$1 == "md_cuda_rel_energy_diff" { d = $2 }
+  END { ok = (d != "" && d + 0 <= 1e-10); printf "dry_run_md: rel energy diff %s: %s\n", d, ok ? "ok" : "FAILED"; exit !ok }' \
+  "$out/gpu-check.log"
 ./penstock encode --example 3000 --encoding amplitude --qubits 10 "$out/rows.npy" --device cuda --timeline "$out/timeline-cuda.png" \
   --out "$out/states-cuda.npy"
 ./penstock encode "$out/rows.npy" --encoding amplitude --qubits 10 --device cpu --out "$out/states-cpu.npy"

@@ -38,6 +38,9 @@ import java.util.Map;
 /// - the same clusters through one fused device stage `fire + langevin + nve` on the GPU and on
 ///   every CPU core: wall times, their ratio, and the agreement (`stages_cuda_max_rel_energy_diff`,
 ///   `stages_cuda_steps_differ`; see `StagesGpu`).
+/// - one LJ liquid of 32,000 atoms (bench/in.lj's) through 100 NVE steps of a device stage on the
+///   GPU (Verlet lists from bins) and on every CPU core: atom-steps/s, their ratio and the
+///   agreement (`md_cuda_rel_energy_diff`; see `MdGpu`).
 ///
 /// Prints `name: value` lines last. Run: `./penstock bench gpu` (or `scripts/gpu-check.sh`).
 public final class GpuBench {
@@ -123,6 +126,7 @@ public final class GpuBench {
             f.put("encode16_kernel_vectors_per_s", String.format(Locale.ROOT, "%.0f", encodeKernelOnly(device, kernels)));
             InflightGpu.run(device, out, f, QUICK);
             StagesGpu.run(device, out, f, QUICK);
+            MdGpu.run(device, out, f, QUICK);
         }
         out.println("(PyTorch's kernel-only figure: /usr/bin/python3 benchmarks/peers/encode_torch_gpu.py)");
         return f;
