@@ -31,6 +31,11 @@
 // (scripts/build-kernels.sh), the arithmetic is IEEE 754 operation for operation, as the JVM's.
 //
 // Built into PTX by scripts/build-kernels.sh, as encode.cu.
+//
+// Why one file over 400 lines: one PTX module (relax.ptx, loaded once per device by
+// CudaRelaxKernels), whose kernels share the packed columns' layout, the pair terms, the cell's
+// images and the lists' layout as inlined device functions, and must stay CpuRelaxKernels's
+// loops statement for statement — the emulation test compiles this file as it is.
 
 #include <cuda_runtime.h>
 
