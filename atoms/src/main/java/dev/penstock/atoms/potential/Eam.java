@@ -41,7 +41,7 @@ public final class Eam extends FileModel {
     private Scratch[] parts = new Scratch[0]; // a system in parts: each part's scratch, under `partsLock`
     private double[] rhoSum = new double[0];   // … its densities summed, and F'(ρ) of each atom
     private double[] fpAll = new double[0];
-    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
+    private final PartPlan.Cache plans = new PartPlan.Cache();
     private volatile boolean virial = true;
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
@@ -197,7 +197,7 @@ public final class Eam extends FileModel {
 
     @Override
     public void forget(long id) {
-        plans.remove(id);
+        plans.forget(id);
         super.forget(id);
     }
 
@@ -292,11 +292,7 @@ public final class Eam extends FileModel {
         int[] start = list.start();
         int[] end = list.end();
         int[] second = list.second();
-        PartPlan plan = plans.get(s.id());
-        if (plan == null || !plan.fits(list, list.builds(), n, k)) {
-            plan = new PartPlan(list, list.builds(), n, PartPlan.balanced(n, k, start, end), second, start, end);
-            plans.put(s.id(), plan);
-        }
+        PartPlan plan = plans.of(s.id(), list, list.builds(), n, k, second, start, end);
         if (parts.length < k) {
             Scratch[] more = Arrays.copyOf(parts, k);
             for (int p = parts.length; p < k; p++) {

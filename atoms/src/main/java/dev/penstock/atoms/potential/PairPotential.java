@@ -19,7 +19,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     private Crew crew; // null: the caller alone
     private final Object partsLock = new Object();
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
-    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
+    private final PartPlan.Cache plans = new PartPlan.Cache();
     private final NeighborLists lists;
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
@@ -87,7 +87,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
 
     @Override
     public void forget(long id) {
-        plans.remove(id);
+        plans.forget(id);
         if (lists != null) {
             lists.forget(id);
         }
@@ -169,13 +169,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
             partForces = new double[k][3 * n];
         }
         double[][] forces = partForces;
-        PartPlan plan = plans.get(s.id());
-        if (plan == null || !plan.fits(list, list.builds(), n, k)) {
-            int[] bounds = PartPlan.balanced(n, k, list.start(), list.end());
-            plan = new PartPlan(list, list.builds(), n, bounds, list.second(), list.start(), list.end());
-            plans.put(s.id(), plan);
-        }
-        PartPlan parts = plan;
+        PartPlan parts = plans.of(s.id(), list, list.builds(), n, k, list.second(), list.start(), list.end());
         double[] energies = new double[k];
         RowParts.run(crew, k, p -> {
             parts.clear(p, forces[p], 3);

@@ -111,4 +111,26 @@ final class PartPlan {
             c = end;
         }
     }
+
+    /// The plans of a model's systems in parts, by system id: each made when its system's list
+    /// was built again (or first asked for), dropped when the system leaves (`Model.forget`).
+    static final class Cache {
+        private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>();
+
+        /// System `id`'s plan in `parts` parts of rows balanced by neighbour counts, over `list`
+        /// (at its `builds`-th build; row i's neighbours `neighbours[from[i] … to[i])`, `to` null:
+        /// `from[i + 1]`).
+        PartPlan of(long id, Object list, long builds, int atoms, int parts, int[] neighbours, int[] from, int[] to) {
+            PartPlan plan = plans.get(id);
+            if (plan == null || !plan.fits(list, builds, atoms, parts)) {
+                plan = new PartPlan(list, builds, atoms, balanced(atoms, parts, from, to), neighbours, from, to);
+                plans.put(id, plan);
+            }
+            return plan;
+        }
+
+        void forget(long id) {
+            plans.remove(id);
+        }
+    }
 }

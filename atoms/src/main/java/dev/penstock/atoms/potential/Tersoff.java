@@ -31,7 +31,7 @@ import java.util.List;
 public final class Tersoff extends TripletModel {
     private volatile boolean virial = true;
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
-    private final java.util.Map<Long, PartPlan> plans = new java.util.concurrent.ConcurrentHashMap<>(); // by system id
+    private final PartPlan.Cache plans = new PartPlan.Cache();
 
     private Tersoff(Species species, double[][] p, int[] elem3, double cutmax) {
         super(species, p, elem3, cutmax);
@@ -85,7 +85,7 @@ public final class Tersoff extends TripletModel {
 
     @Override
     public void forget(long id) {
-        plans.remove(id);
+        plans.forget(id);
         super.forget(id);
     }
 
@@ -131,12 +131,7 @@ public final class Tersoff extends TripletModel {
         double[][] forces = partForces;
         double[][] sums = new double[k][7];
         double[] f = s.forces();
-        PartPlan plan = plans.get(s.id());
-        if (plan == null || !plan.fits(fl, fl.builds(), n, k)) {
-            plan = new PartPlan(fl, fl.builds(), n, PartPlan.balanced(n, k, fl.start(), null), fl.nbr(), fl.start(), null);
-            plans.put(s.id(), plan);
-        }
-        PartPlan parts = plan;
+        PartPlan parts = plans.of(s.id(), fl, fl.builds(), n, k, fl.nbr(), fl.start(), null);
         RowParts.run(crew, k, p -> {
             parts.clear(p, forces[p], 3);
             rows(s, fl, type, parts.bounds[p], parts.bounds[p + 1], forces[p], sums[p], withVirial);
