@@ -8,8 +8,9 @@
 //
 //   relax_list_check     one thread per system: whether the lists of its row are another's
 //   relax_list_moved     one thread per atom: whether it moved half the skin since the build
-//   relax_list_bin       one thread per system whose lists are stale: its atoms sorted into
-//                        bins at least the list radius wide
+//   relax_list_grid      one thread per system whose lists are stale: its bins, at least the
+//                        list radius wide; relax_list_count, relax_list_prefix and
+//                        relax_list_scatter sort its atoms into them (atomic counts and cursors)
 //   relax_list_build     one thread per atom of a system whose lists are stale: its partners
 //                        within the list radius (from the 27 bins around it), in row order
 //                        (large free and nearest-image systems: RELAX_LIST_ATOMS atoms or more)
@@ -256,14 +257,18 @@ extern "C" __global__ void relax_list_moved(int atoms, const int* atomSystem, co
     if (!(dx * dx + dy * dy + dz * dz <= limit2)) listStale[k] = 1;
 }
 
-// The bins a stale listed system's atoms are sorted into for its build (one thread per system,
-// the atoms in row order): per axis nb bins at least rl wide — along a periodic axis of the
-// nearest-image cell nb = ⌊L / rl⌋ (at least 3, so that the bins either side of one are two
-// others), along a free one over the atoms' extent — at most as many bins as atoms. The grid per
-// system row: grid[6k …] origin and width per axis, gridInts[4k …] nb per axis and whether the
-// system is binned (0: a periodic axis too short, bins too many, or a position not finite — its
-// atoms then scan all others, the same list). binStart[start + k …] (nb³ + 1 entries, within the
-// system's own stretch) and binAtoms[start …] (rows by bin, each bin in row order) hold the sort.
+// The bins a stale listed system's atoms are sorted into for its build: per axis nb bins at
+// least rl wide — along a periodic axis of the nearest-image cell nb = ⌊L / rl⌋ (at least 3, so
+// that the bins either side of one are two others), along a free one over the atoms' extent — at
+// most as many bins as atoms. The grid per system row: grid[6k …] origin and width per axis,
+// gridInts[4k …] nb per axis and whether the system is binned (0: a periodic axis too short,
+// bins too many, or a position not finite — its atoms then scan all others, the same list).
+// binStart[start + k …] (nb³ + 1 entries, within the system's own stretch) and binAtoms[start …]
+// hold the sort; binFill is binStart's twin, the scatter's cursors. Four launches, parallel but
+// for the grid and the prefix sums (one thread per system): relax_list_grid, relax_list_count
+// (one thread per atom, atomic counts), relax_list_prefix, relax_list_scatter (one thread per
+// atom, atomic cursors). The order of atoms within a bin is the scheduler's, so relax_list_build
+// sorts each list into row order: the lists, and every sum over them, do not depend on it.
 __device__ __forceinline__ int relax_bin_of(const double* pos, int i, const double* g, const int* gi, const bool* periodic) {
     int idx[3];
     for (int d = 0; d < 3; d++) {
@@ -284,8 +289,10 @@ __device__ __forceinline__ int relax_bin_of(const double* pos, int i, const doub
     return (idx[2] * gi[1] + idx[1]) * gi[0] + idx[0];
 }
 
-extern "C" __global__ void relax_list_bin(int systems, const int* ints, int cap, const double* doubles, const double* pos,
-                                          const int* listStale, double rl, double* grid, int* gridInts, int* binStart, int* binAtoms) {
+// The grid of a stale listed system (see above), its bin counts cleared. The extent along a free
+// axis is one pass over its atoms on this thread.
+extern "C" __global__ void relax_list_grid(int systems, const int* ints, int cap, const double* doubles, const double* pos,
+                                           const int* listStale, double rl, double* grid, int* gridInts, int* binStart) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
@@ -295,12 +302,10 @@ extern "C" __global__ void relax_list_bin(int systems, const int* ints, int cap,
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     int kind = ints[RELAX_CELL_KIND * cap + k];
-    bool periodic[3];
     long long bins = 1;
     for (int d = 0; d < 3; d++) {
         double L = doubles[(RELAX_CELL + 4 * d) * cap + k];
-        periodic[d] = kind == RELAX_CELL_NEAREST && L != 0;
-        if (periodic[d]) {
+        if (kind == RELAX_CELL_NEAREST && L != 0) {
             int nb = (int) floor(L / rl);
             if (!(nb >= 3)) return;
             g[d] = 0;
@@ -322,22 +327,69 @@ extern "C" __global__ void relax_list_bin(int systems, const int* ints, int cap,
         }
         bins *= gi[d];
     }
-    for (int i = start; i < start + n; i++) {  // periodic axes: positions must be finite too
-        for (int d = 0; d < 3; d++) {
-            double x = pos[3 * i + d];
-            if (!(x - x == 0)) return;
-        }
-    }
     if (bins > n) return;
-    int nb = (int) bins;
     int* bs = binStart + start + k;
-    for (int b = 0; b <= nb; b++) bs[b] = 0;
-    for (int i = start; i < start + n; i++) bs[relax_bin_of(pos, i, g, gi, periodic) + 1]++;
-    for (int b = 0; b < nb; b++) bs[b + 1] += bs[b];
-    for (int i = start; i < start + n; i++) binAtoms[start + bs[relax_bin_of(pos, i, g, gi, periodic)]++] = i;
-    for (int b = nb; b > 0; b--) bs[b] = bs[b - 1];
-    bs[0] = 0;
+    for (int b = 0; b <= (int) bins; b++) bs[b] = 0;
     gi[3] = 1;
+}
+
+__device__ __forceinline__ bool relax_binning(const int* ints, int cap, int k, const int* listStale, const int* gridInts) {
+    return relax_listed(ints, cap, k) && listStale[k] != 0 && gridInts[4 * k + 3] == 1;
+}
+
+__device__ __forceinline__ void relax_periodic(const int* ints, int cap, const double* doubles, int k, bool* periodic) {
+    int kind = ints[RELAX_CELL_KIND * cap + k];
+    for (int d = 0; d < 3; d++) periodic[d] = kind == RELAX_CELL_NEAREST && doubles[(RELAX_CELL + 4 * d) * cap + k] != 0;
+}
+
+// Atom i's bin counted (a position not finite: its system is not binned after all).
+extern "C" __global__ void relax_list_count(int atoms, const int* atomSystem, const int* ints, int cap, const double* doubles,
+                                            const double* pos, const int* listStale, const double* grid, int* gridInts, int* binStart) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (!relax_binning(ints, cap, k, listStale, gridInts)) return;
+    double x = pos[3 * i], y = pos[3 * i + 1], z = pos[3 * i + 2];
+    if (!(x - x == 0 && y - y == 0 && z - z == 0)) {
+        gridInts[4 * k + 3] = 0;  // every writer writes 0
+        return;
+    }
+    bool periodic[3];
+    relax_periodic(ints, cap, doubles, k, periodic);
+    atomicAdd(binStart + ints[RELAX_START * cap + k] + k + relax_bin_of(pos, i, grid + 6 * k, gridInts + 4 * k, periodic) + 1, 1);
+}
+
+// A binned system's counts summed into where each bin starts, copied into the scatter's cursors.
+extern "C" __global__ void relax_list_prefix(int systems, const int* ints, int cap, const int* listStale, const int* gridInts, int* binStart,
+                                             int* binFill) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (!relax_binning(ints, cap, k, listStale, gridInts)) return;
+    const int* gi = gridInts + 4 * k;
+    int bins = gi[0] * gi[1] * gi[2];
+    int base = ints[RELAX_START * cap + k] + k;
+    int* bs = binStart + base;
+    int* fill = binFill + base;
+    fill[0] = 0;
+    for (int b = 0; b < bins; b++) {
+        bs[b + 1] += bs[b];
+        fill[b + 1] = bs[b + 1];
+    }
+}
+
+// Atom i's row into its bin (at the bin's next free place).
+extern "C" __global__ void relax_list_scatter(int atoms, const int* atomSystem, const int* ints, int cap, const double* doubles,
+                                              const double* pos, const int* listStale, const double* grid, const int* gridInts, int* binFill,
+                                              int* binAtoms) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= atoms) return;
+    int k = atomSystem[i];
+    if (!relax_binning(ints, cap, k, listStale, gridInts)) return;
+    bool periodic[3];
+    relax_periodic(ints, cap, doubles, k, periodic);
+    int start = ints[RELAX_START * cap + k];
+    int q = atomicAdd(binFill + start + k + relax_bin_of(pos, i, grid + 6 * k, gridInts + 4 * k, periodic), 1);
+    binAtoms[start + q] = i;
 }
 
 // Partner j of atom i (at xi, yi, zi) into its list `out` (c so far; counted past the room)
@@ -364,7 +416,8 @@ __device__ __forceinline__ int relax_list_try(const double* pos, int j, int i, d
 // image's) squared distance is below rl2 — or not a number, which the gather then meets as the
 // all-pairs sum does — in row order; more than RELAX_LIST_MAX: -1, the atom sums all pairs. A
 // binned system's atoms look in their bin and the 26 around it (wrapped along periodic axes),
-// then sort what they found into row order: the same list as the scan of all others.
+// then sort what they found into row order: the same list as the scan of all others, whatever
+// order the scatter left each bin in.
 extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, const int* ints, int cap, const double* doubles,
                                             const double* pos, const int* listStale, double rl2, double* refPos, int* listCount,
                                             int* list, const double* grid, const int* gridInts, const int* binStart, const int* binAtoms) {
@@ -384,7 +437,7 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
     if (gi[3] == 1) {
         const double* g = grid + 6 * k;
         bool periodic[3];
-        for (int d = 0; d < 3; d++) periodic[d] = cell.kind == RELAX_CELL_NEAREST && h[4 * d] != 0;
+        relax_periodic(ints, cap, doubles, k, periodic);
         int own = relax_bin_of(pos, i, g, gi, periodic);
         int b0[3] = {own % gi[0], (own / gi[0]) % gi[1], own / (gi[0] * gi[1])};
         const int* bs = binStart + start + k;

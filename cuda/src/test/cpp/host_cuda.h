@@ -30,6 +30,9 @@ inline void __syncthreads() { block_barrier->arrive_and_wait(); }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
     return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }
+inline int atomicAdd(int* p, int v) {
+    return std::atomic_ref<int>(*p).fetch_add(v);
+}
 using std::sqrt; using std::fabs; using std::fmax; using std::exp2;
 inline long long __double_as_longlong(double d) { return std::bit_cast<long long>(d); }
 inline double __longlong_as_double(long long v) { return std::bit_cast<double>(v); }

@@ -213,7 +213,10 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("read_all", kernel(&read_all, false));
         m.emplace("relax_list_check", kernel(&relax_list_check, false));
         m.emplace("relax_list_moved", kernel(&relax_list_moved, false));
-        m.emplace("relax_list_bin", kernel(&relax_list_bin, false));
+        m.emplace("relax_list_grid", kernel(&relax_list_grid, false));
+        m.emplace("relax_list_count", kernel(&relax_list_count, false));
+        m.emplace("relax_list_prefix", kernel(&relax_list_prefix, false));
+        m.emplace("relax_list_scatter", kernel(&relax_list_scatter, false));
         m.emplace("relax_list_build", kernel(&relax_list_build, false));
         m.emplace("relax_forces", kernel(&relax_forces, false));
         m.emplace("relax_reduce", kernel(&relax_reduce, false));

@@ -113,7 +113,7 @@ public final class MaterialsMdBench {
         }
         m.put("potential", material.name() + " (" + material.file() + ")");
         m.put("atoms", Integer.toString(n));
-        // one system split over threads (`Eam.threads`, `Tersoff.threads`), against LAMMPS on as
+        // one system's parts over threads (`Eam.threads`, `Tersoff.threads`), against LAMMPS on as
         // many MPI processes
         for (int t : threads) {
             switch (model) {
@@ -144,6 +144,11 @@ public final class MaterialsMdBench {
             m.put("lammps_opt_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / LammpsRuns.median(opt)));
             m.put("lammps_atom_steps_per_s" + tail, String.format(Locale.ROOT, "%.4g", n * 100 / lammps));
             m.put("ratio_vs_lammps" + tail, String.format(Locale.ROOT, "%.3f", lammps / seconds));
+            if (t != 1) { // a large system is summed in parts fixed by its size (RowParts): every thread count the same bits
+                double[] again = new double[101];
+                simulate(model, again);
+                m.put("same_energies_as_1t" + tail, Boolean.toString(Arrays.equals(again, energy)));
+            }
         }
         ((AutoCloseable) model).close();
         m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -59,6 +60,7 @@ public final class MdBench {
         }
         Files.writeString(dir.resolve("in.lj"), LammpsLjBench.input(cells));
         Files.writeString(dir.resolve("in.lj.timed"), LammpsLjBench.input(cells, 100));
+        double[] first = null; // the first thread count's energy at every step
         for (int t : threads) {
             // LAMMPS's energies from one run with thermo at every step (full precision); its time
             // from runs as its users time them (thermo 100), plain and with the OPT package
@@ -106,6 +108,12 @@ public final class MdBench {
             m.put("lammps_atom_steps_per_s" + k, String.format(Locale.ROOT, "%.4g", theirs));
             m.put("ratio_vs_lammps" + k, String.format(Locale.ROOT, "%.3f", mine / theirs));
             m.put("max_rel_energy_diff_vs_lammps" + k, String.format(Locale.ROOT, "%.3e", maxRel));
+            if (first == null) {
+                first = energy;
+            } else {
+                // a large system is summed in parts fixed by its size (RowParts): every thread count the same bits
+                m.put("same_energies_as_1t" + k, Boolean.toString(Arrays.equals(energy, first)));
+            }
         }
         return m;
     }

@@ -46,6 +46,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private Block binGridInts; // per system row: bins per axis, whether binned
     private Block binStart;    // system k's bins start at start + k: where each bin's rows begin
     private Block binAtoms;    // per atom: rows sorted by bin
+    private Block binFill;     // binStart's twin: each bin's next free place while rows are sorted in
     private KernelModule eamModule;
     private CudaEam eam;
 
@@ -76,8 +77,14 @@ public final class CudaRelaxKernels implements RelaxKernels {
             s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
             s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
                     refPos, listStale, HALF_SKIN * HALF_SKIN * pair.rc2());
-            s.launchKernel(module.function("relax_list_bin"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.doubles(), c.pos(),
-                    listStale, LIST_RADIUS * Math.sqrt(pair.rc2()), binGrid, binGridInts, binStart, binAtoms);
+            s.launchKernel(module.function("relax_list_grid"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.doubles(), c.pos(),
+                    listStale, LIST_RADIUS * Math.sqrt(pair.rc2()), binGrid, binGridInts, binStart);
+            s.launchKernel(module.function("relax_list_count"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(),
+                    c.pos(), listStale, binGrid, binGridInts, binStart);
+            s.launchKernel(module.function("relax_list_prefix"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listStale, binGridInts,
+                    binStart, binFill);
+            s.launchKernel(module.function("relax_list_scatter"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap,
+                    c.doubles(), c.pos(), listStale, binGrid, binGridInts, binFill, binAtoms);
             s.launchKernel(module.function("relax_list_build"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(),
                     c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list, binGrid, binGridInts, binStart,
                     binAtoms);
@@ -130,6 +137,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
         binGridInts = lists.allocate(dev.penstock.memory.DType.I32, 4L * listSystems);
         binStart = lists.allocate(dev.penstock.memory.DType.I32, (long) listAtoms + listSystems + 1);
         binAtoms = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
+        binFill = lists.allocate(dev.penstock.memory.DType.I32, (long) listAtoms + listSystems + 1);
         try (dev.penstock.memory.HostArena zeros = dev.penstock.memory.Memory.newSharedArena("relax list keys")) {
             s.copy(zeros.allocate(dev.penstock.memory.DType.I32, 4L * listSystems), listKey);
             s.synchronize();
