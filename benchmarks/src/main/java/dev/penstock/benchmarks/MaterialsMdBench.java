@@ -104,6 +104,9 @@ public final class MaterialsMdBench {
         Files.writeString(dir.resolve("in.timed"), material.input(false, 50));
         List<Double> lammpsEnergy = new ArrayList<>();
         LammpsRuns.run(dir, 1, "in.exact", false, lammpsEnergy);
+        // Penstock starts every run from this start: the timed LAMMPS runs write their own (on n
+        // processes, its atoms in another order)
+        Files.copy(dir.resolve("start.data"), dir.resolve("start-penstock.data"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Model model = material.model();
         double[] energy = new double[101];
         int n = simulate(model, energy);
@@ -157,7 +160,7 @@ public final class MaterialsMdBench {
 
     /// LAMMPS's start in Penstock's units: velocities Å/ps → Å/τ, the element set.
     private AtomicSystem start() throws Exception {
-        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1);
+        AtomicSystem s = LammpsData.read(dir.resolve("start-penstock.data"), 1);
         Arrays.fill(s.numbers(), material.z());
         for (int i = 0; i < s.velocities().length; i++) {
             s.velocities()[i] *= TAU_PS;
