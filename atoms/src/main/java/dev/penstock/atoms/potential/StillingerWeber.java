@@ -21,7 +21,8 @@ import java.util.List;
 /// the full neighbour list (both directions of every pair of the half list, with its image shift).
 /// The virial is tallied as LAMMPS tallies it (`ev_tally`, `ev_tally3`).
 ///
-/// Threading: different systems may be computed at once from different threads.
+/// Threading: as `TripletModel`'s (a large system in parts, the same numbers on any number of
+/// threads).
 public final class StillingerWeber extends TripletModel {
 
     // indices into an entry's parameters
@@ -104,24 +105,30 @@ public final class StillingerWeber extends TripletModel {
         return d;
     }
 
+    /// Runs a large system's parts (`RowParts`) on `n` threads; 1 (the default) runs them on the
+    /// caller. The numbers are the same for any `n`. Returns this.
+    public StillingerWeber threads(int n) {
+        split(n, "penstock-sw");
+        return this;
+    }
+
     @Override
-    public void compute(AtomicSystem s) {
-        int n = s.atoms();
+    String label() {
+        return "Stillinger-Weber";
+    }
+
+    @Override
+    void rows(AtomicSystem s, FullLists.Full fl, int[] type, int from, int to, double[] f, double[] w, boolean withVirial) {
         int ne = species.symbols().length;
-        int[] type = species.types(s);
-        FullLists.Full fl = full.of(s);
         double[] r = s.positions();
-        double[] f = s.forces();
-        Arrays.fill(f, 0);
-        double energy = 0;
-        double[] w = new double[6]; // xx yy zz xy xz yz
+        double energy = w[6];
         double[] fj = new double[3];
         double[] fk = new double[3];
         double[] d1 = new double[3];
         double[] d2 = new double[3];
         int[] shortJ = new int[64];
         double[] shortR = new double[64 * 3]; // neighbour positions (image applied)
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < to; i++) {
             double xi = r[3 * i];
             double yi = r[3 * i + 1];
             double zi = r[3 * i + 2];
@@ -222,11 +229,7 @@ public final class StillingerWeber extends TripletModel {
             f[3 * i + 1] += fyi;
             f[3 * i + 2] += fzi;
         }
-        if (!Double.isFinite(energy)) {
-            throw new IllegalStateException("system " + s.id() + ": the Stillinger-Weber energy is " + energy);
-        }
-        s.energy(energy);
-        s.virial(new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+        w[6] = energy;
     }
 
     /// LAMMPS's `PairSW::threebody`: the forces on j and k of the j–i–k term; returns its energy.

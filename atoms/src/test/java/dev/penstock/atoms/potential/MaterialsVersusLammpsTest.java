@@ -75,7 +75,7 @@ class MaterialsVersusLammpsTest {
 
     /// A large system computed in parts (`RowParts`: 4,000+ atoms, each part's rows scattering
     /// into its own arrays, summed in part order) on 1, 2 or 3 threads (`Eam.threads`,
-    /// `Tersoff.threads`) and on a crew lent to `compute(system, crew)`: LAMMPS's numbers still, to
+    /// `Tersoff.threads`, `StillingerWeber.threads`) and on a crew lent to `compute(system, crew)`: LAMMPS's numbers still, to
     /// the same tolerances, and the same bits whatever the threads, run after run and with two
     /// callers at once. Fails if a part's densities or forces are dropped or counted twice, or if
     /// the sums depended on the threads or on which finished first.
@@ -89,13 +89,18 @@ class MaterialsVersusLammpsTest {
                 new Case("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 10, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28}),
                 new Case("CuZr_mm.eam.fs", "eam/fs", new Structure("CuZr free block", block.r(), block.z(), new double[9], new boolean[3]),
                         new int[] {29, 40}),
-                new Case("SiC.tersoff", "tersoff", diamond("SiC zincblende (Tersoff)", 8, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6}));
+                new Case("SiC.tersoff", "tersoff", diamond("SiC zincblende (Tersoff)", 8, 4.36, 0.6, new int[] {14, 6}, 41), new int[] {14, 6}),
+                new Case("Si.sw", "sw", diamond("Si triclinic (Stillinger-Weber)", 8, 5.431, 1.7, new int[] {14, 14}, 43), new int[] {14}));
         java.util.Map<String, AtomicSystem> reference = new java.util.HashMap<>();
         for (int threads : new int[] {1, 2, 3}) {
             for (Case c : cases) {
                 assertThat(RowParts.count(c.structure().z().length)).as(c.structure().name()).isGreaterThan(1);
                 Path file = POTENTIALS.resolve(c.file());
-                try (AutoCloseable model = c.style().equals("tersoff") ? Tersoff.read(file).threads(threads) : Eam.read(file).threads(threads)) {
+                try (AutoCloseable model = switch (c.style()) {
+                    case "tersoff" -> Tersoff.read(file).threads(threads);
+                    case "sw" -> StillingerWeber.read(file).threads(threads);
+                    default -> Eam.read(file).threads(threads);
+                }) {
                     Model m = (Model) model;
                     if (threads == 1) {
                         check(m, c.file(), c.style(), c.structure(), c.types());
