@@ -72,7 +72,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         CudaStream s = cuda(stream);
         int cap = c.systemCapacity();
-        fitLists(s, c);
+        fitLists(s, c, atoms >= LIST_ATOMS);
         if (atoms >= LIST_ATOMS) { // a system this large may be listed: bring its lists up to date
             s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
             s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
@@ -119,14 +119,17 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     /// (Re)makes the lists' device memory for `c`'s capacities (the rows' keys cleared: every
-    /// large system is listed anew).
-    private void fitLists(CudaStream s, RelaxColumns c) {
-        if (lists != null && listSystems >= c.systemCapacity() && listAtoms >= c.atomCapacity()) {
+    /// large system is listed anew) — per atom only once the batch holds enough atoms for a
+    /// system to be listed (`large`; the kernels still take the arrays: one atom's until then,
+    /// which no kernel reads, as no system is listed).
+    private void fitLists(CudaStream s, RelaxColumns c, boolean large) {
+        int atoms = large ? c.atomCapacity() : 1;
+        if (lists != null && listSystems >= c.systemCapacity() && listAtoms >= atoms) {
             return;
         }
         closeLists();
         listSystems = c.systemCapacity();
-        listAtoms = c.atomCapacity();
+        listAtoms = atoms;
         lists = device.newArena("relax lists");
         listKey = lists.allocate(dev.penstock.memory.DType.I32, 4L * listSystems);
         listStale = lists.allocate(dev.penstock.memory.DType.I32, listSystems);
