@@ -41,7 +41,6 @@ public final class Eam extends FileModel {
     private Scratch[] parts = new Scratch[0]; // a system in parts: each part's scratch, under `partsLock`
     private double[] rhoSum = new double[0];   // … its densities summed, and F'(ρ) of each atom
     private double[] fpAll = new double[0];
-    private final PartPlan.Cache plans = new PartPlan.Cache();
     private volatile boolean virial = true;
 
     /// One thread's work arrays: densities, F'(ρ), and the listed pairs inside the cutoff (pass
@@ -195,16 +194,6 @@ public final class Eam extends FileModel {
         throw new IllegalArgumentException(t.file + " has no element " + symbol + " (it has " + String.join(", ", t.elements) + ")");
     }
 
-    @Override
-    public void forget(long id) {
-        plans.forget(id);
-        super.forget(id);
-    }
-
-    @Override
-    public void compute(AtomicSystem s) {
-        compute(s, crew());
-    }
 
     @Override
     public void compute(AtomicSystem s, Crew crew) {

@@ -22,6 +22,8 @@ abstract class FileModel implements Model, AutoCloseable {
     private Crew crew; // null: one thread
     /// Held while a system is computed in parts (`RowParts`): the parts' arrays are the model's.
     final Object partsLock = new Object();
+    /// The plans of the systems computed in parts, by id.
+    final PartPlan.Cache plans = new PartPlan.Cache();
 
     FileModel(Species species, double cutoff) {
         this.species = species;
@@ -85,8 +87,15 @@ abstract class FileModel implements Model, AutoCloseable {
 
     @Override
     public void forget(long id) {
+        plans.forget(id);
         lists.forget(id);
         full.forget(id);
+    }
+
+    /// `compute(s, crew)` on the crew `threads(n)` set (none: the caller alone): the same numbers.
+    @Override
+    public final void compute(AtomicSystem s) {
+        compute(s, crew());
     }
 
     @Override

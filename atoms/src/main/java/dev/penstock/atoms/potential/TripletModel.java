@@ -31,7 +31,6 @@ abstract class TripletModel extends FileModel {
     }
 
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
-    private final PartPlan.Cache plans = new PartPlan.Cache();
 
     /// Rows (atoms i) `[from, to)`: their terms added into `f` and `w` (virial xx yy zz xy xz yz,
     /// then the energy), as LAMMPS's loop over i adds them (the virial only `withVirial`).
@@ -45,16 +44,6 @@ abstract class TripletModel extends FileModel {
         return true;
     }
 
-    @Override
-    public void forget(long id) {
-        plans.forget(id);
-        super.forget(id);
-    }
-
-    @Override
-    public void compute(AtomicSystem s) {
-        compute(s, crew());
-    }
 
     @Override
     public void compute(AtomicSystem s, Crew crew) {
