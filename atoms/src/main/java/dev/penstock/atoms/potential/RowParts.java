@@ -24,6 +24,8 @@ public final class RowParts {
     static final int ATOMS_PER_PART = 2000;
     /// The most parts: a power of two, so that 2, 4, 8 or 16 threads share them out evenly.
     static final int MAX = 16;
+    /// The fewest atoms of a system computed in parts: a batch with fewer atoms has none.
+    public static final int LEAST_ATOMS = 2 * ATOMS_PER_PART;
 
     private RowParts() {
     }
