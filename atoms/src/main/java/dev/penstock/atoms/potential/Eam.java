@@ -297,11 +297,7 @@ public final class Eam extends FileModel {
         double[][] rhos = new double[k][];
         double[][] forces = new double[k][];
         for (int p = 0; p < k; p++) { // each part's pair slots for its own rows' listed pairs
-            long listed = 0;
-            for (int i = plan.bounds[p]; i < plan.bounds[p + 1]; i++) {
-                listed += end[i] - start[i];
-            }
-            ps[p].fit(n, (int) listed);
+            ps[p].fit(n, plan.listed(p));
             rhos[p] = ps[p].rho;
             forces[p] = ps[p].force;
         }

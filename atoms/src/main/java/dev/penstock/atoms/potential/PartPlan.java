@@ -24,6 +24,7 @@ final class PartPlan {
     private final Object list;
     private final long builds;
     private final boolean[][] touched;
+    private final int[] listed; // per part: its rows' neighbours
 
     /// The plan of `parts` row ranges `bounds` (parts + 1 entries) over `list`, whose row i's
     /// neighbours are `neighbours[from[i] … to[i])` (`to` null: `from[i + 1]`, a full list), made
@@ -36,11 +37,13 @@ final class PartPlan {
         int parts = bounds.length - 1;
         int blocks = (atoms + BLOCK - 1) / BLOCK;
         touched = new boolean[parts][blocks];
+        listed = new int[parts];
         for (int p = 0; p < parts; p++) {
             boolean[] t = touched[p];
             for (int i = bounds[p]; i < bounds[p + 1]; i++) {
                 t[i / BLOCK] = true;
                 int end = to == null ? from[i + 1] : to[i];
+                listed[p] += end - from[i];
                 for (int q = from[i]; q < end; q++) {
                     t[neighbours[q] / BLOCK] = true;
                 }
@@ -74,6 +77,11 @@ final class PartPlan {
             bounds[t++] = atoms;
         }
         return bounds;
+    }
+
+    /// How many neighbours part `p`'s rows list.
+    int listed(int p) {
+        return listed[p];
     }
 
     /// Clears part `p`'s `array` (`width` values per atom) over the blocks it writes.
