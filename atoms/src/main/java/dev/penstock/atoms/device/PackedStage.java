@@ -465,12 +465,17 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         int keptSystems = systems - leaving;
         stream.copy(exitMap.slice(0, 2L * leaving + exitAtoms), exitMapDevice.slice(0, 2L * leaving + exitAtoms));
-        kernels.gather(stream, live, exits, exitMapDevice, leaving, exitAtoms);
+        // the leavers' system columns gathered packed at the start of `exits` (capacity
+        // `leaving`), so their read-back is one copy of those rows per block, not of the
+        // batch's whole capacity (2,000 system rows of 47 columns at a 2,000-atom budget)
+        RelaxColumns exitRows = exits.compact(leaving);
+        kernels.gather(stream, live, exitRows, exitMapDevice, leaving, exitAtoms);
         if (keptSystems > 0) {
             stream.copy(keepMap.slice(0, 2L * keptSystems + keptAtoms), keepMapDevice.slice(0, 2L * keptSystems + keptAtoms));
             kernels.gather(stream, live, spare, keepMapDevice, keptSystems, keptAtoms);
         }
-        readBack(exits, exitAtoms);
+        RelaxColumns back = readBack.compact(leaving);
+        readBack(exitRows, back, exitAtoms);
         for (int x = 0; x < leaving; x++) {
             leavers[x] = rows[exitMap.getInt(x)];
         }
@@ -485,15 +490,15 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         for (int x = 0; x < leaving; x++) {
             AtomicSystem s = leavers[x];
             leavers[x] = null;
-            unpack(s, x, readBack);
+            unpack(s, x, back);
             for (int d = 0; d < used.length; d++) {
                 used[d] -= sizer.size(s, d);
             }
-            int taken = readBack.getInt(TAKEN, x);
-            int sub = readBack.getInt(SUB, x);
-            double energy = readBack.getDouble(ENERGY, x);
-            double fmax = readBack.getDouble(FMAX, x);
-            String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (readBack.getInt(FLAG, x)) {
+            int taken = back.getInt(TAKEN, x);
+            int sub = back.getInt(SUB, x);
+            double energy = back.getDouble(ENERGY, x);
+            double fmax = back.getDouble(FMAX, x);
+            String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (back.getInt(FLAG, x)) {
                 case 0 -> null;
                 case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(s.id());
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
@@ -501,7 +506,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
             boolean converged = diagnosis == null && kinds.get(sub) instanceof SubStage.Relaxation r && r.rule().converged(fmax, energy,
-                    readBack.getDouble(PREV_ENERGY, x));
+                    back.getDouble(PREV_ENERGY, x));
             terms.left(s.id());
             events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null)
                     : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
@@ -511,12 +516,18 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     /// Copies the per-system columns and the first `atomRows` atom rows of `from` to the host.
     private void readBack(RelaxColumns from, int atomRows) {
-        stream.copy(from.ints(), readBack.ints());
-        stream.copy(from.doubles(), readBack.doubles());
-        stream.copy(from.pos().slice(0, atomRows), readBack.pos().slice(0, atomRows));
-        stream.copy(from.vel().slice(0, atomRows), readBack.vel().slice(0, atomRows));
-        stream.copy(from.force().slice(0, atomRows), readBack.force().slice(0, atomRows));
-        stream.copy(from.last().slice(0, atomRows), readBack.last().slice(0, atomRows));
+        readBack(from, readBack, atomRows);
+    }
+
+    /// Copies the per-system columns and the first `atomRows` atom rows of `from` to host
+    /// columns `to` of the same system capacity.
+    private void readBack(RelaxColumns from, RelaxColumns to, int atomRows) {
+        stream.copy(from.ints(), to.ints());
+        stream.copy(from.doubles(), to.doubles());
+        stream.copy(from.pos().slice(0, atomRows), to.pos().slice(0, atomRows));
+        stream.copy(from.vel().slice(0, atomRows), to.vel().slice(0, atomRows));
+        stream.copy(from.force().slice(0, atomRows), to.force().slice(0, atomRows));
+        stream.copy(from.last().slice(0, atomRows), to.last().slice(0, atomRows));
         stream.synchronize();
     }
 

@@ -115,6 +115,18 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
                 arena.allocate(DType.F64, DOUBLE_COLUMNS, systems));
     }
 
+    /// A view of these columns whose per-system columns hold `systems` rows packed at the start
+    /// of the same memory (column c's rows at `c · systems …`), the per-atom columns as they are:
+    /// rows gathered into it are read back in one copy per block.
+    public RelaxColumns compact(int systems) {
+        if (systems < 1 || systems > systemCapacity()) {
+            throw new IllegalArgumentException("a compact view of " + systemCapacity() + " system rows needs 1 to that many, got " + systems);
+        }
+        return new RelaxColumns(pos, vel, force, last, mass, atomEnergy, atomSystem,
+                ints.reshape(ints.elementCount()).slice(0, (long) INT_COLUMNS * systems).reshape(INT_COLUMNS, systems),
+                doubles.reshape(doubles.elementCount()).slice(0, (long) DOUBLE_COLUMNS * systems).reshape(DOUBLE_COLUMNS, systems));
+    }
+
     /// Systems these columns can hold.
     public int systemCapacity() {
         return (int) ints.shape(1);
