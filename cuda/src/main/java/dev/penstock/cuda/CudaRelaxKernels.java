@@ -42,6 +42,8 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private Block refPos;    // per atom: where it was at its list's build
     private Block listCount; // per atom: its partners (-1: too many, it sums all pairs)
     private Block list;      // per atom: LIST_MAX partner rows
+    private int largest = Integer.MAX_VALUE; // the most atoms of a system in the batch, as its stage last said
+    private boolean listed;  // whether the last evaluation kept lists
     private Block binGrid;     // per system row: the bins' origin and width per axis (a build's)
     private Block binGridInts; // per system row: bins per axis, whether binned
     private Block binStart;    // system k's bins start at start + k: where each bin's rows begin
@@ -72,8 +74,15 @@ public final class CudaRelaxKernels implements RelaxKernels {
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         CudaStream s = cuda(stream);
         int cap = c.systemCapacity();
-        fitLists(s, c, atoms >= LIST_ATOMS);
-        if (atoms >= LIST_ATOMS) { // a system this large may be listed: bring its lists up to date
+        // a system this large may be listed: bring its lists up to date (a batch whose stage
+        // says it holds no such system launches none of this and keeps no list memory)
+        boolean listing = atoms >= LIST_ATOMS && largest >= LIST_ATOMS;
+        fitLists(s, c, listing);
+        if (listing && !listed) {
+            clearKeys(s); // lists left alone while no system was large may be a compaction out of date
+        }
+        listed = listing;
+        if (listing) {
             s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
             s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
                     refPos, listStale, HALF_SKIN * HALF_SKIN * pair.rc2());
@@ -141,10 +150,30 @@ public final class CudaRelaxKernels implements RelaxKernels {
         binStart = lists.allocate(dev.penstock.memory.DType.I32, (long) listAtoms + listSystems + 1);
         binAtoms = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
         binFill = lists.allocate(dev.penstock.memory.DType.I32, (long) listAtoms + listSystems + 1);
+        clearKeys(s);
+    }
+
+    /// Marks every row's list out of date (each large system is listed anew at its next evaluation).
+    private void clearKeys(CudaStream s) {
         try (dev.penstock.memory.HostArena zeros = dev.penstock.memory.Memory.newSharedArena("relax list keys")) {
             s.copy(zeros.allocate(dev.penstock.memory.DType.I32, 4L * listSystems), listKey);
             s.synchronize();
         }
+    }
+
+    @Override
+    public void largestSystem(int atoms) {
+        largest = atoms;
+    }
+
+    /// Whether the last evaluation kept Verlet lists, and for how many atoms the lists' device
+    /// memory is made (1: none yet): for the tests.
+    boolean listing() {
+        return listed;
+    }
+
+    int listMemoryAtoms() {
+        return lists == null ? 0 : listAtoms;
     }
 
     /// Each of the first `atoms` atoms' listed partners as the last evaluation left them (-1: too

@@ -301,6 +301,71 @@ abstract class RelaxKernelsChecks {
         }
     }
 
+    /// Twenty small warm clusters (over 1,024 atoms together) through 60 NVE steps in a device
+    /// stage's batch, a large free block (1,372 atoms) admitted at step 10: each final state by
+    /// id; `seen` gets, at steps 5 and 12, whether the CUDA kernels kept lists and for how many
+    /// atoms their list memory is made.
+    private static java.util.Map<Long, String> smallThenLarge(dev.penstock.device.Device device,
+            java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels, List<String> seen) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        List<dev.penstock.atoms.device.RelaxKernels> made = new ArrayList<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
+                dev.penstock.atoms.device.DeviceStages.nve(0.004, 60, LJ, device, d -> {
+                    dev.penstock.atoms.device.RelaxKernels k = kernels.apply(d);
+                    made.add(k);
+                    return k;
+                }, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(64, 4000, Long.MAX_VALUE));
+        List<AtomicSystem> pending = warm(21);
+        assertThat(pending.stream().mapToInt(AtomicSystem::atoms).sum()).as("the small clusters' atoms").isGreaterThan(CudaRelaxKernels.LIST_ATOMS);
+        for (int step = 0; !pending.isEmpty() || b.size() > 0; step++) {
+            if (step == 10) {
+                pending.add(lattice(102, false));
+            }
+            pending = b.admit(pending, e -> { });
+            b.step(e -> {
+                if (e.left()) {
+                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
+                }
+            });
+            if ((step == 5 || step == 12) && made.getFirst() instanceof CudaRelaxKernels cuda) {
+                seen.add("step " + step + ": " + cuda.listing() + " " + cuda.listMemoryAtoms());
+            }
+        }
+        b.close();
+        return out;
+    }
+
+    /// A batch of small systems keeps no Verlet lists however many atoms it holds — its stage says
+    /// how large its largest system is (`RelaxKernels.largestSystem`), so none of the seven list
+    /// kernels runs and no list memory is made for the batch — and a large system that comes later
+    /// is listed from its first evaluation, with the CPU's trajectory.
+    @Test
+    void aBatchOfSmallSystemsKeepsNoListsUntilALargeOneComes() {
+        java.util.Map<Long, String> cpu;
+        try (CpuDevice d = new CpuDevice()) {
+            cpu = smallThenLarge(d, x -> CpuRelaxKernels.summingPairs(2), new ArrayList<>());
+        }
+        java.util.Map<Long, String> cuda;
+        List<String> seen = new ArrayList<>();
+        try (CudaDevice d = openDevice()) {
+            cuda = smallThenLarge(d, x -> new CudaRelaxKernels(d), seen);
+        }
+        assertThat(seen.getFirst()).isEqualTo("step 5: false 1");
+        assertThat(seen.get(1)).startsWith("step 12: true ");
+        assertThat(Integer.parseInt(seen.get(1).substring("step 12: true ".length()))).isGreaterThanOrEqualTo(1372);
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(21);
+        for (long id : cpu.keySet()) {
+            String[] c = cuda.get(id).split(" ", 3);
+            String[] h = cpu.get(id).split(" ", 3);
+            assertThat(c[0]).as("system %d steps", id).isEqualTo(h[0]);
+            assertThat(Math.abs(Double.parseDouble(c[1]) - Double.parseDouble(h[1])) / Math.abs(Double.parseDouble(h[1])))
+                    .as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            if (bitExact()) {
+                assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
+            }
+        }
+    }
+
     /// `fire + fire_mw + fire2 + langevin + nve` fused in one device stage's batch on `device`:
     /// each system's sub-stage exits ("fire:N fire-mw:M fire2:K langevin:30 nve:40") and final
     /// state by id.

@@ -318,6 +318,17 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         stream.synchronize(); // the staging columns are written again by the next admission
         systems += k;
         atoms += m;
+        rowsChanged();
+    }
+
+    /// Tells the kernels the largest system held now (they may leave out what only larger ones
+    /// need: the GPU's Verlet lists for a batch of small clusters).
+    private void rowsChanged() {
+        int largest = 0;
+        for (int k = 0; k < systems; k++) {
+            largest = Math.max(largest, rows[k].atoms());
+        }
+        kernels.largestSystem(largest);
     }
 
     @Override
@@ -487,6 +498,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         spare = t;
         systems = keptSystems;
         atoms = keptAtoms;
+        rowsChanged();
         for (int x = 0; x < leaving; x++) {
             AtomicSystem s = leavers[x];
             leavers[x] = null;

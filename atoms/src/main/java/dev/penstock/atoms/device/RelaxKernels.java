@@ -92,6 +92,14 @@ public interface RelaxKernels {
         return true;
     }
 
+    /// Says that no system of the batch holds more than `atoms` atoms, from the next kernel on (a
+    /// device stage says so whenever its rows change): kernels may then leave out work that only
+    /// larger systems need — CUDA's Verlet lists, their launches and their memory, below
+    /// `CudaRelaxKernels.LIST_ATOMS` — never changing a number. Until told: any size. Default:
+    /// nothing to leave out.
+    default void largestSystem(int atoms) {
+    }
+
     /// One FIRE step (ASE-exact, or `massWeighted`: v += dt·F/m, `Fire.massWeighted`) of every
     /// system of `[0, systems)` that is neither fresh, flagged nor done, with `Fire`'s constants: it keeps its energy as `PREV_ENERGY`, then moves; a system
     /// with an atom that moved more than √`maxStep2` Å (|r_new − r_old|², +∞: no limit) is flagged
