@@ -162,6 +162,18 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     @Override
+    public void pickSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
+        cuda(stream).launchKernel(module.function("relax_pick_systems"), grid(systems), 1, THREADS, 0, systems, map, from.ints(),
+                from.systemCapacity(), from.doubles(), to.ints(), to.systemCapacity(), to.doubles());
+    }
+
+    @Override
+    public void putSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
+        cuda(stream).launchKernel(module.function("relax_put_systems"), grid(systems), 1, THREADS, 0, systems, map, from.ints(),
+                from.systemCapacity(), from.doubles(), to.ints(), to.systemCapacity(), to.doubles());
+    }
+
+    @Override
     public void largestSystem(int atoms) {
         largest = atoms;
     }

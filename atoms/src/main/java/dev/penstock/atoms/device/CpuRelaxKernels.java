@@ -642,6 +642,40 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     @Override
+    public void pickSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
+        moveSystems(stream, "relax pick systems", from, to, map, systems, true);
+    }
+
+    @Override
+    public void putSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
+        moveSystems(stream, "relax put systems", from, to, map, systems, false);
+    }
+
+    /// Row `map[k]` of `from` to row k of `to` (`pick`), or row k of `from` to row `map[k]` of
+    /// `to`, for every per-system column (`relax_pick_systems`, `relax_put_systems`).
+    private static void moveSystems(Stream stream, String name, RelaxColumns from, RelaxColumns to, Block map, int systems, boolean pick) {
+        MemorySegment m = map.segment();
+        long fromCap = from.systemCapacity();
+        long toCap = to.systemCapacity();
+        MemorySegment si = from.ints().segment();
+        MemorySegment sd = from.doubles().segment();
+        MemorySegment di = to.ints().segment();
+        MemorySegment dd = to.doubles().segment();
+        stream.launch(name, () -> {
+            for (int k = 0; k < systems; k++) {
+                int src = pick ? m.getAtIndex(I32, k) : k;
+                int dst = pick ? k : m.getAtIndex(I32, k);
+                for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
+                    di.setAtIndex(I32, col * toCap + dst, si.getAtIndex(I32, col * fromCap + src));
+                }
+                for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
+                    dd.setAtIndex(F64, col * toCap + dst, sd.getAtIndex(F64, col * fromCap + src));
+                }
+            }
+        });
+    }
+
+    @Override
     public void gather(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int atoms) {
         MemorySegment m = map.segment();
         long fromCap = from.systemCapacity();

@@ -380,24 +380,35 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// new state to the device; returns the rows that leave (finished the last sub-stage, or
     /// flagged), whose `done` stays set.
     private int cascade(Consumer<Event<AtomicSystem>> events) {
-        stream.copy(live.ints(), readBack.ints());
-        stream.copy(live.doubles(), readBack.doubles());
+        // only the finished rows' system columns come back, packed at the start of the exit
+        // columns (a GPU batch of 2^18 rows holding a few thousand systems read back all 83 MB of
+        // them whenever one finished a sub-stage)
+        int finished = 0;
+        for (int k = 0; k < systems; k++) {
+            if (done.getInt(k) != 0) {
+                exitMap.setInt(finished++, k);
+            }
+        }
+        RelaxColumns picked = exits.compact(finished);
+        RelaxColumns back = readBack.compact(finished);
+        stream.copy(exitMap.slice(0, finished), exitMapDevice.slice(0, finished));
+        kernels.pickSystems(stream, live, picked, exitMapDevice, finished);
+        stream.copy(picked.ints(), back.ints());
+        stream.copy(picked.doubles(), back.doubles());
         stream.synchronize();
         int last = kinds.size() - 1;
         int leaving = 0;
         boolean moved = false;
-        for (int k = 0; k < systems; k++) {
-            if (done.getInt(k) == 0) {
-                continue;
-            }
-            int sub = readBack.getInt(SUB, k);
-            if (readBack.getInt(FLAG, k) == 0) {
-                double fmax = readBack.getDouble(FMAX, k);
-                double energy = readBack.getDouble(ENERGY, k);
+        for (int x = 0; x < finished; x++) {
+            int k = exitMap.getInt(x);
+            int sub = back.getInt(SUB, x);
+            if (back.getInt(FLAG, x) == 0) {
+                double fmax = back.getDouble(FMAX, x);
+                double energy = back.getDouble(ENERGY, x);
                 boolean stays = false;
                 while (sub < last) {
-                    events.accept(new Event<>(Event.Kind.GRADUATED, rows[k], sub, names.get(sub), readBack.getInt(TAKEN, k), null));
-                    SubStage.enter(kinds.get(++sub), readBack, k, sub);
+                    events.accept(new Event<>(Event.Kind.GRADUATED, rows[k], sub, names.get(sub), back.getInt(TAKEN, x), null));
+                    SubStage.enter(kinds.get(++sub), back, x, sub);
                     moved = true;
                     if (!kinds.get(sub).finishedOnEntry(fmax, energy)) {
                         stays = true;
@@ -409,18 +420,15 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                     done.setInt(k, 0);
                     continue;
                 }
-                readBack.setInt(DONE, k, 1); // finished the last sub-stage (perhaps on entry): it leaves
+                back.setInt(DONE, x, 1); // finished the last sub-stage (perhaps on entry): it leaves
             }
             leaving++;
         }
         if (moved) {
-            for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
-                stream.copy(readBack.ints(col, 0, systems), live.ints(col, 0, systems));
-            }
-            for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
-                stream.copy(readBack.doubles(col, 0, systems), live.doubles(col, 0, systems));
-            }
-            stream.synchronize(); // readBack is written again by the graduation's read-back
+            stream.copy(back.ints(), picked.ints());
+            stream.copy(back.doubles(), picked.doubles());
+            kernels.putSystems(stream, picked, live, exitMapDevice, finished);
+            stream.synchronize(); // the exit map and columns are written again by the graduation
         }
         return leaving;
     }

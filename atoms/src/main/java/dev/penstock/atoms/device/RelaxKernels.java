@@ -92,6 +92,14 @@ public interface RelaxKernels {
         return true;
     }
 
+    /// Copies the per-system columns (no atom column) of rows `map[0 … systems)` of `from` to rows
+    /// `0 … systems − 1` of `to` (`map` in the device's memory): a fused stage reads back only the
+    /// rows that finished a sub-stage, packed (`RelaxColumns.compact`).
+    void pickSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems);
+
+    /// The reverse of `pickSystems`: rows `0 … systems − 1` of `from` to rows `map[k]` of `to`.
+    void putSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems);
+
     /// Says that no system of the batch holds more than `atoms` atoms, from the next kernel on (a
     /// device stage says so whenever its rows change): kernels may then leave out work that only
     /// larger systems need — CUDA's Verlet lists, their launches and their memory, below

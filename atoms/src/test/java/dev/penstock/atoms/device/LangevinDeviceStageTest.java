@@ -138,6 +138,18 @@ class LangevinDeviceStageTest {
                                    int atoms) {
                     cpuKernels.gather(st, from, to, map, systems, atoms);
                 }
+
+                @Override
+                public void pickSystems(dev.penstock.device.Stream st, RelaxColumns from, RelaxColumns to, dev.penstock.memory.Block map,
+                                        int systems) {
+                    cpuKernels.pickSystems(st, from, to, map, systems);
+                }
+
+                @Override
+                public void putSystems(dev.penstock.device.Stream st, RelaxColumns from, RelaxColumns to, dev.penstock.memory.Block map,
+                                       int systems) {
+                    cpuKernels.putSystems(st, from, to, map, systems);
+                }
             };
             Stage<AtomicSystem> stage = DeviceStages.langevin(0.002, 0.4, 2.0, 1, 10, LJ, cpu, d -> plain, Double.POSITIVE_INFINITY);
             assertThatThrownBy(() -> new StageBatch<>(stage, Systems.withListRadius(2.8), Capacity.of(10, 500, Long.MAX_VALUE)))
