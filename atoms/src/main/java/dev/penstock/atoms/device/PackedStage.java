@@ -101,6 +101,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private RelaxColumns exits;
     private RelaxColumns staging;
     private RelaxColumns readBack;
+    private RelaxColumns heldBack; // the held rows' system columns as the last samples() read them (readBack, compact)
     private Block done;
     private Block keepMap;
     private Block exitMap;
@@ -534,11 +535,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
     }
 
-    /// Copies the per-system columns and the first `atomRows` atom rows of `from` to the host.
-    private void readBack(RelaxColumns from, int atomRows) {
-        readBack(from, readBack, atomRows);
-    }
-
     /// Copies the per-system columns and the first `atomRows` atom rows of `from` to host
     /// columns `to` of the same system capacity.
     private void readBack(RelaxColumns from, RelaxColumns to, int atomRows) {
@@ -576,9 +572,24 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     @Override
     public List<AtomicSystem> samples() {
         if (systems > 0) {
-            readBack(live, atoms);
+            // the held rows' system columns packed (compact: a GPU batch's capacity may be 2^18
+            // rows for a few thousand systems), their atoms as they lie
             for (int k = 0; k < systems; k++) {
-                unpack(rows[k], k, readBack);
+                exitMap.setInt(k, k);
+            }
+            RelaxColumns picked = exits.compact(systems);
+            heldBack = readBack.compact(systems);
+            stream.copy(exitMap.slice(0, systems), exitMapDevice.slice(0, systems));
+            kernels.pickSystems(stream, live, picked, exitMapDevice, systems);
+            stream.copy(picked.ints(), heldBack.ints());
+            stream.copy(picked.doubles(), heldBack.doubles());
+            stream.copy(live.pos().slice(0, atoms), readBack.pos().slice(0, atoms));
+            stream.copy(live.vel().slice(0, atoms), readBack.vel().slice(0, atoms));
+            stream.copy(live.force().slice(0, atoms), readBack.force().slice(0, atoms));
+            stream.copy(live.last().slice(0, atoms), readBack.last().slice(0, atoms));
+            stream.synchronize();
+            for (int k = 0; k < systems; k++) {
+                unpack(rows[k], k, heldBack);
             }
         }
         return List.of(Arrays.copyOf(rows, systems));
@@ -594,9 +605,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         for (int k = 0; k < now.size(); k++) {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(bytes);
-            o.writeLong(readBack.getInt(TAKEN, k));
-            int sub = readBack.getInt(SUB, k);
-            kinds.get(sub).save(o, readBack, k);
+            o.writeLong(heldBack.getInt(TAKEN, k));
+            int sub = heldBack.getInt(SUB, k);
+            kinds.get(sub).save(o, heldBack, k);
             o.flush();
             out.add(new StageBatch.Held<>(now.get(k), sub, bytes.toByteArray(), terms.save(now.get(k).id())));
         }
