@@ -304,12 +304,25 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         if (k == 0) {
             return;
         }
+        // the newcomers' system columns packed on the host (compact: capacity k), copied over in
+        // one copy per block and put into their rows by one kernel — not one copy per column
+        // (47 small copies each admission: on a GPU, each a transfer of its own)
+        RelaxColumns packed = readBack.compact(k);
+        long cap = staging.systemCapacity();
         for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
-            stream.copy(staging.ints(col, 0, k), live.ints(col, systems, systems + k));
+            MemorySegment.copy(staging.ints().segment(), 4L * col * cap, packed.ints().segment(), 4L * col * k, 4L * k);
         }
         for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
-            stream.copy(staging.doubles(col, 0, k), live.doubles(col, systems, systems + k));
+            MemorySegment.copy(staging.doubles().segment(), 8L * col * cap, packed.doubles().segment(), 8L * col * k, 8L * k);
         }
+        for (int x = 0; x < k; x++) {
+            exitMap.setInt(x, systems + x);
+        }
+        RelaxColumns landing = exits.compact(k);
+        stream.copy(packed.ints(), landing.ints());
+        stream.copy(packed.doubles(), landing.doubles());
+        stream.copy(exitMap.slice(0, k), exitMapDevice.slice(0, k));
+        kernels.putSystems(stream, landing, live, exitMapDevice, k);
         stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
         stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
         stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
