@@ -655,35 +655,34 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// `to`, for every per-system column (`relax_pick_systems`, `relax_put_systems`).
     private static void moveSystems(Stream stream, String name, RelaxColumns from, RelaxColumns to, Block map, int systems, boolean pick) {
         MemorySegment m = map.segment();
+        stream.launch(name, () -> {
+            for (int k = 0; k < systems; k++) {
+                copyRow(from, pick ? m.getAtIndex(I32, k) : k, to, pick ? k : m.getAtIndex(I32, k));
+            }
+        });
+    }
+
+    /// Every per-system column of row `src` of `from` to row `dst` of `to`.
+    private static void copyRow(RelaxColumns from, int src, RelaxColumns to, int dst) {
         long fromCap = from.systemCapacity();
         long toCap = to.systemCapacity();
         MemorySegment si = from.ints().segment();
         MemorySegment sd = from.doubles().segment();
         MemorySegment di = to.ints().segment();
         MemorySegment dd = to.doubles().segment();
-        stream.launch(name, () -> {
-            for (int k = 0; k < systems; k++) {
-                int src = pick ? m.getAtIndex(I32, k) : k;
-                int dst = pick ? k : m.getAtIndex(I32, k);
-                for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
-                    di.setAtIndex(I32, col * toCap + dst, si.getAtIndex(I32, col * fromCap + src));
-                }
-                for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
-                    dd.setAtIndex(F64, col * toCap + dst, sd.getAtIndex(F64, col * fromCap + src));
-                }
-            }
-        });
+        for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
+            di.setAtIndex(I32, col * toCap + dst, si.getAtIndex(I32, col * fromCap + src));
+        }
+        for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
+            dd.setAtIndex(F64, col * toCap + dst, sd.getAtIndex(F64, col * fromCap + src));
+        }
     }
 
     @Override
     public void gather(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int atoms) {
         MemorySegment m = map.segment();
         long fromCap = from.systemCapacity();
-        long toCap = to.systemCapacity();
         MemorySegment si = from.ints().segment();
-        MemorySegment sd = from.doubles().segment();
-        MemorySegment di = to.ints().segment();
-        MemorySegment dd = to.doubles().segment();
         // each system to its row of `to`, split over the crew by atoms (the rows a graduation
         // keeps are the batch less its leavers: on one thread this copy was the largest part of
         // a stage's step left to its worker alone, ~4% of `bench inflight` on two threads)
@@ -691,14 +690,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
                 (part, first, end) -> {
             for (int k = first; k < end; k++) {
                 int src = m.getAtIndex(I32, k);
-                for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
-                    di.setAtIndex(I32, col * toCap + k, si.getAtIndex(I32, col * fromCap + src));
-                }
-                for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
-                    dd.setAtIndex(F64, col * toCap + k, sd.getAtIndex(F64, col * fromCap + src));
-                }
+                copyRow(from, src, to, k);
                 int start = m.getAtIndex(I32, systems + k);
-                di.setAtIndex(I32, START * toCap + k, start);
+                to.ints().segment().setAtIndex(I32, START * (long) to.systemCapacity() + k, start);
                 int n = si.getAtIndex(I32, COUNT * fromCap + src);
                 for (int i = start; i < start + n; i++) {
                     to.atomSystem().segment().setAtIndex(I32, i, k);
