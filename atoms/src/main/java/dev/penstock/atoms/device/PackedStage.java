@@ -553,11 +553,17 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private void readBack(RelaxColumns from, RelaxColumns to, int atomRows) {
         stream.copy(from.ints(), to.ints());
         stream.copy(from.doubles(), to.doubles());
+        readAtoms(from, to, atomRows);
+        stream.synchronize();
+    }
+
+    /// Enqueues the copy of the positions, velocities, forces and last steps of the first
+    /// `atomRows` atoms of `from` to `to`.
+    private void readAtoms(RelaxColumns from, RelaxColumns to, int atomRows) {
         stream.copy(from.pos().slice(0, atomRows), to.pos().slice(0, atomRows));
         stream.copy(from.vel().slice(0, atomRows), to.vel().slice(0, atomRows));
         stream.copy(from.force().slice(0, atomRows), to.force().slice(0, atomRows));
         stream.copy(from.last().slice(0, atomRows), to.last().slice(0, atomRows));
-        stream.synchronize();
     }
 
     /// Writes row `x` of host columns `c` back into `s`: positions, FIRE velocities, forces,
@@ -596,10 +602,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             kernels.pickSystems(stream, live, picked, exitMapDevice, systems);
             stream.copy(picked.ints(), heldBack.ints());
             stream.copy(picked.doubles(), heldBack.doubles());
-            stream.copy(live.pos().slice(0, atoms), readBack.pos().slice(0, atoms));
-            stream.copy(live.vel().slice(0, atoms), readBack.vel().slice(0, atoms));
-            stream.copy(live.force().slice(0, atoms), readBack.force().slice(0, atoms));
-            stream.copy(live.last().slice(0, atoms), readBack.last().slice(0, atoms));
+            readAtoms(live, readBack, atoms);
             stream.synchronize();
             for (int k = 0; k < systems; k++) {
                 unpack(rows[k], k, heldBack);
