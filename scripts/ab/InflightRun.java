@@ -13,6 +13,8 @@ import java.util.List;
 
 /// One run of `bench inflight`'s in-flight relaxation (512 LJ clusters, FIRE to fmax 0.01 under a
 /// 2,000-atom budget, one device stage on `CpuDevice`), for `ab-atoms.sh`: loaded once per build.
+/// It builds the pipeline itself rather than calling `InflightBench` (whose run is private and
+/// lives in the benchmarks module) so that it runs against any build's atoms and core classes.
 public final class InflightRun {
     private InflightRun() {
     }

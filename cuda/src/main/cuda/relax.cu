@@ -26,9 +26,9 @@
 //   relax_check          one thread per system: step count, convergence, DONE
 //   relax_gather_systems one thread per system of the destination (compaction, exits)
 //   relax_gather_atoms   one thread per atom of the destination
-//   relax_pick_systems   one thread per picked system: its per-system columns to a packed row
-//   relax_put_systems    one thread per picked system: the packed row back (a fused stage's
-//                        finished rows, read back and moved on to their next sub-stage)
+//   relax_move_systems   one thread per system: its per-system columns to a packed row, or the
+//                        packed row back (rows read back and written again: a fused stage's
+//                        finished rows, the held rows for a hook, an admission's newcomers)
 //
 // Every sum runs in a fixed order that depends on the system alone, so a system's trajectory
 // does not depend on its batch neighbours or the scheduling; built with -fmad=false
@@ -887,25 +887,16 @@ extern "C" __global__ void relax_gather_systems(int systems, const int* map, con
     for (int i = start; i < start + n; i++) dstAtomSystem[i] = k;
 }
 
-// The per-system columns of source rows map[0 … systems) to destination rows 0 … systems−1
-// (no atom column): a fused stage reads back only the rows that finished a sub-stage.
-extern "C" __global__ void relax_pick_systems(int systems, const int* map, const int* srcInts, int srcCap, const double* srcDoubles,
-                                              int* dstInts, int dstCap, double* dstDoubles) {
+// The per-system columns (no atom column) of source row map[k] to destination row k (pick = 1:
+// rows packed for a read-back), or of source row k to destination row map[k] (pick = 0: back).
+extern "C" __global__ void relax_move_systems(int systems, const int* map, int pick, const int* srcInts, int srcCap,
+                                              const double* srcDoubles, int* dstInts, int dstCap, double* dstDoubles) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    int src = map[k];
-    for (int c = 0; c < RELAX_INT_COLUMNS; c++) dstInts[c * dstCap + k] = srcInts[c * srcCap + src];
-    for (int c = 0; c < RELAX_DOUBLE_COLUMNS; c++) dstDoubles[c * dstCap + k] = srcDoubles[c * srcCap + src];
-}
-
-// The reverse of relax_pick_systems: source rows 0 … systems−1 to destination rows map[k].
-extern "C" __global__ void relax_put_systems(int systems, const int* map, const int* srcInts, int srcCap, const double* srcDoubles,
-                                             int* dstInts, int dstCap, double* dstDoubles) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= systems) return;
-    int dst = map[k];
-    for (int c = 0; c < RELAX_INT_COLUMNS; c++) dstInts[c * dstCap + dst] = srcInts[c * srcCap + k];
-    for (int c = 0; c < RELAX_DOUBLE_COLUMNS; c++) dstDoubles[c * dstCap + dst] = srcDoubles[c * srcCap + k];
+    int src = pick ? map[k] : k;
+    int dst = pick ? k : map[k];
+    for (int c = 0; c < RELAX_INT_COLUMNS; c++) dstInts[c * dstCap + dst] = srcInts[c * srcCap + src];
+    for (int c = 0; c < RELAX_DOUBLE_COLUMNS; c++) dstDoubles[c * dstCap + dst] = srcDoubles[c * srcCap + src];
 }
 
 extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int* map, const double* srcPos, const double* srcVel,

@@ -227,8 +227,7 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("relax_check", kernel(&relax_check, false));
         m.emplace("relax_gather_systems", kernel(&relax_gather_systems, false));
         m.emplace("relax_gather_atoms", kernel(&relax_gather_atoms, false));
-        m.emplace("relax_pick_systems", kernel(&relax_pick_systems, false));
-        m.emplace("relax_put_systems", kernel(&relax_put_systems, false));
+        m.emplace("relax_move_systems", kernel(&relax_move_systems, false));
         m.emplace("eam_density", kernel(&eam_density, false));
         m.emplace("eam_embed", kernel(&eam_embed, false));
         m.emplace("eam_force", kernel(&eam_force, false));

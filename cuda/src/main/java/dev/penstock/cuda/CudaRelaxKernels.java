@@ -163,13 +163,17 @@ public final class CudaRelaxKernels implements RelaxKernels {
 
     @Override
     public void pickSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
-        cuda(stream).launchKernel(module.function("relax_pick_systems"), grid(systems), 1, THREADS, 0, systems, map, from.ints(),
-                from.systemCapacity(), from.doubles(), to.ints(), to.systemCapacity(), to.doubles());
+        moveSystems(stream, from, to, map, systems, 1);
     }
 
     @Override
     public void putSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems) {
-        cuda(stream).launchKernel(module.function("relax_put_systems"), grid(systems), 1, THREADS, 0, systems, map, from.ints(),
+        moveSystems(stream, from, to, map, systems, 0);
+    }
+
+    /// `relax_move_systems`: `pick` 1 packs rows `map[k]` into rows k, 0 writes rows k back to `map[k]`.
+    private void moveSystems(Stream stream, RelaxColumns from, RelaxColumns to, Block map, int systems, int pick) {
+        cuda(stream).launchKernel(module.function("relax_move_systems"), grid(systems), 1, THREADS, 0, systems, map, pick, from.ints(),
                 from.systemCapacity(), from.doubles(), to.ints(), to.systemCapacity(), to.doubles());
     }
 

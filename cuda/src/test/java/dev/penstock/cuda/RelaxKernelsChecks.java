@@ -45,6 +45,37 @@ abstract class RelaxKernelsChecks {
         return s.energy() + " " + Arrays.toString(s.positions()) + " " + Arrays.toString(s.forces()) + " " + Arrays.toString(s.velocities());
     }
 
+    /// The most steps a batch below takes before every system has left (far above any budget
+    /// here): past it the batch is stuck — a kernel that stopped moving systems fails, not hangs.
+    private static final int MOST_STEPS = 20_000;
+
+    /// Steps `b` until every system of `pending` (and those `arriving` adds before a step, by its
+    /// index) has been admitted and has left, each step's events to `events`, `after` told each
+    /// step's index after it; then closes `b`.
+    private static void drive(dev.penstock.stage.StageBatch<AtomicSystem> b, List<AtomicSystem> pending,
+                              java.util.function.IntFunction<List<AtomicSystem>> arriving,
+                              java.util.function.Consumer<dev.penstock.stage.Event<AtomicSystem>> events,
+                              java.util.function.IntConsumer after) {
+        List<AtomicSystem> waiting = new ArrayList<>(pending);
+        for (int step = 0; !waiting.isEmpty() || b.size() > 0; step++) {
+            assertThat(step).as("steps before every system left the batch").isLessThan(MOST_STEPS);
+            waiting.addAll(arriving.apply(step));
+            waiting = new ArrayList<>(b.admit(waiting, e -> { }));
+            b.step(events);
+            after.accept(step);
+        }
+        b.close();
+    }
+
+    /// Each leaving system's steps, final state and diagnosis into `out`, by id.
+    private static java.util.function.Consumer<dev.penstock.stage.Event<AtomicSystem>> leavers(java.util.Map<Long, String> out) {
+        return e -> {
+            if (e.left()) {
+                out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
+            }
+        };
+    }
+
     @Test
     void theCudaRelaxationGivesEverySystemTheCpuStepsAndEnergies() {
         relaxesAsTheCpu(LJ);
@@ -181,16 +212,20 @@ abstract class RelaxKernelsChecks {
                 dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
         List<AtomicSystem> pending = warm(18);
         pending.get(3).velocities()[0] = 400; // flung: quarantined by the step kernel on both devices
-        while (!pending.isEmpty() || b.size() > 0) {
-            pending = b.admit(pending, e -> { });
-            b.step(e -> {
-                if (e.left()) {
-                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
-                }
-            });
-        }
-        b.close();
+        drive(b, pending, step -> List.of(), leavers(out), step -> { });
         return out;
+    }
+
+    /// A device stage's batch of `steps` NVE steps (dt 0.004, atoms moving at most 0.5 σ a step)
+    /// with room for `systems` systems and 4,000 atoms, on kernels from `kernels`, each kept in `made`.
+    private static dev.penstock.stage.StageBatch<AtomicSystem> nveBatch(dev.penstock.device.Device device,
+            java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels,
+            List<dev.penstock.atoms.device.RelaxKernels> made, long steps, long systems) {
+        return new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages.nve(0.004, steps, LJ, device, d -> {
+            dev.penstock.atoms.device.RelaxKernels k = kernels.apply(d);
+            made.add(k);
+            return k;
+        }, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(systems, 4000, Long.MAX_VALUE));
     }
 
     /// Two large systems — a periodic fcc box of 1,372 atoms (nearest images) and a free fcc
@@ -202,12 +237,7 @@ abstract class RelaxKernelsChecks {
             java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels, List<int[]> lists) {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
         List<dev.penstock.atoms.device.RelaxKernels> made = new ArrayList<>();
-        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
-                dev.penstock.atoms.device.DeviceStages.nve(0.004, 120, LJ, device, d -> {
-                    dev.penstock.atoms.device.RelaxKernels k = kernels.apply(d);
-                    made.add(k);
-                    return k;
-                }, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 4000, Long.MAX_VALUE));
+        dev.penstock.stage.StageBatch<AtomicSystem> b = nveBatch(device, kernels, made, 120, 8);
         List<AtomicSystem> pending = new ArrayList<>(warm(7).subList(0, 3));
         pending.get(1).velocities()[0] = 400; // flung at step 1
         pending.add(2, lattice(100, true));
@@ -219,21 +249,11 @@ abstract class RelaxKernelsChecks {
                 v[i] = 1.5 * rnd.nextGaussian();
             }
         }
-        boolean looked = false;
-        while (!pending.isEmpty() || b.size() > 0) {
-            pending = b.admit(pending, e -> { });
-            b.step(e -> {
-                if (e.left()) {
-                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
-                }
-            });
-            if (!looked && b.size() == 4 && made.getFirst() instanceof CudaRelaxKernels cuda) { // after the flung one left: 2 small, 2 large
-                int[] counts = cuda.listCounts(2 * 1372 + 300);
-                lists.add(counts);
-                looked = true;
+        drive(b, pending, step -> List.of(), leavers(out), step -> {
+            if (lists.isEmpty() && b.size() == 4 && made.getFirst() instanceof CudaRelaxKernels cuda) { // after the flung one left: 2 small, 2 large
+                lists.add(cuda.listCounts(2 * 1372 + 300));
             }
-        }
-        b.close();
+        });
         return out;
     }
 
@@ -309,29 +329,14 @@ abstract class RelaxKernelsChecks {
             java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels, List<String> seen) {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
         List<dev.penstock.atoms.device.RelaxKernels> made = new ArrayList<>();
-        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(
-                dev.penstock.atoms.device.DeviceStages.nve(0.004, 60, LJ, device, d -> {
-                    dev.penstock.atoms.device.RelaxKernels k = kernels.apply(d);
-                    made.add(k);
-                    return k;
-                }, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(64, 4000, Long.MAX_VALUE));
+        dev.penstock.stage.StageBatch<AtomicSystem> b = nveBatch(device, kernels, made, 60, 64);
         List<AtomicSystem> pending = warm(21);
         assertThat(pending.stream().mapToInt(AtomicSystem::atoms).sum()).as("the small clusters' atoms").isGreaterThan(CudaRelaxKernels.LIST_ATOMS);
-        for (int step = 0; !pending.isEmpty() || b.size() > 0; step++) {
-            if (step == 10) {
-                pending.add(lattice(102, false));
-            }
-            pending = b.admit(pending, e -> { });
-            b.step(e -> {
-                if (e.left()) {
-                    out.put(e.sample().id(), e.steps() + " " + state(e.sample()) + " " + e.diagnosis());
-                }
-            });
+        drive(b, pending, step -> step == 10 ? List.of(lattice(102, false)) : List.of(), leavers(out), step -> {
             if ((step == 5 || step == 12) && made.getFirst() instanceof CudaRelaxKernels cuda) {
                 seen.add("step " + step + ": " + cuda.listing() + " " + cuda.listMemoryAtoms());
             }
-        }
-        b.close();
+        });
         return out;
     }
 
@@ -381,15 +386,11 @@ abstract class RelaxKernelsChecks {
         for (AtomicSystem s : pending) {
             Arrays.fill(s.masses(), 39.948); // fire_mw divides by them
         }
-        while (!pending.isEmpty() || b.size() > 0) {
-            pending = b.admit(pending, e -> { });
-            b.step(e -> {
-                if (e.kind() == dev.penstock.stage.Event.Kind.GRADUATED || e.left()) {
-                    out.merge(e.sample().id(), e.method() + ":" + e.steps() + (e.left() ? " " + state(e.sample()) : ""), (x, y) -> x + " " + y);
-                }
-            });
-        }
-        b.close();
+        drive(b, pending, step -> List.of(), e -> {
+            if (e.kind() == dev.penstock.stage.Event.Kind.GRADUATED || e.left()) {
+                out.merge(e.sample().id(), e.method() + ":" + e.steps() + (e.left() ? " " + state(e.sample()) : ""), (x, y) -> x + " " + y);
+            }
+        }, step -> { });
         return out;
     }
 

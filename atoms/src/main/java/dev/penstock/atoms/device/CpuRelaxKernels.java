@@ -652,7 +652,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     }
 
     /// Row `map[k]` of `from` to row k of `to` (`pick`), or row k of `from` to row `map[k]` of
-    /// `to`, for every per-system column (`relax_pick_systems`, `relax_put_systems`).
+    /// `to`, for every per-system column (`relax_move_systems`).
     private static void moveSystems(Stream stream, String name, RelaxColumns from, RelaxColumns to, Block map, int systems, boolean pick) {
         MemorySegment m = map.segment();
         stream.launch(name, () -> {

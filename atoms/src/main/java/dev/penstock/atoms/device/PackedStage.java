@@ -101,7 +101,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private RelaxColumns exits;
     private RelaxColumns staging;
     private RelaxColumns readBack;
-    private RelaxColumns heldBack; // the held rows' system columns as the last samples() read them (readBack, compact)
     private Block done;
     private Block keepMap;
     private Block exitMap;
@@ -318,11 +317,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         for (int x = 0; x < k; x++) {
             exitMap.setInt(x, systems + x);
         }
-        RelaxColumns landing = exits.compact(k);
-        stream.copy(packed.ints(), landing.ints());
-        stream.copy(packed.doubles(), landing.doubles());
-        stream.copy(exitMap.slice(0, k), exitMapDevice.slice(0, k));
-        kernels.putSystems(stream, landing, live, exitMapDevice, k);
+        putRows(packed, k);
         stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
         stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
         stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
@@ -403,12 +398,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 exitMap.setInt(finished++, k);
             }
         }
-        RelaxColumns picked = exits.compact(finished);
-        RelaxColumns back = readBack.compact(finished);
-        stream.copy(exitMap.slice(0, finished), exitMapDevice.slice(0, finished));
-        kernels.pickSystems(stream, live, picked, exitMapDevice, finished);
-        stream.copy(picked.ints(), back.ints());
-        stream.copy(picked.doubles(), back.doubles());
+        RelaxColumns back = pickRows(finished);
         stream.synchronize();
         int last = kinds.size() - 1;
         int leaving = 0;
@@ -439,12 +429,34 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             leaving++;
         }
         if (moved) {
-            stream.copy(back.ints(), picked.ints());
-            stream.copy(back.doubles(), picked.doubles());
-            kernels.putSystems(stream, picked, live, exitMapDevice, finished);
+            putRows(back, finished);
             stream.synchronize(); // the exit map and columns are written again by the graduation
         }
         return leaving;
+    }
+
+    /// Enqueues the read-back of the per-system columns of the `n` rows listed in `exitMap`,
+    /// packed at the start of the exit columns and of the host's `readBack` (capacity n: a
+    /// GPU batch may have 2^18 rows for a few thousand systems); returns those host columns,
+    /// row x holding listed row x once the stream is synchronized.
+    private RelaxColumns pickRows(int n) {
+        RelaxColumns picked = exits.compact(n);
+        RelaxColumns back = readBack.compact(n);
+        stream.copy(exitMap.slice(0, n), exitMapDevice.slice(0, n));
+        kernels.pickSystems(stream, live, picked, exitMapDevice, n);
+        stream.copy(picked.ints(), back.ints());
+        stream.copy(picked.doubles(), back.doubles());
+        return back;
+    }
+
+    /// Enqueues the write of host columns `host` (capacity n) into the `n` rows listed in
+    /// `exitMap`: one copy per block and one `putSystems`, through the exit columns.
+    private void putRows(RelaxColumns host, int n) {
+        RelaxColumns landing = exits.compact(n);
+        stream.copy(host.ints(), landing.ints());
+        stream.copy(host.doubles(), landing.doubles());
+        stream.copy(exitMap.slice(0, n), exitMapDevice.slice(0, n));
+        kernels.putSystems(stream, landing, live, exitMapDevice, n);
     }
 
     @Override
@@ -596,12 +608,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             for (int k = 0; k < systems; k++) {
                 exitMap.setInt(k, k);
             }
-            RelaxColumns picked = exits.compact(systems);
-            heldBack = readBack.compact(systems);
-            stream.copy(exitMap.slice(0, systems), exitMapDevice.slice(0, systems));
-            kernels.pickSystems(stream, live, picked, exitMapDevice, systems);
-            stream.copy(picked.ints(), heldBack.ints());
-            stream.copy(picked.doubles(), heldBack.doubles());
+            RelaxColumns heldBack = pickRows(systems);
             readAtoms(live, readBack, atoms);
             stream.synchronize();
             for (int k = 0; k < systems; k++) {
@@ -618,6 +625,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     public List<StageBatch.Held<AtomicSystem>> save() throws IOException {
         List<AtomicSystem> now = samples();
         List<StageBatch.Held<AtomicSystem>> out = new ArrayList<>(now.size());
+        RelaxColumns heldBack = now.isEmpty() ? null : readBack.compact(now.size()); // what samples() read back
         for (int k = 0; k < now.size(); k++) {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(bytes);
