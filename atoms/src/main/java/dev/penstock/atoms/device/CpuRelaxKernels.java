@@ -27,6 +27,7 @@ import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
 import dev.penstock.memory.Block;
+import dev.penstock.stage.PackedColumns;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.function.IntConsumer;
@@ -654,28 +655,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// Row `map[k]` of `from` to row k of `to` (`pick`), or row k of `from` to row `map[k]` of
     /// `to`, for every per-system column (`relax_move_systems`).
     private static void moveSystems(Stream stream, String name, RelaxColumns from, RelaxColumns to, Block map, int systems, boolean pick) {
-        MemorySegment m = map.segment();
-        stream.launch(name, () -> {
-            for (int k = 0; k < systems; k++) {
-                copyRow(from, pick ? m.getAtIndex(I32, k) : k, to, pick ? k : m.getAtIndex(I32, k));
-            }
-        });
-    }
-
-    /// Every per-system column of row `src` of `from` to row `dst` of `to`.
-    private static void copyRow(RelaxColumns from, int src, RelaxColumns to, int dst) {
-        long fromCap = from.systemCapacity();
-        long toCap = to.systemCapacity();
-        MemorySegment si = from.ints().segment();
-        MemorySegment sd = from.doubles().segment();
-        MemorySegment di = to.ints().segment();
-        MemorySegment dd = to.doubles().segment();
-        for (int col = 0; col < RelaxColumns.INT_COLUMNS; col++) {
-            di.setAtIndex(I32, col * toCap + dst, si.getAtIndex(I32, col * fromCap + src));
-        }
-        for (int col = 0; col < RelaxColumns.DOUBLE_COLUMNS; col++) {
-            dd.setAtIndex(F64, col * toCap + dst, sd.getAtIndex(F64, col * fromCap + src));
-        }
+        stream.launch(name, () -> PackedColumns.moveRows(from.columns(), to.columns(), map.segment(), systems, pick));
     }
 
     @Override
@@ -687,27 +667,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         // keeps are the batch less its leavers: on one thread this copy was the largest part of
         // a stage's step left to its worker alone, ~4% of `bench inflight` on two threads)
         stream.launch("relax gather", () -> split(systems, k -> si.getAtIndex(I32, COUNT * fromCap + m.getAtIndex(I32, k)), MIN_ATOMS,
-                (part, first, end) -> {
-            for (int k = first; k < end; k++) {
-                int src = m.getAtIndex(I32, k);
-                copyRow(from, src, to, k);
-                int start = m.getAtIndex(I32, systems + k);
-                to.ints().segment().setAtIndex(I32, START * (long) to.systemCapacity() + k, start);
-                int n = si.getAtIndex(I32, COUNT * fromCap + src);
-                for (int i = start; i < start + n; i++) {
-                    to.atomSystem().segment().setAtIndex(I32, i, k);
-                }
-                // a system's atoms are one run of rows on both sides (the map's per-atom part,
-                // which the GPU's one-thread-per-atom gather reads, says the same row by row)
-                long a = si.getAtIndex(I32, START * fromCap + src);
-                MemorySegment.copy(from.pos().segment(), 24 * a, to.pos().segment(), 24L * start, 24L * n);
-                MemorySegment.copy(from.vel().segment(), 24 * a, to.vel().segment(), 24L * start, 24L * n);
-                MemorySegment.copy(from.force().segment(), 24 * a, to.force().segment(), 24L * start, 24L * n);
-                MemorySegment.copy(from.last().segment(), 24 * a, to.last().segment(), 24L * start, 24L * n);
-                MemorySegment.copy(from.mass().segment(), 8 * a, to.mass().segment(), 8L * start, 8L * n);
-                MemorySegment.copy(from.atomEnergy().segment(), 8 * a, to.atomEnergy().segment(), 8L * start, 8L * n);
-            }
-        }));
+                (part, first, end) -> PackedColumns.gatherRows(from.columns(), to.columns(), m, systems, first, end)));
     }
 
     @Override

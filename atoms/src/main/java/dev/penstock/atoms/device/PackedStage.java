@@ -23,6 +23,7 @@ import dev.penstock.memory.Memory;
 import dev.penstock.stage.BatchEngine;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
+import dev.penstock.stage.PackedRows;
 import dev.penstock.stage.Sizer;
 import dev.penstock.stage.StageBatch;
 import java.io.ByteArrayInputStream;
@@ -33,7 +34,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -88,11 +88,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private final List<SubStage> kinds; // one per sub-stage
     private final List<String> names; // the sub-stages' method names
     private final String method; // the stage's name: the sub-stages' names joined by '+'
-    private final int[] subs; // the sub-stage of each row (the host's copy of the SUB column)
-    private final int[] keptSubs;
     private final Sizer<AtomicSystem> sizer;
     private final Capacity capacity;
-    private final long[] used;
+    private final PackedRows<AtomicSystem> rows; // which system each row holds, its sub-stage (the host's copy of SUB), the room used
     private final Stream stream;
     private final BlockArena deviceArena;
     private final BlockArena hostArena;
@@ -106,13 +104,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     private Block exitMap;
     private Block keepMapDevice;
     private Block exitMapDevice;
-    private final AtomicSystem[] rows;
-    private final AtomicSystem[] keptRows;
     private final String[] forced; // a hook's diagnosis for a row it quarantines
     private final String[] exitDiagnoses; // graduate's scratch: the leaving rows' forced diagnoses
-    private final AtomicSystem[] leavers; // graduate's scratch: the leaving rows' systems
-    private int systems;
-    private int atoms;
     private long steps;
     private long atomSteps;
     private Consumer<Exit> exitListener = e -> { };
@@ -158,11 +151,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         this.sizer = sizer;
         this.capacity = capacity;
-        this.used = new long[capacity.dimensions()];
         this.stream = device.newDrivenStream("relax"); // its worker launches a step and waits for it: on the CPU it runs the step itself
         this.deviceArena = device.newArena("relax batch");
         this.hostArena = Memory.newSharedArena("relax staging");
         try {
+            rows = new PackedRows<>(sizer, capacity, maxSystems, maxAtoms, AtomicSystem::atoms);
             live = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
             spare = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
             exits = RelaxColumns.allocate(deviceArena, maxSystems, maxAtoms);
@@ -177,13 +170,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             close();
             throw e;
         }
-        rows = new AtomicSystem[maxSystems];
-        keptRows = new AtomicSystem[maxSystems];
-        subs = new int[maxSystems];
-        keptSubs = new int[maxSystems];
         forced = new String[maxSystems];
         exitDiagnoses = new String[maxSystems];
-        leavers = new AtomicSystem[maxSystems];
     }
 
     /// Quarantines a system with an atom that moves more than `maxStepA` Å in one step (as
@@ -210,7 +198,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     /// Whether `s` fits into an empty batch.
     public boolean fitsEmpty(AtomicSystem s) {
-        return s.atoms() <= live.atomCapacity() && capacity.admits(sizer, s);
+        return rows.admits(s);
     }
 
     /// Atoms the batch holds at most.
@@ -220,24 +208,24 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     @Override
     public boolean fits(AtomicSystem s) {
-        return systems < live.systemCapacity() && atoms + s.atoms() <= live.atomCapacity() && capacity.fits(sizer, s, used);
+        return rows.fits(s);
     }
 
     @Override
     public List<AtomicSystem> admit(List<AtomicSystem> samples, Consumer<Event<AtomicSystem>> events) {
         List<AtomicSystem> rest = new ArrayList<>();
-        int k = 0;
-        int m = 0;
+        int base = rows.size(); // the newcomers' rows and atoms follow the held ones
+        int baseAtoms = rows.elements();
         for (AtomicSystem s : samples) {
             String refused = CellImages.refusal(s, cutoff());
             if (refused != null) {
                 throw new IllegalArgumentException(refused);
             }
-            if (!capacity.admits(sizer, s) || s.atoms() > live.atomCapacity()) {
+            if (!rows.admits(s)) {
                 throw new IllegalArgumentException("sample " + s.id() + " is larger than stage '" + method + "' can ever hold ("
                         + capacity.describe(sizer.dimensions()) + "; " + live.atomCapacity() + " atoms on the device)");
             }
-            if (systems + k >= live.systemCapacity() || atoms + m + s.atoms() > live.atomCapacity() || !capacity.fits(sizer, s, used)) {
+            if (!rows.fits(s)) {
                 rest.add(s);
                 continue;
             }
@@ -247,18 +235,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 exitListener.accept(new Exit(s, 0, false, bad));
                 continue;
             }
-            pack(s, k, m, systems + k, atoms + m);
+            int k = rows.size() - base;
+            int m = rows.elements() - baseAtoms;
+            pack(s, k, m, base + k, baseAtoms + m);
             setStart(k);
             terms.admitted(s);
-            rows[systems + k] = s;
-            subs[systems + k] = 0;
-            for (int d = 0; d < used.length; d++) {
-                used[d] += sizer.size(s, d);
-            }
-            k++;
-            m += s.atoms();
+            rows.append(s, 0);
         }
-        upload(k, m);
+        upload(base, baseAtoms, rows.size() - base, rows.elements() - baseAtoms);
         return rest;
     }
 
@@ -298,8 +282,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         staging.setInt(FRESH, k, 1);
     }
 
-    /// Copies staging rows `[0, k)` (atoms `[0, m)`) onto the tail of the live batch.
-    private void upload(int k, int m) {
+    /// Copies staging rows `[0, k)` (atoms `[0, m)`) into the live batch's rows from `base` (atoms
+    /// from `baseAtoms`), its tail: the rows `rows` took them into.
+    private void upload(int base, int baseAtoms, int k, int m) {
         if (k == 0) {
             return;
         }
@@ -315,39 +300,36 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             MemorySegment.copy(staging.doubles().segment(), 8L * col * cap, packed.doubles().segment(), 8L * col * k, 8L * k);
         }
         for (int x = 0; x < k; x++) {
-            exitMap.setInt(x, systems + x);
+            exitMap.setInt(x, base + x);
         }
         putRows(packed, k);
-        stream.copy(staging.pos().slice(0, m), live.pos().slice(atoms, atoms + m));
-        stream.copy(staging.vel().slice(0, m), live.vel().slice(atoms, atoms + m));
-        stream.copy(staging.force().slice(0, m), live.force().slice(atoms, atoms + m));
-        stream.copy(staging.last().slice(0, m), live.last().slice(atoms, atoms + m));
-        stream.copy(staging.mass().slice(0, m), live.mass().slice(atoms, atoms + m));
-        stream.copy(staging.atomSystem().slice(0, m), live.atomSystem().slice(atoms, atoms + m));
+        stream.copy(staging.pos().slice(0, m), live.pos().slice(baseAtoms, baseAtoms + m));
+        stream.copy(staging.vel().slice(0, m), live.vel().slice(baseAtoms, baseAtoms + m));
+        stream.copy(staging.force().slice(0, m), live.force().slice(baseAtoms, baseAtoms + m));
+        stream.copy(staging.last().slice(0, m), live.last().slice(baseAtoms, baseAtoms + m));
+        stream.copy(staging.mass().slice(0, m), live.mass().slice(baseAtoms, baseAtoms + m));
+        stream.copy(staging.atomSystem().slice(0, m), live.atomSystem().slice(baseAtoms, baseAtoms + m));
         stream.synchronize(); // the staging columns are written again by the next admission
-        systems += k;
-        atoms += m;
         rowsChanged();
     }
 
     /// Tells the kernels the largest system held now (they may leave out what only larger ones
     /// need: the GPU's Verlet lists for a batch of small clusters).
     private void rowsChanged() {
-        int largest = 0;
-        for (int k = 0; k < systems; k++) {
-            largest = Math.max(largest, rows[k].atoms());
-        }
-        kernels.largestSystem(largest);
+        kernels.largestSystem(rows.largest());
     }
 
     @Override
     public void step(Consumer<Event<AtomicSystem>> events) {
+        int systems = rows.size();
+        int atoms = rows.elements();
         if (systems == 0) {
             return;
         }
         int occupied = 0; // a bit per sub-stage with systems (the first 31; beyond, always run)
         for (int k = 0; k < systems; k++) {
-            occupied |= subs[k] < 31 ? 1 << subs[k] : 0;
+            int sub = rows.status(k);
+            occupied |= sub < 31 ? 1 << sub : 0;
         }
         for (int sub = 0; sub < kinds.size(); sub++) {
             if (sub < 31 && (occupied & (1 << sub)) == 0) {
@@ -393,7 +375,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         // columns (a GPU batch of 2^18 rows holding a few thousand systems read back all 83 MB of
         // them whenever one finished a sub-stage)
         int finished = 0;
-        for (int k = 0; k < systems; k++) {
+        for (int k = 0; k < rows.size(); k++) {
             if (done.getInt(k) != 0) {
                 exitMap.setInt(finished++, k);
             }
@@ -411,7 +393,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 double energy = back.getDouble(ENERGY, x);
                 boolean stays = false;
                 while (sub < last) {
-                    events.accept(new Event<>(Event.Kind.GRADUATED, rows[k], sub, names.get(sub), back.getInt(TAKEN, x), null));
+                    events.accept(new Event<>(Event.Kind.GRADUATED, rows.sample(k), sub, names.get(sub), back.getInt(TAKEN, x), null));
                     SubStage.enter(kinds.get(++sub), back, x, sub);
                     moved = true;
                     if (!kinds.get(sub).finishedOnEntry(fmax, energy)) {
@@ -419,7 +401,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                         break;
                     }
                 }
-                subs[k] = sub;
+                rows.status(k, sub);
                 if (stays) {
                     done.setInt(k, 0);
                     continue;
@@ -461,13 +443,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     @Override
     public void quarantine(AtomicSystem sample, String diagnosis, Consumer<Event<AtomicSystem>> events) {
-        int row = -1;
-        for (int k = 0; k < systems; k++) {
+        for (int k = 0; k < rows.size(); k++) {
             done.setInt(k, 0);
-            if (rows[k] == sample) {
-                row = k;
-            }
         }
+        int row = rows.rowOf(sample);
         if (row < 0) {
             throw new IllegalArgumentException("stage '" + method + "' does not hold sample " + sample.id());
         }
@@ -480,34 +459,17 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
     /// unpacked into their systems, reported; the others gathered, packed, into the spare
     /// columns, which become the batch.
     private void graduate(Consumer<Event<AtomicSystem>> events, int leaving) {
-        int exitAtoms = 0;
-        int keptAtoms = 0;
-        int e = 0;
-        int kept = 0;
-        int start = 0; // rows are packed in order: row k's atoms start after those of the rows before it
-        for (int k = 0; k < systems; k++) {
-            boolean leaves = done.getInt(k) != 0;
-            int n = rows[k].atoms();
-            Block map = leaves ? exitMap : keepMap;
-            int count = leaves ? leaving : systems - leaving;
-            int row = leaves ? e++ : kept++;
-            int at = leaves ? exitAtoms : keptAtoms;
-            map.setInt(row, k);
-            map.setInt(count + row, at);
-            for (int i = 0; i < n; i++) {
-                map.setInt(2L * count + at + i, start + i);
-            }
-            if (leaves) {
-                exitDiagnoses[row] = forced[k];
-                forced[k] = null;
-                exitAtoms += n;
-            } else {
-                keptRows[row] = rows[k];
-                keptSubs[row] = subs[k];
-                keptAtoms += n;
-            }
-            start += n;
+        int systems = rows.size();
+        if (rows.plan(k -> done.getInt(k) != 0, exitMap.segment(), keepMap.segment()) != leaving) {
+            throw new IllegalStateException("stage '" + method + "': " + leaving + " rows leaving, but the done column marks others");
         }
+        for (int x = 0; x < leaving; x++) {
+            int k = exitMap.getInt(x);
+            exitDiagnoses[x] = forced[k];
+            forced[k] = null;
+        }
+        int exitAtoms = rows.exitElements();
+        int keptAtoms = rows.keptElements();
         int keptSystems = systems - leaving;
         stream.copy(exitMap.slice(0, 2L * leaving + exitAtoms), exitMapDevice.slice(0, 2L * leaving + exitAtoms));
         // the leavers' system columns gathered packed at the start of `exits` (capacity
@@ -521,25 +483,14 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         RelaxColumns back = readBack.compact(leaving);
         readBack(exitRows, back, exitAtoms);
-        for (int x = 0; x < leaving; x++) {
-            leavers[x] = rows[exitMap.getInt(x)];
-        }
-        System.arraycopy(keptRows, 0, rows, 0, keptSystems);
-        System.arraycopy(keptSubs, 0, subs, 0, keptSystems);
-        Arrays.fill(rows, keptSystems, systems, null);
+        rows.commit();
         RelaxColumns t = live;
         live = spare;
         spare = t;
-        systems = keptSystems;
-        atoms = keptAtoms;
         rowsChanged();
         for (int x = 0; x < leaving; x++) {
-            AtomicSystem s = leavers[x];
-            leavers[x] = null;
+            AtomicSystem s = rows.leaver(x);
             unpack(s, x, back);
-            for (int d = 0; d < used.length; d++) {
-                used[d] -= sizer.size(s, d);
-            }
             int taken = back.getInt(TAKEN, x);
             int sub = back.getInt(SUB, x);
             double energy = back.getDouble(ENERGY, x);
@@ -558,6 +509,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                     : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
             exitListener.accept(new Exit(s, taken, converged, diagnosis));
         }
+        rows.releaseLeavers();
     }
 
     /// Copies the per-system columns and the first `atomRows` atom rows of `from` to host
@@ -602,6 +554,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
 
     @Override
     public List<AtomicSystem> samples() {
+        int systems = rows.size();
         if (systems > 0) {
             // the held rows' system columns packed (compact: a GPU batch's capacity may be 2^18
             // rows for a few thousand systems), their atoms as they lie
@@ -609,13 +562,13 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 exitMap.setInt(k, k);
             }
             RelaxColumns heldBack = pickRows(systems);
-            readAtoms(live, readBack, atoms);
+            readAtoms(live, readBack, rows.elements());
             stream.synchronize();
             for (int k = 0; k < systems; k++) {
-                unpack(rows[k], k, heldBack);
+                unpack(rows.sample(k), k, heldBack);
             }
         }
-        return List.of(Arrays.copyOf(rows, systems));
+        return rows.samples();
     }
 
     /// As `Methods`' motions save it — relaxing: taken, the energy before the last step, then
@@ -654,7 +607,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(held.motion()));
         long taken = in.readLong();
         int sub = held.status();
-        pack(s, 0, 0, systems, atoms);
+        int base = rows.size();
+        int baseAtoms = rows.elements();
+        pack(s, 0, 0, base, baseAtoms);
         SubStage.enter(kinds.get(sub), staging, 0, sub);
         staging.setInt(TAKEN, 0, Math.toIntExact(taken));
         boolean started;
@@ -665,29 +620,25 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         // (one that had taken no step yet is evaluated and asked on entry again: the same forces, the same answer)
         staging.setInt(FRESH, 0, taken == 0 && !started ? 1 : 0);
-        rows[systems] = s;
-        subs[systems] = sub;
-        for (int d = 0; d < used.length; d++) {
-            used[d] += sizer.size(s, d);
-        }
+        rows.append(s, sub);
         terms.admitted(s);
         terms.restore(s, held.evaluation());
-        upload(1, s.atoms());
+        upload(base, baseAtoms, 1, s.atoms());
     }
 
     @Override
     public int size() {
-        return systems;
+        return rows.size();
     }
 
     @Override
     public long used(int d) {
-        return used[d];
+        return rows.used(d);
     }
 
     @Override
     public int[] statuses() {
-        return Arrays.copyOf(subs, systems);
+        return rows.statuses();
     }
 
     @Override

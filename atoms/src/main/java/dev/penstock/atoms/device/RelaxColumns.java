@@ -3,6 +3,8 @@ package dev.penstock.atoms.device;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
+import dev.penstock.stage.PackedColumns;
+import java.util.List;
 
 /// The packed columns of an in-flight relaxation batch, in one arena (a device's, or host
 /// staging of the same shape): systems are rows `0 … systems−1` of the per-system columns, and
@@ -27,21 +29,19 @@ import dev.penstock.memory.DType;
 /// `virial` is the last evaluation's virial where the model gives one (`ModelTerms`; NaN
 /// otherwise).
 ///
-/// @param pos        positions, Å
-/// @param vel        FIRE's velocities
-/// @param force      forces, eV/Å
-/// @param last       FIRE2's last step taken, Å (what it undoes half of after an uphill step)
-/// @param mass       atomic masses (velocity Verlet's; FIRE in ASE-exact mode ignores them)
-/// @param atomEnergy each atom's half of its pair energies
-/// @param atomSystem the system row each atom belongs to
-/// @param ints       the int32 per-system columns, `[INT_COLUMNS, S]` (see `START` …)
-/// @param doubles    the float64 per-system columns, `[DOUBLE_COLUMNS, S]` (see `ENERGY` …)
-public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block mass, Block atomEnergy, Block atomSystem, Block ints,
-                           Block doubles) {
+/// The layout is `PackedColumns`' (core's packed batch: per-sample int and double blocks, per-element
+/// blocks, the owner column written by a gather), these the relaxation's names for its columns.
+public final class RelaxColumns {
+    private final PackedColumns columns;
+
+    private RelaxColumns(PackedColumns columns) {
+        this.columns = columns;
+    }
+
     /// int column: first atom row
-    public static final int START = 0;
+    public static final int START = PackedColumns.START;
     /// int column: atoms
-    public static final int COUNT = 1;
+    public static final int COUNT = PackedColumns.COUNT;
     /// int column: 1 until the system's first evaluation
     public static final int FRESH = 2;
     /// int column: optimiser steps taken
@@ -103,6 +103,14 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
     /// flag: the model refused the system while evaluating it (`ModelTerms` keeps why)
     public static final int FLAG_MODEL = 4;
 
+    /// The relaxation's layout: 15 int and 32 double columns per system; per atom pos, vel,
+    /// force, last (3 float64 each), mass, atomEnergy (float64) and atomSystem (the owner).
+    public static final PackedColumns.Layout LAYOUT = new PackedColumns.Layout(INT_COLUMNS, DOUBLE_COLUMNS, List.of(
+            new PackedColumns.Element("pos", DType.F64, 3), new PackedColumns.Element("vel", DType.F64, 3),
+            new PackedColumns.Element("force", DType.F64, 3), new PackedColumns.Element("last", DType.F64, 3),
+            new PackedColumns.Element("mass", DType.F64, 1), new PackedColumns.Element("atomEnergy", DType.F64, 1),
+            new PackedColumns.Element("atomSystem", DType.I32, 1)), 6);
+
     /// Columns for `systems` systems and `atoms` atoms, allocated in `arena` (zeroed if the
     /// arena zeroes).
     public static RelaxColumns allocate(BlockArena arena, int systems, int atoms) {
@@ -110,58 +118,99 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
             throw new IllegalArgumentException("a relaxation batch needs room for at least one system and one atom, got " + systems
                     + " systems, " + atoms + " atoms");
         }
-        return new RelaxColumns(arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms, 3),
-                arena.allocate(DType.F64, atoms, 3), arena.allocate(DType.F64, atoms), arena.allocate(DType.F64, atoms), arena.allocate(DType.I32, atoms), arena.allocate(DType.I32, INT_COLUMNS, systems),
-                arena.allocate(DType.F64, DOUBLE_COLUMNS, systems));
+        return new RelaxColumns(PackedColumns.allocate(arena, LAYOUT, systems, atoms));
     }
 
     /// A view of these columns whose per-system columns hold `systems` rows packed at the start
     /// of the same memory (column c's rows at `c · systems …`), the per-atom columns as they are:
     /// rows gathered into it are read back in one copy per block.
     public RelaxColumns compact(int systems) {
-        if (systems < 1 || systems > systemCapacity()) {
-            throw new IllegalArgumentException("a compact view of " + systemCapacity() + " system rows needs 1 to that many, got " + systems);
-        }
-        return new RelaxColumns(pos, vel, force, last, mass, atomEnergy, atomSystem,
-                ints.reshape(ints.elementCount()).slice(0, (long) INT_COLUMNS * systems).reshape(INT_COLUMNS, systems),
-                doubles.reshape(doubles.elementCount()).slice(0, (long) DOUBLE_COLUMNS * systems).reshape(DOUBLE_COLUMNS, systems));
+        return new RelaxColumns(columns.compact(systems));
+    }
+
+    /// The packed columns these name.
+    public PackedColumns columns() {
+        return columns;
+    }
+
+    /// positions, Å (`[A, 3]`)
+    public Block pos() {
+        return columns.element(0);
+    }
+
+    /// FIRE's velocities (`[A, 3]`)
+    public Block vel() {
+        return columns.element(1);
+    }
+
+    /// forces, eV/Å (`[A, 3]`)
+    public Block force() {
+        return columns.element(2);
+    }
+
+    /// FIRE2's last step taken, Å (what it undoes half of after an uphill step; `[A, 3]`)
+    public Block last() {
+        return columns.element(3);
+    }
+
+    /// atomic masses (velocity Verlet's; FIRE in ASE-exact mode ignores them)
+    public Block mass() {
+        return columns.element(4);
+    }
+
+    /// each atom's half of its pair energies
+    public Block atomEnergy() {
+        return columns.element(5);
+    }
+
+    /// the system row each atom belongs to
+    public Block atomSystem() {
+        return columns.element(6);
+    }
+
+    /// the int32 per-system columns, `[INT_COLUMNS, S]` (see `START` …)
+    public Block ints() {
+        return columns.ints();
+    }
+
+    /// the float64 per-system columns, `[DOUBLE_COLUMNS, S]` (see `ENERGY` …)
+    public Block doubles() {
+        return columns.doubles();
     }
 
     /// Systems these columns can hold.
     public int systemCapacity() {
-        return (int) ints.shape(1);
+        return columns.sampleCapacity();
     }
 
     /// Atoms these columns can hold.
     public int atomCapacity() {
-        return (int) pos.shape(0);
+        return columns.elementCapacity();
     }
 
     /// Rows `[from, to)` of int column `column`.
     public Block ints(int column, int from, int to) {
-        long base = (long) column * systemCapacity();
-        return ints.reshape(ints.elementCount()).slice(base + from, base + to);
+        return columns.ints(column, from, to);
     }
 
     /// Rows `[from, to)` of double column `column`.
     public Block doubles(int column, int from, int to) {
-        long base = (long) column * systemCapacity();
-        return doubles.reshape(doubles.elementCount()).slice(base + from, base + to);
+        return columns.doubles(column, from, to);
     }
 
     /// Element (column, system) of the int columns (host memory only).
     public int getInt(int column, int system) {
-        return ints.getInt((long) column * systemCapacity() + system);
+        return columns.getInt(column, system);
     }
 
     /// Sets element (column, system) of the int columns (host memory only).
     public void setInt(int column, int system, int value) {
-        ints.setInt((long) column * systemCapacity() + system, value);
+        columns.setInt(column, system, value);
     }
 
     /// Element (column, system) of the double columns (host memory only).
     public double getDouble(int column, int system) {
-        return doubles.getDouble((long) column * systemCapacity() + system);
+        return columns.getDouble(column, system);
     }
 
     /// System `system`'s id, from its two int columns (host memory only).
@@ -177,6 +226,6 @@ public record RelaxColumns(Block pos, Block vel, Block force, Block last, Block 
 
     /// Sets element (column, system) of the double columns (host memory only).
     public void setDouble(int column, int system, double value) {
-        doubles.setDouble((long) column * systemCapacity() + system, value);
+        columns.setDouble(column, system, value);
     }
 }
