@@ -34,8 +34,10 @@ public final class PackedRows<S> {
     private final int elementCapacity;
     private final Object[] rows;
     private final int[] status;
+    private final int[] counts; // each row's elements (no sample is asked again after it came in)
     private final Object[] keptRows;
     private final int[] keptStatus;
+    private final int[] keptCounts;
     private final Object[] leavers;
     private final long[] used;
     private int size;
@@ -64,8 +66,10 @@ public final class PackedRows<S> {
         this.elementCapacity = elementCapacity;
         this.rows = new Object[sampleCapacity];
         this.status = new int[sampleCapacity];
+        this.counts = new int[sampleCapacity];
         this.keptRows = new Object[sampleCapacity];
         this.keptStatus = new int[sampleCapacity];
+        this.keptCounts = new int[sampleCapacity];
         this.leavers = new Object[sampleCapacity];
         this.used = new long[capacity.dimensions()];
     }
@@ -87,12 +91,14 @@ public final class PackedRows<S> {
             throw new IllegalStateException("sample " + sizer.id(s) + " does not fit (" + capacity.describe(sizer.dimensions()) + ", "
                     + sampleCapacity + " rows, " + elementCapacity + " element rows)");
         }
+        int n = elementsOf.applyAsInt(s);
         rows[size] = s;
         status[size] = sub;
+        counts[size] = n;
         for (int d = 0; d < used.length; d++) {
             used[d] += sizer.size(s, d);
         }
-        elements += elementsOf.applyAsInt(s);
+        elements += n;
         return size++;
     }
 
@@ -159,7 +165,7 @@ public final class PackedRows<S> {
     public int largest() {
         int most = 0;
         for (int k = 0; k < size; k++) {
-            most = Math.max(most, elementsOf.applyAsInt(sample(k)));
+            most = Math.max(most, counts[k]);
         }
         return most;
     }
@@ -182,7 +188,7 @@ public final class PackedRows<S> {
         int start = 0; // rows are packed in order: row k's elements start after those of the rows before it
         for (int k = 0; k < size; k++) {
             boolean goes = leaves.test(k);
-            int n = elementsOf.applyAsInt(sample(k));
+            int n = counts[k];
             MemorySegment map = goes ? exitMap : keepMap;
             int count = goes ? out : kept;
             int row = goes ? e++ : keep++;
@@ -198,6 +204,7 @@ public final class PackedRows<S> {
             } else {
                 keptRows[row] = rows[k];
                 keptStatus[row] = status[k];
+                keptCounts[row] = n;
                 keptAt += n;
             }
             start += n;
@@ -254,6 +261,7 @@ public final class PackedRows<S> {
         }
         System.arraycopy(keptRows, 0, rows, 0, kept);
         System.arraycopy(keptStatus, 0, status, 0, kept);
+        System.arraycopy(keptCounts, 0, counts, 0, kept);
         Arrays.fill(rows, kept, size, null);
         Arrays.fill(keptRows, 0, kept, null);
         size = kept;
