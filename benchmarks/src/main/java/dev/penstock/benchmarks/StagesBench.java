@@ -5,8 +5,6 @@ import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.device.RelaxKernels;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
-import dev.penstock.atoms.stage.Methods;
-import dev.penstock.atoms.stage.ModelEvaluator;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.CpuDevice;
@@ -41,12 +39,7 @@ import java.util.function.Function;
 /// - `max_energy_diff`: every system's final energy, chain against the stages alone (0: the
 ///   chain changes no result).
 ///
-/// - with `--per-system`, the same figures (prefixed `per_system_`) for the chain of the library's
-///   per-system stages (heap systems, one method object each: the reference the device stages
-///   are held to), then `ratio_chain_vs_per_system_chain` (the per-system chain's time over the
-///   device chain's) and `per_system_max_rel_energy_diff` (every system's energy, both chains).
-///
-/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync] [--per-system]`.
+/// Run: `./penstock bench stages [--clusters 2048] [--max-atoms 2000] [--steps 100] [--mode sync] [--threads N]`.
 public final class StagesBench {
     private static final double FMAX = 0.01;
     private static final double LANGEVIN_DT = 0.005; // τ, also nve's
@@ -59,13 +52,11 @@ public final class StagesBench {
     private final long maxAtoms;
     private final int mdSteps;
     private final Pipeline.Mode mode;
-    private final boolean perSystem;
     private final int kernelThreads;
 
     /// `clusters` clusters, `maxAtoms` atoms per batch, `mdSteps` steps of each MD stage, kernels
-    /// split over `kernelThreads` in each stage; with `perSystem`, the same chain on the
-    /// per-system stages too, measured in the same run.
-    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode, boolean perSystem, int kernelThreads) {
+    /// split over `kernelThreads` in each stage.
+    public StagesBench(PrintStream out, int clusters, long maxAtoms, int mdSteps, Pipeline.Mode mode, int kernelThreads) {
         if (clusters < 1 || maxAtoms < 147 || mdSteps < 1 || kernelThreads < 1) {
             throw new IllegalArgumentException("bench stages: need at least 1 cluster, --max-atoms ≥ 147 (the largest cluster), "
                     + "--steps ≥ 1 and --threads ≥ 1, got " + clusters + ", " + maxAtoms + ", " + mdSteps + ", " + kernelThreads);
@@ -75,7 +66,6 @@ public final class StagesBench {
         this.maxAtoms = maxAtoms;
         this.mdSteps = mdSteps;
         this.mode = mode;
-        this.perSystem = perSystem;
         this.kernelThreads = kernelThreads;
     }
 
@@ -84,25 +74,17 @@ public final class StagesBench {
         return new InflightBench(new PrintStream(PrintStream.nullOutputStream()), count, maxAtoms).systems();
     }
 
-    /// Stage `k` of the chain, with its own model instance: per system, or (`device` not null)
-    /// packed on `device`.
+    /// Stage `k` of the chain on `device`, with its own model instance (its batch packed, stepped
+    /// by batch kernels split over `kernelThreads`).
     private Stage<AtomicSystem> stage(int k, Device device) {
         LennardJones lj = new LennardJones(1, 1, 2.5, true);
         Convergence rule = Convergence.of(FMAX, 5000);
-        if (device != null) {
-            Function<Device, RelaxKernels> kernels = d -> new CpuRelaxKernels(kernelThreads);
-            return switch (k) {
-                case 0 -> DeviceStages.fire(rule, lj, device, kernels);
-                case 1 -> DeviceStages.langevin(LANGEVIN_DT, LANGEVIN_KT, LANGEVIN_GAMMA, SEED, mdSteps, lj, device, kernels,
-                        Double.POSITIVE_INFINITY);
-                default -> DeviceStages.nve(LANGEVIN_DT, mdSteps, lj, device, kernels);
-            };
-        }
-        ModelEvaluator ev = new ModelEvaluator(lj);
+        Function<Device, RelaxKernels> kernels = d -> new CpuRelaxKernels(kernelThreads);
         return switch (k) {
-            case 0 -> Stage.of(ev, Methods.fire(rule));
-            case 1 -> Stage.of(ev, Methods.langevin(LANGEVIN_DT, LANGEVIN_KT, LANGEVIN_GAMMA, SEED, mdSteps));
-            default -> Stage.of(ev, Methods.nve(LANGEVIN_DT, mdSteps));
+            case 0 -> DeviceStages.fire(rule, lj, device, kernels);
+            case 1 -> DeviceStages.langevin(LANGEVIN_DT, LANGEVIN_KT, LANGEVIN_GAMMA, SEED, mdSteps, lj, device, kernels,
+                    Double.POSITIVE_INFINITY);
+            default -> DeviceStages.nve(LANGEVIN_DT, mdSteps, lj, device, kernels);
         };
     }
 
@@ -134,42 +116,21 @@ public final class StagesBench {
         return new Timed((System.nanoTime() - t0) / 1e9, s, sink.samples());
     }
 
-    /// Runs the chain and each stage alone on `CpuDevice` (then, if asked, per system); returns
-    /// the figures (the per-system ones prefixed `per_system_`, with
-    /// `ratio_chain_vs_per_system_chain` and `per_system_max_rel_energy_diff`).
+    /// Runs the chain and each stage alone on `CpuDevice`; returns the figures.
     public Map<String, String> run() {
         Map<String, String> f = new LinkedHashMap<>();
         f.put("clusters", Integer.toString(clusters));
         f.put("mode", mode.name().toLowerCase(Locale.ROOT));
         f.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
         f.put("kernel_threads", Integer.toString(kernelThreads));
-        List<AtomicSystem> packed;
         try (CpuDevice cpu = new CpuDevice()) {
             warm(cpu);
-            if (perSystem) {
-                warm(null); // both warmed before either is timed: the JIT compiles the model's code for both
-            }
-            packed = measure(cpu, "", f);
-        }
-        if (perSystem) {
-            List<AtomicSystem> heap = measure(null, "per_system_", f);
-            Map<Long, Double> energy = new HashMap<>();
-            for (AtomicSystem a : heap) {
-                energy.put(a.id(), a.energy());
-            }
-            double rel = packed.size() == energy.size() ? 0 : Double.POSITIVE_INFINITY;
-            for (AtomicSystem a : packed) {
-                Double e = energy.get(a.id());
-                rel = Math.max(rel, e == null ? Double.POSITIVE_INFINITY : Math.abs(a.energy() - e) / Math.abs(e));
-            }
-            f.put("per_system_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", rel));
-            f.put("ratio_chain_vs_per_system_chain", String.format(Locale.ROOT, "%.3f",
-                    Double.parseDouble(f.get("per_system_wall_chain_s")) / Double.parseDouble(f.get("wall_chain_s"))));
+            measure(cpu, f);
         }
         return f;
     }
 
-    /// A JIT warm-up of every stage of the chain on `device` (null: per system): the chain over
+    /// A JIT warm-up of every stage of the chain on `device`: the chain over
     /// the first 256 clusters, twice.
     private void warm(Device device) {
         for (int i = 0; i < 2; i++) {
@@ -177,9 +138,8 @@ public final class StagesBench {
         }
     }
 
-    /// The chain and its stages alone with their batches per system (`device` null) or on
-    /// `device`, into `f` with `prefix`; returns the chain's output.
-    private List<AtomicSystem> measure(Device device, String prefix, Map<String, String> f) {
+    /// The chain and its stages alone on `device`, into `f`.
+    private void measure(Device device, Map<String, String> f) {
         Timed whole = chain(systems(clusters), device);
         Timed[] parts = new Timed[3];
         List<AtomicSystem> in = systems(clusters);
@@ -203,21 +163,20 @@ public final class StagesBench {
         int cores = Runtime.getRuntime().availableProcessors();
         double bound = Math.max(slowest, sum / Math.min(cores, 3));
         out.printf(Locale.ROOT, "%s%d clusters, mode %s, %d cores: chain %.2f s; alone: fire %.2f s, langevin %.2f s, nve %.2f s%n",
-                device == null ? "per system: " : "on " + device.name() + ": ", clusters, mode, cores, whole.seconds(), parts[0].seconds(),
+                "on " + device.name() + ": ", clusters, mode, cores, whole.seconds(), parts[0].seconds(),
                 parts[1].seconds(), parts[2].seconds());
-        f.put(prefix + "wall_chain_s", String.format(Locale.ROOT, "%.3f", whole.seconds()));
-        f.put(prefix + "wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
-        f.put(prefix + "wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
-        f.put(prefix + "wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
-        f.put(prefix + "handoffs", Integer.toString(handoffs.length));
-        f.put(prefix + "handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.50)));
-        f.put(prefix + "handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.99)));
-        f.put(prefix + "idle_handoffs", Integer.toString(idle.length));
-        f.put(prefix + "idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.50)));
-        f.put(prefix + "idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.99)));
-        f.put(prefix + "max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
-        f.put(prefix + "ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
-        f.put(prefix + "ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
-        return whole.out();
+        f.put("wall_chain_s", String.format(Locale.ROOT, "%.3f", whole.seconds()));
+        f.put("wall_fire_alone_s", String.format(Locale.ROOT, "%.3f", parts[0].seconds()));
+        f.put("wall_langevin_alone_s", String.format(Locale.ROOT, "%.3f", parts[1].seconds()));
+        f.put("wall_nve_alone_s", String.format(Locale.ROOT, "%.3f", parts[2].seconds()));
+        f.put("handoffs", Integer.toString(handoffs.length));
+        f.put("handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.50)));
+        f.put("handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(handoffs, 0.99)));
+        f.put("idle_handoffs", Integer.toString(idle.length));
+        f.put("idle_handoff_p50_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.50)));
+        f.put("idle_handoff_p99_us", String.format(Locale.ROOT, "%.1f", Summary.percentileUs(idle, 0.99)));
+        f.put("max_energy_diff", String.format(Locale.ROOT, "%.3g", diff));
+        f.put("ratio_vs_sum_over_cores", String.format(Locale.ROOT, "%.3f", bound / whole.seconds()));
+        f.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / whole.seconds()));
     }
 }

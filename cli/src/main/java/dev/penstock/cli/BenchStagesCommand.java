@@ -31,10 +31,6 @@ public final class BenchStagesCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     String device;
 
-    @Option(names = "--per-system", description = "also run the chain on the library's per-system stages (the reference the device stages "
-            + "are held to), measured in the same run")
-    boolean perSystem;
-
     @Option(names = "--threads", description = "threads each stage's kernels are split over (default: the cores shared out "
             + "between the three stages)")
     Integer threads;
@@ -47,7 +43,7 @@ public final class BenchStagesCommand implements Callable<Integer> {
                     "option '--device': bench stages runs device stages on cpu (bench gpu measures CUDA), got '" + device + "'");
         }
         int kernelThreads = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
-        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, perSystem, kernelThreads).run());
+        output.print(new StagesBench(output.progress(), clusters, maxAtoms, steps, m, kernelThreads).run());
         return 0;
     }
 }

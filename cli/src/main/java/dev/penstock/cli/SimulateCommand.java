@@ -230,7 +230,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             stages = PipelineSpec.parse(pipeline);
             for (List<PipelineSpec.Call> fused : stages) {
                 for (PipelineSpec.Call c : fused) {
-                    PipelineSpec.method(c, seed); // every error before anything runs
+                    PipelineSpec.check(c); // every error before anything runs
                 }
             }
         } catch (IllegalArgumentException e) {

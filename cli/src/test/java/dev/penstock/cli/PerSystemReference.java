@@ -5,6 +5,7 @@ import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.NanHook;
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -37,7 +38,7 @@ final class PerSystemReference {
             position.put(systems.get(k).id(), k);
         }
         Supplier<? extends Model> model = PipelineSpec.potential(potential);
-        try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(pipeline), model, seed, 1);
+        try (Pipeline<AtomicSystem> p = PerSystemStages.build(PipelineSpec.parse(pipeline), model, seed, 1);
              ExtXyzSink sink = new ExtXyzSink(out, s -> position.get(s.id()))) {
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(256, maxAtoms, Long.MAX_VALUE)).samples(systems)
                     .hook(History.hook(stage -> { })).hook(new NanHook(1, 1.0)).results(sink).run();

@@ -39,7 +39,7 @@ public final class AtomsJob {
         List<long[]> rooms = new ArrayList<>();
         for (int i = 0; i < stages.size(); i++) {
             for (PipelineSpec.Call c : stages.get(i)) {
-                PipelineSpec.method(c, seed); // every spec error here, not on a task manager
+                PipelineSpec.check(c); // every spec error here, not on a task manager
             }
             int index = i;
             // the device stages' refusals (method, potential) here too: building a stage allocates nothing

@@ -1,6 +1,7 @@
 package dev.penstock.flink;
 
 import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -83,7 +84,7 @@ final class Argon {
     /// The local runner's results of `pipeline` for `systems`, with batches of `room`.
     static Map<Long, String> local(List<AtomicSystem> systems, long seed, String pipeline, long[] room) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("local");
-        try (Pipeline<AtomicSystem> p = PipelineSpec.build(PipelineSpec.parse(pipeline), PipelineSpec.potential(LJ), seed)
+        try (Pipeline<AtomicSystem> p = PerSystemStages.build(PipelineSpec.parse(pipeline), PipelineSpec.potential(LJ), seed)
                 .sizer(Systems.withListRadius(8.5)).batchCapacity(Capacity.of(room)).samples(systems).results(sink)) {
             p.run();
         }

@@ -2,6 +2,7 @@ package dev.penstock.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Capacity;
@@ -43,7 +44,7 @@ class DeviceRecoveryTest {
     private static JobSpec<AtomicSystem> spec() {
         JobSpec<AtomicSystem> device = AtomsJob.spec(PIPELINE, Argon.LJ, 5, Argon.ROOM, 1, Double.POSITIVE_INFINITY);
         List<JobSpec.StageFactory<AtomicSystem>> stages = new ArrayList<>(device.stages());
-        stages.set(1, () -> PipelineSpec.stage(PipelineSpec.parse(PIPELINE).get(1), () -> new SlowLj(2, false), 5));
+        stages.set(1, () -> PerSystemStages.stage(PipelineSpec.parse(PIPELINE).get(1), () -> new SlowLj(2, false), 5));
         return new JobSpec<>(stages, device.sizer(), device.codec(), device.capacities(), device.format(), device.notes());
     }
 

@@ -1,6 +1,7 @@
 package dev.penstock.flink;
 
 import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +61,7 @@ final class SlowLj implements Model {
     static JobSpec<AtomicSystem> spec(String pipeline, long[] room, int index, long sleepMs, boolean failOnce) {
         JobSpec<AtomicSystem> plain = AtomsJob.spec(pipeline, Argon.LJ, 5, room);
         java.util.List<JobSpec.StageFactory<AtomicSystem>> stages = new java.util.ArrayList<>(plain.stages());
-        stages.set(index, () -> PipelineSpec.stage(PipelineSpec.parse(pipeline).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
+        stages.set(index, () -> PerSystemStages.stage(PipelineSpec.parse(pipeline).get(index), () -> new SlowLj(sleepMs, failOnce), 5));
         return new JobSpec<>(stages, plain.sizer(), plain.codec(), plain.capacities(), plain.format(), plain.notes());
     }
 }

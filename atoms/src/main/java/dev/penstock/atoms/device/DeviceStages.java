@@ -3,7 +3,6 @@ package dev.penstock.atoms.device;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
@@ -28,24 +27,33 @@ public final class DeviceStages {
     private DeviceStages() {
     }
 
+    /// A device stage's method: its name (in reports and events) and whether its systems are sure
+    /// to finish. Its systems are moved by the stage's batch kernels (`SubStage`), never one by one.
+    private record Named(String name, boolean terminates) implements Method<AtomicSystem> {
+        @Override
+        public Motion enter(AtomicSystem s) {
+            throw new IllegalStateException("stage '" + name + "': a device stage's systems are moved by its batch kernels");
+        }
+    }
+
     /// A FIRE (ASE-exact) stage under `rule` over `model` with its batch on `device`, stepped by
     /// the kernels `kernels` makes for it (one set per batch). Its room is the pipeline's batch
     /// capacity, which must bound the atoms (the device columns are allocated to it). Its
     /// evaluator refuses, before the run, periodic systems (the kernels sum all pairs).
     public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new SubStage.Relaxation(rule), Methods.fire(rule), model, device, kernels, Double.POSITIVE_INFINITY);
+        return stage(new SubStage.Relaxation(rule), new Named("fire", true), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// A velocity Verlet (NVE) stage of `steps` steps of `dt` (τ) over `model` on `device`; as `fire`.
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
-        return stage(new SubStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, Double.POSITIVE_INFINITY);
+        return stage(new SubStage.Verlet(dt, steps), new Named("nve", steps >= 0), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// As `nve`, quarantining a system with an atom that moves more than `maxStep` Å in one step
     /// (checked by the step kernel: a time step far too large, atoms flung apart).
     public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels,
                                           double maxStep) {
-        return stage(new SubStage.Verlet(dt, steps), Methods.nve(dt, steps), model, device, kernels, maxStep);
+        return stage(new SubStage.Verlet(dt, steps), new Named("nve", steps >= 0), model, device, kernels, maxStep);
     }
 
     /// A Langevin BAOAB (NVT) stage of `steps` steps of `dt` (τ) at `kT` (eV) with friction
@@ -54,8 +62,7 @@ public final class DeviceStages {
     /// are refused when the stage's batch is made.
     public static Stage<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps, LennardJones model, Device device,
                                                Function<Device, RelaxKernels> kernels, double maxStep) {
-        return stage(new SubStage.Thermostat(dt, kT, gamma, seed, steps), Methods.langevin(dt, kT, gamma, seed, steps), model, device,
-                kernels, maxStep);
+        return stage(new SubStage.Thermostat(dt, kT, gamma, seed, steps), new Named("langevin", steps >= 0), model, device, kernels, maxStep);
     }
 
     private static Stage<AtomicSystem> stage(SubStage kind, Method<AtomicSystem> method, Model model, Device device,
@@ -136,7 +143,7 @@ public final class DeviceStages {
                     + "and chain the stages with Stage.then");
         }
         for (PipelineSpec.Call c : stages.getFirst()) {
-            PipelineSpec.method(c, seed); // every argument checked, naming it
+            PipelineSpec.check(c); // every argument checked, naming it
         }
         return stage(stages.getFirst(), model, device, kernels, maxStep, seed);
     }
@@ -158,26 +165,26 @@ public final class DeviceStages {
                     Convergence rule = PipelineSpec.convergence(c);
                     boolean massWeighted = c.name().equals("fire_mw");
                     kinds.add(new SubStage.Relaxation(rule, massWeighted));
-                    methods.add(massWeighted ? Methods.fireMassWeighted(rule) : Methods.fire(rule));
+                    methods.add(new Named(massWeighted ? "fire-mw" : "fire", true));
                 }
                 case "fire2" -> {
                     Convergence rule = PipelineSpec.convergence(c);
                     kinds.add(new SubStage.Fire2Relaxation(rule));
-                    methods.add(Methods.fire2(rule));
+                    methods.add(new Named("fire2", true));
                 }
                 case "nve" -> {
                     PipelineSpec.Verlet v = PipelineSpec.verlet(c);
                     kinds.add(new SubStage.Verlet(v.dt(), v.steps()));
-                    methods.add(Methods.nve(v.dt(), v.steps()));
+                    methods.add(new Named("nve", v.steps() >= 0));
                 }
                 case "langevin" -> {
                     PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
                     kinds.add(new SubStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
-                    methods.add(Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
+                    methods.add(new Named("langevin", t.steps() >= 0));
                 }
-                // PipelineSpec.method refuses any other name first; a method added there lands here
+                // PipelineSpec.check refuses any other name first; a method added there lands here
                 default -> throw new IllegalArgumentException("--device " + deviceName + " has no '" + c.name() + "' step; run stage '"
-                        + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList()) + "' on the CPU stages (no --device)");
+                        + String.join(" + ", calls.stream().map(PipelineSpec.Call::name).toList()) + "' with --device cpu");
             }
         }
         return fused(kinds, methods, model, deviceName, devices, owned, kernels, maxStep);

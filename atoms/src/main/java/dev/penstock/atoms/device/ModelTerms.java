@@ -67,7 +67,7 @@ public final class ModelTerms implements BatchTerms {
     @Override
     public String refusal(RelaxKernels kernels, String method, String deviceName) {
         return kernels.runs(model) ? null : "stage '" + method + "' on " + deviceName + ": its kernels do not run " + model
-                + "; run it with --device cpu or on the per-system stages (no --device)";
+                + "; run it with --device cpu";
     }
 
     @Override

@@ -12,7 +12,7 @@ import static dev.penstock.atoms.device.RelaxColumns.SUB;
 import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.stage.ModelEvaluator;
+import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Device;
 import dev.penstock.device.Stream;
@@ -229,7 +229,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 rest.add(s);
                 continue;
             }
-            String bad = ModelEvaluator.nonFinite(s);
+            String bad = Systems.nonFinite(s);
             if (bad != null) {
                 events.accept(new Event<>(Event.Kind.QUARANTINED, s, 0, names.getFirst(), 0, bad));
                 exitListener.accept(new Exit(s, 0, false, bad));

@@ -8,10 +8,6 @@ import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.Morse;
 import dev.penstock.atoms.potential.StillingerWeber;
 import dev.penstock.atoms.potential.Tersoff;
-import dev.penstock.atoms.system.AtomicSystem;
-import dev.penstock.stage.Method;
-import dev.penstock.stage.Pipeline;
-import dev.penstock.stage.Stage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -207,28 +203,17 @@ public final class PipelineSpec {
         }
     }
 
-    /// The method of one call; `seed` keys Langevin noise.
-    public static Method<AtomicSystem> method(Call c, long seed) {
-        return switch (c.name()) {
-            case "fire", "fire2", "fire_mw" -> {
-                Convergence rule = convergence(c);
-                yield switch (c.name()) {
-                    case "fire" -> Methods.fire(rule);
-                    case "fire2" -> Methods.fire2(rule);
-                    default -> Methods.fireMassWeighted(rule);
-                };
-            }
-            case "langevin" -> {
-                Thermostat t = langevin(c);
-                yield Methods.langevin(t.dt(), t.kT(), t.gamma(), seed, t.steps());
-            }
-            case "nve" -> {
-                Verlet v = verlet(c);
-                yield Methods.nve(v.dt(), v.steps());
-            }
+    /// Checks one call: a method this spec knows (`fire`, `fire2`, `fire_mw`, `langevin`,
+    /// `nve`) with its arguments in range; otherwise an error naming the call, the argument and
+    /// where it is. Every stage builder asks it before anything runs.
+    public static void check(Call c) {
+        switch (c.name()) {
+            case "fire", "fire2", "fire_mw" -> convergence(c);
+            case "langevin" -> langevin(c);
+            case "nve" -> verlet(c);
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
                     + " (known: fire, fire2, fire_mw, langevin, nve)");
-        };
+        }
     }
 
     /// The convergence rule of a relaxation call (`fire`, `fire2`, `fire_mw`): fmax, energy, steps.
@@ -275,37 +260,5 @@ public final class PipelineSpec {
             throw new IllegalArgumentException("'" + c.name() + "' needs 'steps' (a step budget): without one its systems would never finish");
         }
         return c.count("steps", null);
-    }
-
-    /// Builds the pipeline: a fresh model per stage (chained stages run on their own workers).
-    public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed) {
-        return build(stages, model, seed, 1);
-    }
-
-    /// As `build`, each stage's steps split over `threads` threads (`Stage.threads`; no result
-    /// changes).
-    public static Pipeline<AtomicSystem> build(List<List<Call>> stages, Supplier<? extends Model> model, long seed, int threads) {
-        Pipeline<AtomicSystem> p = null;
-        for (List<Call> fused : stages) {
-            Stage<AtomicSystem> stage = stage(fused, model, seed, threads);
-            p = p == null ? Pipeline.of(stage) : p.then(stage);
-        }
-        return p;
-    }
-
-    /// One chained stage: its fused calls over one new model.
-    public static Stage<AtomicSystem> stage(List<Call> fused, Supplier<? extends Model> model, long seed) {
-        return stage(fused, model, seed, 1);
-    }
-
-    /// One chained stage, its steps split over `threads` threads.
-    public static Stage<AtomicSystem> stage(List<Call> fused, Supplier<? extends Model> model, long seed, int threads) {
-        ModelEvaluator ev = new ModelEvaluator(model.get());
-        Stage<AtomicSystem> stage = null;
-        for (Call c : fused) {
-            Stage<AtomicSystem> s = Stage.of(ev, method(c, seed));
-            stage = stage == null ? s : stage.fuse(s);
-        }
-        return stage.threads(threads);
     }
 }

@@ -89,4 +89,23 @@ public final class Systems implements Sizer<AtomicSystem> {
     public long id(AtomicSystem s) {
         return s.id();
     }
+
+    /// Why `s` cannot be stepped before anything runs: its first non-finite position or
+    /// velocity, named ("system 7: non-finite position of atom 2 (x = NaN)"), or null. A device
+    /// stage asks it at admission (and quarantines such a system with this diagnosis).
+    public static String nonFinite(AtomicSystem s) {
+        double[] r = s.positions();
+        for (int i = 0; i < r.length; i++) {
+            if (!Double.isFinite(r[i])) {
+                return "system " + s.id() + ": non-finite position of atom " + i / 3 + " (" + "xyz".charAt(i % 3) + " = " + r[i] + ")";
+            }
+        }
+        double[] v = s.velocities();
+        for (int i = 0; i < v.length; i++) {
+            if (!Double.isFinite(v[i])) {
+                return "system " + s.id() + ": non-finite velocity of atom " + i / 3 + " (" + "xyz".charAt(i % 3) + " = " + v[i] + ")";
+            }
+        }
+        return null;
+    }
 }

@@ -3,6 +3,7 @@ package dev.penstock.atoms.device;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -34,7 +35,7 @@ class FusedDeviceStageTest {
     private static List<Stage<AtomicSystem>> stages(String pipeline, CpuDevice cpu, int threads) {
         List<Stage<AtomicSystem>> out = new ArrayList<>();
         for (List<PipelineSpec.Call> fused : PipelineSpec.parse(pipeline)) {
-            out.add(cpu == null ? PipelineSpec.stage(fused, () -> new LennardJones(1, 1, 2.5, true), 7)
+            out.add(cpu == null ? PerSystemStages.stage(fused, () -> new LennardJones(1, 1, 2.5, true), 7)
                     : DeviceStages.stage(fused, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 7));
         }
         return out;

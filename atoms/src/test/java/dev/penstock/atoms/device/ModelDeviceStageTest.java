@@ -10,6 +10,7 @@ import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.potential.Morse;
 import dev.penstock.atoms.potential.StillingerWeber;
 import dev.penstock.atoms.potential.Tersoff;
+import dev.penstock.atoms.stage.PerSystemStages;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -102,7 +103,7 @@ class ModelDeviceStageTest {
     /// As the other; `virial`: whether the model computes one (pair potentials do not).
     private static void sameBits(Supplier<? extends Model> model, List<AtomicSystem> systems, boolean virial, Pipeline.Mode... modes) {
         double cutoff = model.get().cutoff();
-        Map<Long, String> perSystem = run(PipelineSpec.build(PipelineSpec.parse(PIPELINE), model, SEED, 1), systems, cutoff, Pipeline.Mode.SYNC);
+        Map<Long, String> perSystem = run(PerSystemStages.build(PipelineSpec.parse(PIPELINE), model, SEED, 1), systems, cutoff, Pipeline.Mode.SYNC);
         assertThat(perSystem).hasSize(systems.size());
         assertThat(perSystem.values()).noneMatch(v -> v.startsWith("quarantined")).allMatch(v -> v.endsWith("wnull") != virial);
         try (CpuDevice cpu = new CpuDevice()) {
@@ -218,7 +219,7 @@ class ModelDeviceStageTest {
             }
             return out;
         };
-        Map<Long, String> perSystem = go.apply(PipelineSpec.build(PipelineSpec.parse(text), cu::fresh, SEED, 1));
+        Map<Long, String> perSystem = go.apply(PerSystemStages.build(PipelineSpec.parse(text), cu::fresh, SEED, 1));
         assertThat(perSystem).hasSize(3);
         try (CpuDevice cpu = new CpuDevice()) {
             for (int threads : new int[] {1, 2, 3}) {

@@ -14,7 +14,7 @@ class PipelineSpecFuzzTest {
         try {
             for (List<PipelineSpec.Call> fused : PipelineSpec.parse(pipeline)) {
                 for (PipelineSpec.Call c : fused) {
-                    PipelineSpec.method(c, 1);
+                    PerSystemStages.method(c, 1);
                 }
             }
         } catch (IllegalArgumentException expected) {

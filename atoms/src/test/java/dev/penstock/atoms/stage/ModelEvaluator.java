@@ -46,23 +46,10 @@ public final class ModelEvaluator implements Evaluator<AtomicSystem> {
         }
     }
 
-    /// Why `s` cannot be evaluated before anything runs: its first non-finite position or
-    /// velocity, named ("system 7: non-finite position of atom 2 (x = NaN)"), or null. The device
-    /// stages ask it at admission too, so both say the same.
+    /// Why `s` cannot be evaluated before anything runs (`Systems.nonFinite`: the device stages
+    /// say the same at admission).
     public static String nonFinite(AtomicSystem s) {
-        double[] r = s.positions();
-        for (int i = 0; i < r.length; i++) {
-            if (!Double.isFinite(r[i])) {
-                return "system " + s.id() + ": non-finite position of atom " + i / 3 + " (" + "xyz".charAt(i % 3) + " = " + r[i] + ")";
-            }
-        }
-        double[] v = s.velocities();
-        for (int i = 0; i < v.length; i++) {
-            if (!Double.isFinite(v[i])) {
-                return "system " + s.id() + ": non-finite velocity of atom " + i / 3 + " (" + "xyz".charAt(i % 3) + " = " + v[i] + ")";
-            }
-        }
-        return null;
+        return Systems.nonFinite(s);
     }
 
     @Override
