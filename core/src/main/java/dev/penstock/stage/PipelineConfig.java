@@ -64,7 +64,8 @@ record PipelineConfig<S>(List<Stage<S>> stages, List<Capacity> stageCapacities, 
             }
         }
         Set<Long> ids = new HashSet<>();
-        List<String> oversize = new ArrayList<>();
+        java.util.Map<String, List<String>> oversize = new java.util.LinkedHashMap<>(); // by the room that is too small
+        int tooLarge = 0;
         for (S s : samples) {
             if (!ids.add(sizer.id(s))) {
                 throw new IllegalArgumentException("two samples have the id " + sizer.id(s) + "; ids must be unique");
@@ -79,14 +80,32 @@ record PipelineConfig<S>(List<Stage<S>> stages, List<Capacity> stageCapacities, 
                 Capacity c = stageCapacities.get(i);
                 Capacity b = i == 0 ? c : bufferCapacities.get(i - 1);
                 if (!c.admits(sizer, s) || !b.admits(sizer, s)) {
-                    oversize.add(sizer.id(s) + " (stage " + i + ": room " + c.describe(sizer.dimensions()) + ")");
+                    Capacity small = c.admits(sizer, s) ? b : c;
+                    String room = (small == c ? "stage " + i : "the buffer before stage " + i) + " holds " + small.describe(sizer.dimensions());
+                    StringBuilder over = new StringBuilder();
+                    for (int d = 0; d < sizer.dimensions().size(); d++) {
+                        if (sizer.size(s, d) > small.limit(d)) {
+                            over.append(over.isEmpty() ? "" : ", ").append(sizer.dimensions().get(d)).append(' ').append(sizer.size(s, d));
+                        }
+                    }
+                    if (tooLarge++ < 20) {
+                        oversize.computeIfAbsent(room, k -> new ArrayList<>()).add(sizer.id(s) + " (" + over + ")");
+                    }
                     break;
                 }
             }
         }
-        if (!oversize.isEmpty()) {
-            throw new IllegalArgumentException(oversize.size() + " samples are larger than a stage or buffer can ever hold: "
-                    + String.join(", ", oversize.subList(0, Math.min(20, oversize.size()))) + (oversize.size() > 20 ? ", …" : ""));
+        if (tooLarge > 0) {
+            // one line: each room that is too small once, then the samples it cannot hold with
+            // their sizes where they exceed it (the first 20 samples)
+            StringBuilder msg = new StringBuilder().append(tooLarge).append(tooLarge == 1 ? " sample is" : " samples are")
+                    .append(" larger than a stage or buffer can ever hold: ");
+            String sep = "";
+            for (var e : oversize.entrySet()) {
+                msg.append(sep).append(e.getKey()).append(" — ").append(String.join(", ", e.getValue()));
+                sep = "; ";
+            }
+            throw new IllegalArgumentException(msg.append(tooLarge > 20 ? ", … (" + tooLarge + " in all)" : "").toString());
         }
     }
 

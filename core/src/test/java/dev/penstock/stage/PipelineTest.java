@@ -282,7 +282,10 @@ class PipelineTest {
         big.add(new Walker(77, 50, 0));
         Pipeline<Walker> oversize = Stage.of(spring, Walker.relax(1e-3, 20)).then(Stage.of(new Walker.Spring(0), Walker.walk(3, 1)))
                 .sizer(Walker.SIZER).batchCapacity(Capacity.of(4, 60)).batchCapacity(1, Capacity.of(4, 20)).samples(big);
-        assertThatThrownBy(oversize::run).hasMessageContaining("77 (stage 1");
+        assertThatThrownBy(oversize::run).hasMessageContaining("1 sample is larger").hasMessageContaining("stage 1 holds samples 4, atoms 20 — 77 (atoms 50)");
+        Pipeline<Walker> narrowBuffer = Stage.of(spring, Walker.relax(1e-3, 20)).then(Stage.of(new Walker.Spring(0), Walker.walk(3, 1)))
+                .sizer(Walker.SIZER).batchCapacity(Capacity.of(4, 60)).bufferCapacity(Capacity.of(4, 30)).samples(big);
+        assertThatThrownBy(narrowBuffer::run).hasMessageContaining("the buffer before stage 1 holds samples 4, atoms 30 — 77 (atoms 50)");
         Pipeline<Walker> twice = Pipeline.of(Stage.of(spring, Walker.walk(3, 1))).sizer(Walker.SIZER).batchCapacity(Capacity.of(4, 60))
                 .samples(List.of(new Walker(5, 1, 0), new Walker(5, 1, 1)));
         assertThatThrownBy(twice::run).hasMessageContaining("id 5");
