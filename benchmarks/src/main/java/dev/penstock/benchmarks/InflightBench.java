@@ -44,7 +44,9 @@ import java.util.Map;
 ///   model's half neighbour lists, so its energies agree to rounding
 ///   (`packed_max_rel_energy_diff`), and `ratio_packed_vs_inflight` compares its speed.
 ///
-/// Every stage way gives every system the same final energy (checked: `max_energy_diff`).
+/// Every stage way gives every system the same final energy (checked: `max_energy_diff`). The
+/// in-flight wall times on one thread and on every core are medians of five alternating rounds
+/// (each round's ratio in `ratio_inflight_<n>t_vs_1t_rounds`).
 /// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000]`.
 public final class InflightBench {
     private static final double FMAX = 0.01;
@@ -74,6 +76,15 @@ public final class InflightBench {
         return new LennardJones(1, 1, 2.5, true);
     }
 
+    /// Alternating rounds of the in-flight runs on one thread and on every core (medians).
+    private static final int ROUNDS = 5;
+
+    private static double median(double[] v) {
+        double[] c = v.clone();
+        java.util.Arrays.sort(c);
+        return c[c.length / 2];
+    }
+
     /// Runs the three ways; returns the figures.
     public Map<String, String> run() {
         List<AtomicSystem> warm = new InflightBench(new PrintStream(PrintStream.nullOutputStream()), Math.min(clusters, 24), maxAtoms).systems();
@@ -82,19 +93,32 @@ public final class InflightBench {
         inflight(systems());
         staticFixed(warm);
 
-        Map<Long, Double> energyInflight = new HashMap<>();
-        long t0 = System.nanoTime();
-        Summary<AtomicSystem> s = inflight(systems(), energyInflight, 1);
-        double wallInflight = (System.nanoTime() - t0) / 1e9;
-
         int cores = Runtime.getRuntime().availableProcessors();
         for (int i = 0; i < 2; i++) { // warm-up of the split evaluation, as long as the one-thread run's (a 24-cluster run left
             inflight(systems(), new HashMap<>(), 1, cores); // the two-thread path half compiled: 1.2–1.3× instead of 1.5)
         }
+        // one thread and every core in alternating rounds, medians: single runs on a shared VM
+        // wander by tens of percent, and a ratio of two of them taken minutes apart with them
+        Map<Long, Double> energyInflight = new HashMap<>();
         Map<Long, Double> energyThreads = new HashMap<>();
-        t0 = System.nanoTime();
-        inflight(systems(), energyThreads, 1, cores);
-        double wallThreads = (System.nanoTime() - t0) / 1e9;
+        Summary<AtomicSystem> s = null;
+        double[] one = new double[ROUNDS];
+        double[] all = new double[ROUNDS];
+        StringBuilder ratios = new StringBuilder();
+        long t0;
+        for (int round = 0; round < ROUNDS; round++) {
+            t0 = System.nanoTime();
+            Summary<AtomicSystem> s1 = inflight(systems(), round == 0 ? energyInflight : new HashMap<>(), 1);
+            one[round] = (System.nanoTime() - t0) / 1e9;
+            s = round == 0 ? s1 : s;
+            t0 = System.nanoTime();
+            inflight(systems(), round == 0 ? energyThreads : new HashMap<>(), 1, cores);
+            all[round] = (System.nanoTime() - t0) / 1e9;
+            ratios.append(round == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.3f", one[round] / all[round]));
+            out.printf(Locale.ROOT, "round %d: in-flight %.3f s on 1 thread, %.3f s on %d%n", round, one[round], all[round], cores);
+        }
+        double wallInflight = median(one);
+        double wallThreads = median(all);
 
         packed(systems(), 1); // warm-up of the packed batch kernels (the Vector API code is slow until C2 has compiled it)
         packed(systems(), cores);
@@ -153,6 +177,7 @@ public final class InflightBench {
         f.put("atom_steps_per_s_inflight", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallInflight));
         f.put("atom_steps_per_s_inflight_" + cores + "t", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallThreads));
         f.put("ratio_inflight_" + cores + "t_vs_1t", String.format(Locale.ROOT, "%.3f", wallInflight / wallThreads));
+        f.put("ratio_inflight_" + cores + "t_vs_1t_rounds", ratios.toString());
         f.put("wall_static_s", String.format(Locale.ROOT, "%.3f", wallStatic));
         f.put("wall_static_skip_s", String.format(Locale.ROOT, "%.3f", wallSkip));
         f.put("batch_steps_inflight", Long.toString(r.steps()));
