@@ -177,6 +177,7 @@ class AtomsPipelineTest {
         // an edge budget below one system's pairs: that system is refused before the run, by id
         Pipeline<AtomicSystem> p = Pipeline.of(Stage.of(new ModelEvaluator(new LennardJones(1, 1, 2.5, true)), Methods.nve(0.002, 5)))
                 .sizer(sizes).batchCapacity(Capacity.of(4, 100, pairs - 1)).samples(List.of(s));
-        assertThatThrownBy(p::run).hasMessageContaining(s.id() + " (stage 0").hasMessageContaining("edges " + (pairs - 1));
+        assertThatThrownBy(p::run).hasMessageContaining("stage 0 holds systems 4, atoms 100, edges " + (pairs - 1))
+                .hasMessageContaining(" — " + s.id() + " (edges " + pairs + ")");
     }
 }
