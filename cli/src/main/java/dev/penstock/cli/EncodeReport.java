@@ -56,10 +56,17 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
         busy.put("writing", s.writeNs() / 1e6);
         String bottleneck = busy.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
         double wallMs = s.wallNs() / 1e6;
+        // the first chunk's encoding against the later ones': in a fresh JVM the first is mostly the
+        // JIT compiling the kernels (400-550 ms for the vector amplitude path on this project's VM)
+        double firstMs = t.firstKernelNs() / 1e6;
+        double laterMs = t.chunks() <= 1 ? 0 : Math.max(0, encodeMs - firstMs) / (t.chunks() - 1);
+        String warmUp = t.chunks() > 1 && firstMs > 3 * laterMs && firstMs > 20
+                ? String.format(Locale.ROOT, "; the first chunk's encoding took %.1f ms, each later one %.1f ms on average (the JIT "
+                        + "compiling the kernels)", firstMs, laterMs) : "";
         o.printf(Locale.ROOT, "bottleneck: %s (%.1f ms busy of %.1f ms wall, %.0f%%); staging: %d of %d chunks waited for a free "
-                + "buffer (%.1f ms); copy/compute overlap: %.0f%% of the copy time ran beside encoding%n", bottleneck,
+                + "buffer (%.1f ms); copy/compute overlap: %.0f%% of the copy time ran beside encoding%s%n", bottleneck,
                 busy.get(bottleneck), wallMs, wallMs == 0 ? 0 : 100 * busy.get(bottleneck) / wallMs, t.slotWaits(), t.chunks(),
-                t.slotWaitNs() / 1e6, t.overlapPercent());
+                t.slotWaitNs() / 1e6, t.overlapPercent(), warmUp);
         o.printf(Locale.ROOT, "then made durable in %.1f ms (row indices written, every file synced to disk and renamed "
                 + "into place)%n", commitNs / 1e6);
         Map<String, String> figures = new LinkedHashMap<>();
@@ -75,6 +82,7 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
             figures.put("chunks", Long.toString(t.chunks()));
             figures.put("copy_ms", ms(t.copyNs()));
             figures.put("encode_ms", String.format(Locale.ROOT, "%.1f", encodeMs));
+            figures.put("first_chunk_encode_ms", String.format(Locale.ROOT, "%.1f", firstMs));
             figures.put("writer_wait_ms", ms(s.outputWaitNs()));
             figures.put("write_ms", ms(s.writeNs()));
             figures.put("overlap_percent", String.format(Locale.ROOT, "%.1f", t.overlapPercent()));

@@ -165,6 +165,7 @@ public final class TransferEngine implements AutoCloseable {
         ArrayDeque<Span> spans = new ArrayDeque<>();
         long[] deviceNs = new long[2]; // copies, device kernels: from the events around them
         AtomicLong kernelNs = new AtomicLong(); // host kernels: timed where they run
+        AtomicLong firstKernelNs = new AtomicLong(-1); // chunk 0's kernel, however it ran
         Timeline tl = timeline;
         long readNs = 0;
         long slotWaitNs = 0;
@@ -185,7 +186,7 @@ public final class TransferEngine implements AutoCloseable {
                 }
                 long t1 = System.nanoTime();
                 slotWaitNs += t1 - t0;
-                settle(spans, deviceNs, tl, false, copies, kernels);
+                settle(spans, deviceNs, tl, false, copies, kernels, firstKernelNs);
                 if (lease != null) {
                     try {
                         source.read(k * chunkBytes, lease.segment(), bytes);
@@ -235,6 +236,9 @@ public final class TransferEngine implements AutoCloseable {
                     } finally {
                         long end = System.nanoTime();
                         kernelNs.addAndGet(end - kt);
+                        if (chunk == 0) {
+                            firstKernelNs.set(end - kt);
+                        }
                         kernels.add(kt, end);
                         if (tl != null) {
                             tl.record("compute stream", "kernel", kt, end);
@@ -244,7 +248,7 @@ public final class TransferEngine implements AutoCloseable {
                 kernelDone[s] = compute.record();
             }
             awaitAll(chunks, failedKernelChunk);
-            settle(spans, deviceNs, tl, true, copies, kernels);
+            settle(spans, deviceNs, tl, true, copies, kernels, firstKernelNs);
         } catch (TransferException e) {
             failure = e;
         }
@@ -253,17 +257,21 @@ public final class TransferEngine implements AutoCloseable {
             throw failure;
         }
         return new TransferStats(totalBytes, chunks, System.nanoTime() - start, readNs, slotWaitNs, deviceNs[0],
-                kernelNs.get() + deviceNs[1], slotWaits[0], copies.overlap(kernels));
+                kernelNs.get() + deviceNs[1], slotWaits[0], copies.overlap(kernels), Math.max(0, firstKernelNs.get()));
     }
 
     /// Adds the spans whose end has completed (all of them with `all`) to the copy and kernel
-    /// times, and to the timeline.
-    private static void settle(ArrayDeque<Span> spans, long[] deviceNs, Timeline tl, boolean all, Intervals copies, Intervals kernels) {
+    /// times, and to the timeline; the first device kernel's time to `firstKernelNs` (still −1).
+    private static void settle(ArrayDeque<Span> spans, long[] deviceNs, Timeline tl, boolean all, Intervals copies, Intervals kernels,
+                               AtomicLong firstKernelNs) {
         while (!spans.isEmpty() && (all || spans.peekFirst().end().isDone())) {
             Span sp = spans.pollFirst();
             long t0 = sp.start().completedAtNanos();
             long t1 = sp.end().completedAtNanos();
             deviceNs[sp.isCopy() ? 0 : 1] += t1 - t0;
+            if (!sp.isCopy()) {
+                firstKernelNs.compareAndSet(-1, t1 - t0); // spans settle in order: the first kernel span is chunk 0's
+            }
             (sp.isCopy() ? copies : kernels).add(t0, t1);
             if (tl != null) {
                 tl.record(sp.isCopy() ? "copy stream" : "compute stream", sp.isCopy() ? "copy" : "kernel", t0, t1);

@@ -11,8 +11,11 @@ package dev.penstock.transfer;
 /// @param kernelNs      time the compute stream spent in kernels
 /// @param slotWaits     chunks that found no free staging buffer and waited for one (starvation)
 /// @param overlapNs     copy time that ran while a kernel ran (copy/compute overlap)
+/// @param firstKernelNs time of chunk 0's kernel (in a fresh JVM mostly the JIT compiling it), 0
+///                      without chunks
 public record TransferStats(long bytes, long chunks, long wallNs, long readNs, long slotWaitNs, long copyNs, long kernelNs, long slotWaits,
-                            long overlapNs) {
+                            long overlapNs, long firstKernelNs) {
+
 
     /// The share of the copy time hidden behind kernels, in percent (100 when there was no copy).
     public double overlapPercent() {

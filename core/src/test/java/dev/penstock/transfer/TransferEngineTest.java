@@ -115,6 +115,27 @@ class TransferEngineTest {
         }
     }
 
+    /// The stats keep the first chunk's kernel time apart (a fresh JVM's JIT warm-up shows there),
+    /// for host kernels and for kernels that enqueue their own work alike.
+    @Test
+    void theFirstChunksKernelIsTimedApart() throws Exception {
+        device = new CpuDevice();
+        long chunk = 4096;
+        long total = 6 * chunk;
+        try (HostArena arena = Memory.newSharedArena("input");
+             TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 2))) {
+            MemorySegment in = input(arena, total);
+            Kernel slowFirst = (k, data) -> Thread.sleep(k == 0 ? 60 : 2);
+            TransferStats host = engine.run(total, ChunkSource.of(in), slowFirst);
+            TransferStats enqueued = engine.run(total, ChunkSource.of(in),
+                    (TransferEngine.DeviceKernel) (compute, k, data) -> compute.launch("k" + k, () -> slowFirst.run(k, data)));
+            for (TransferStats st : new TransferStats[] {host, enqueued}) {
+                assertThat(st.firstKernelNs()).as("chunk 0's kernel").isBetween(60_000_000L, st.kernelNs() - 5 * 2_000_000L);
+            }
+            assertThat(engine.run(0, ChunkSource.of(in), slowFirst).firstKernelNs()).as("no chunk").isZero();
+        }
+    }
+
     @Test
     void aDirectSourceIsCopiedFromWhereItLiesWithoutStagingAndStaysIntact() throws Exception {
         for (boolean slowCopies : new boolean[] {false, true}) {
