@@ -54,8 +54,10 @@ import java.util.function.Consumer;
 ///             gather(kept rows) → spare columns (packed, admission order), swapped in
 /// ```
 ///
-/// The per-step path unpacks no system: the host keeps which system each row holds and reads
-/// back the `done` column (through views made once per batch shape); systems are unpacked only
+/// The batch is core's packed batch: its columns `RelaxColumns` (a `PackedColumns` layout), its
+/// host account a `PackedRows` (which system and sub-stage each row holds, the room used, the
+/// compaction plans). The per-step path unpacks no system: the host keeps which system each row
+/// holds and reads back the `done` column (through views made once per batch shape); systems are unpacked only
 /// when they leave, when a hook or a checkpoint asks for them (`samples`, `save`). What a step
 /// still allocates is the stream's bookkeeping (a task per launch, an event per `synchronize`);
 /// a model evaluated by `ModelTerms` reads each system's view (its positions array), as it must. A newcomer is evaluated
@@ -64,10 +66,10 @@ import java.util.function.Consumer;
 ///
 /// Threading: one thread at a time.
 ///
-/// Why one file of this length: the host's account of the batch — which system each row holds,
-/// the rows and atoms in use, the room used in every dimension — is changed by admission,
-/// graduation, a hook's quarantine and a restore, and must agree with the device columns after
-/// each; keeping every operation that moves rows in one class keeps that invariant in one place.
+/// Why one file of this length: the host's account of the batch (`PackedRows`) is changed by
+/// admission, graduation, a hook's quarantine and a restore, and must agree with the device
+/// columns after each; keeping every operation that moves rows between them in one class keeps
+/// that invariant in one place.
 public final class PackedStage implements BatchEngine<AtomicSystem> {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     /// How one system left.
