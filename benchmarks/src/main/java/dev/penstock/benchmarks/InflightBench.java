@@ -44,9 +44,10 @@ import java.util.Map;
 ///   model's half neighbour lists, so its energies agree to rounding
 ///   (`packed_max_rel_energy_diff`), and `ratio_packed_vs_inflight` compares its speed.
 ///
-/// Every stage way gives every system the same final energy (checked: `max_energy_diff`). The
-/// in-flight wall times on one thread and on every core are medians of five alternating rounds
-/// (each round's ratio in `ratio_inflight_<n>t_vs_1t_rounds`).
+/// Every stage way gives every system the same final energy (checked: `max_energy_diff`). Every
+/// wall time is the median of five rounds that each run every way in turn — the static baselines
+/// under the in-flight runs' protocol (each round's two-thread ratio in
+/// `ratio_inflight_<n>t_vs_1t_rounds`).
 /// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000]`.
 public final class InflightBench {
     private static final double FMAX = 0.01;
@@ -76,7 +77,7 @@ public final class InflightBench {
         return new LennardJones(1, 1, 2.5, true);
     }
 
-    /// Alternating rounds of the in-flight runs on one thread and on every core (medians).
+    /// Alternating rounds of every way (medians).
     private static final int ROUNDS = 5;
 
     private static double median(double[] v) {
@@ -97,52 +98,62 @@ public final class InflightBench {
         for (int i = 0; i < 2; i++) { // warm-up of the split evaluation, as long as the one-thread run's (a 24-cluster run left
             inflight(systems(), new HashMap<>(), 1, cores); // the two-thread path half compiled: 1.2–1.3× instead of 1.5)
         }
-        // one thread and every core in alternating rounds, medians: single runs on a shared VM
-        // wander by tens of percent, and a ratio of two of them taken minutes apart with them
-        Map<Long, Double> energyInflight = new HashMap<>();
-        Map<Long, Double> energyThreads = new HashMap<>();
-        Summary<AtomicSystem> s = null;
-        double[] one = new double[ROUNDS];
-        double[] all = new double[ROUNDS];
-        StringBuilder ratios = new StringBuilder();
-        long t0;
-        for (int round = 0; round < ROUNDS; round++) {
-            t0 = System.nanoTime();
-            Summary<AtomicSystem> s1 = inflight(systems(), round == 0 ? energyInflight : new HashMap<>(), 1);
-            one[round] = (System.nanoTime() - t0) / 1e9;
-            s = round == 0 ? s1 : s;
-            t0 = System.nanoTime();
-            inflight(systems(), round == 0 ? energyThreads : new HashMap<>(), 1, cores);
-            all[round] = (System.nanoTime() - t0) / 1e9;
-            ratios.append(round == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.3f", one[round] / all[round]));
-            out.printf(Locale.ROOT, "round %d: in-flight %.3f s on 1 thread, %.3f s on %d%n", round, one[round], all[round], cores);
-        }
-        double wallInflight = median(one);
-        double wallThreads = median(all);
-
         packed(systems(), 1); // warm-up of the packed batch kernels (the Vector API code is slow until C2 has compiled it)
         packed(systems(), cores);
+        // every way in each of ROUNDS alternating rounds, medians: single runs on a shared VM
+        // wander by tens of percent, and a ratio of two of them taken minutes apart with them —
+        // the baselines (static batches) and the in-flight runs alike
+        Map<Long, Double> energyInflight = new HashMap<>();
+        Map<Long, Double> energyThreads = new HashMap<>();
         Map<Long, Double> energyPacked = new HashMap<>();
-        t0 = System.nanoTime();
-        PackedRelax.Figures packed1 = packed(systems(), 1, energyPacked);
-        double wallPacked = (System.nanoTime() - t0) / 1e9;
-        t0 = System.nanoTime();
-        packed(systems(), cores, new HashMap<>());
-        double wallPackedThreads = (System.nanoTime() - t0) / 1e9;
+        Map<Long, Double> energySkip = new HashMap<>();
+        Map<Long, Double> energyStatic = new HashMap<>();
+        Summary<AtomicSystem> s = null;
+        Summary<AtomicSystem> skip = null;
+        PackedRelax.Figures packed1 = null;
+        long[] staticCounts = null;
+        double[][] walls = new double[6][ROUNDS]; // in-flight 1 / all threads, packed 1 / all, skip, static
+        StringBuilder ratios = new StringBuilder();
+        for (int round = 0; round < ROUNDS; round++) {
+            boolean first = round == 0; // its energies, counts and summaries are the ones reported (every round's are the same)
+            long t0 = System.nanoTime();
+            Summary<AtomicSystem> s1 = inflight(systems(), first ? energyInflight : new HashMap<>(), 1);
+            long t1 = System.nanoTime();
+            inflight(systems(), first ? energyThreads : new HashMap<>(), 1, cores);
+            long t2 = System.nanoTime();
+            PackedRelax.Figures p1 = packed(systems(), 1, first ? energyPacked : new HashMap<>());
+            long t3 = System.nanoTime();
+            packed(systems(), cores, new HashMap<>());
+            long t4 = System.nanoTime();
+            Summary<AtomicSystem> k1 = inflight(systems(), first ? energySkip : new HashMap<>(), Integer.MAX_VALUE);
+            long t5 = System.nanoTime();
+            long[] c1 = staticFixed(systems(), first ? energyStatic : new HashMap<>());
+            long t6 = System.nanoTime();
+            long[] at = {t0, t1, t2, t3, t4, t5, t6};
+            for (int w = 0; w < 6; w++) {
+                walls[w][round] = (at[w + 1] - at[w]) / 1e9;
+            }
+            if (first) {
+                s = s1;
+                packed1 = p1;
+                skip = k1;
+                staticCounts = c1;
+            }
+            ratios.append(first ? "" : ",").append(String.format(Locale.ROOT, "%.3f", walls[0][round] / walls[1][round]));
+            out.printf(Locale.ROOT, "round %d: in-flight %.3f s on 1 thread, %.3f s on %d; packed %.3f / %.3f s; static skipping %.3f s, "
+                    + "fixed %.3f s%n", round, walls[0][round], walls[1][round], cores, walls[2][round], walls[3][round], walls[4][round],
+                    walls[5][round]);
+        }
+        double wallInflight = median(walls[0]);
+        double wallThreads = median(walls[1]);
+        double wallPacked = median(walls[2]);
+        double wallPackedThreads = median(walls[3]);
+        double wallSkip = median(walls[4]);
+        double wallStatic = median(walls[5]);
         double packedRel = 0;
         for (Map.Entry<Long, Double> e : energyPacked.entrySet()) {
             packedRel = Math.max(packedRel, Math.abs(e.getValue() - energyInflight.get(e.getKey())) / Math.abs(energyInflight.get(e.getKey())));
         }
-
-        Map<Long, Double> energySkip = new HashMap<>();
-        t0 = System.nanoTime();
-        Summary<AtomicSystem> skip = inflight(systems(), energySkip, Integer.MAX_VALUE);
-        double wallSkip = (System.nanoTime() - t0) / 1e9;
-
-        Map<Long, Double> energyStatic = new HashMap<>();
-        t0 = System.nanoTime();
-        long[] staticCounts = staticFixed(systems(), energyStatic);
-        double wallStatic = (System.nanoTime() - t0) / 1e9;
 
         double diff = 0;
         for (Map.Entry<Long, Double> e : energyInflight.entrySet()) {
