@@ -37,7 +37,8 @@ import org.apache.parquet.schema.MessageTypeParser;
 /// The `encode-file` workload (BENCHMARKS.md): a ~100 MB Parquet file of float64 feature rows
 /// (1,024 columns, 10 qubits) → amplitude states (complex128) → `.npy`, end to end through
 /// `EncodePipeline`, against each stage alone in the same run: Parquet read alone, encode alone
-/// (one thread, as the pipeline's compute stream), `.npy` write alone; then the same rows from an
+/// (one thread, as the pipeline's compute stream), `.npy` write alone (the faster of one write and the
+/// pipeline's 512-row appends, each round); then the same rows from an
 /// Arrow IPC file (read from the mapping by two threads), against the same stages.
 ///
 /// Run: `./penstock bench encode-file [--rows 12800] [--repeat 3]`.
@@ -114,7 +115,14 @@ public final class EncodeFileBench {
             for (int round = -2; round < repeat; round++) {
                 double a = time(() -> readAlone(parquet));
                 double b = time(() -> enc.encodeBatch(in, states, 0, BadRowPolicy.FAIL));
-                double c = time(() -> NpyWriter.write(npy, states));
+                // the write alone at its best: one write of every row, or the pipeline's appends
+                // of CHUNK_ROWS rows (whose flushes run while the next rows are written)
+                double c1 = time(() -> NpyWriter.write(npy, states));
+                double c2 = time(() -> appendAlone(npy, states));
+                double c = Math.min(c1, c2);
+                if (round >= 0 && c2 < c1) {
+                    appendsWon++;
+                }
                 double d = time(() -> pipeline(parquet, npy));
                 double e = time(() -> arrowReadAlone(arrow));
                 double f = time(() -> arrowPipeline(arrow, npy));
@@ -134,14 +142,21 @@ public final class EncodeFileBench {
             arrowReadS = median(t[4]);
             arrowPipelineS = median(t[5]);
         }
+        boolean inPlace;
+        try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
+            inPlace = r.readsInPlace();
+        }
         double slowest = Math.max(readS, Math.max(encodeS, writeS));
         String slowestName = slowest == readS ? "read" : slowest == encodeS ? "encode" : "write";
         Files.deleteIfExists(npy);
         Map<String, String> m = new LinkedHashMap<>();
         m.put("input_mb", Long.toString(Files.size(parquet) >> 20));
+        // how the Parquet file was read: its plain pages in place, or decoded by Hardwood
+        m.put("parquet_reader", inPlace ? "plain pages in place" : "hardwood");
         m.put("read_alone_rows_per_s", fmt(rows / readS));
         m.put("encode_alone_rows_per_s", fmt(rows / encodeS));
         m.put("write_alone_rows_per_s", fmt(rows / writeS));
+        m.put("write_alone_best_way", appendsWon * 2 > repeat ? "appends of " + CHUNK_ROWS + " rows" : "one write");
         m.put("slowest_stage", slowestName);
         m.put("rows_per_s", fmt(rows / pipelineS));
         m.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / pipelineS));
@@ -177,6 +192,21 @@ public final class EncodeFileBench {
         double[] c = s.clone();
         java.util.Arrays.sort(c);
         return c[c.length / 2];
+    }
+
+    private int appendsWon;
+
+    /// The states written as the pipeline's writer writes them: CHUNK_ROWS rows per append.
+    private static void appendAlone(Path npy, Block states) throws Exception {
+        long n = states.shape(0);
+        long rowBytes = (1L << QUBITS) * DType.C128.byteSize();
+        try (NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
+            for (long first = 0; first < n; first += CHUNK_ROWS) {
+                long k = Math.min(CHUNK_ROWS, n - first);
+                w.append(states.segment().asSlice(first * rowBytes, k * rowBytes), k);
+            }
+            w.commit();
+        }
     }
 
     private void readAlone(Path parquet) throws Exception {

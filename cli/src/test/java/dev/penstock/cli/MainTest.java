@@ -182,6 +182,7 @@ class MainTest {
         assertThat(out).contains("read_alone_rows_per_s: ", "encode_alone_rows_per_s: ", "write_alone_rows_per_s: ",
                 "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ",
                 "flink_rows_per_s: ", "flink_fixed_cost_s: ", "ratio_flink_vs_local: ");
+        assertThat(out).as("the benchmark's file is plain: read in place").contains("parquet_reader: plain pages in place");
         assertThat(out).containsPattern("overlap_percent: \\d+\\.\\d").containsPattern("staging_waits: \\d+")
                 .containsPattern("staging_wait_ms: \\d+\\.\\d");
         try (var left = java.nio.file.Files.list(dir)) {

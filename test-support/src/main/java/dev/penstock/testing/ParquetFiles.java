@@ -20,6 +20,12 @@ public final class ParquetFiles {
     /// (null every 10th row); the numeric value at (r, c) is r · 4 + c. Uncompressed, with row
     /// groups of about `rowGroupBytes` and 4 KiB pages.
     public static Path mixed(Path file, int rows, int rowGroupBytes) throws Exception {
+        return mixed(file, rows, rowGroupBytes, false);
+    }
+
+    /// As `mixed(file, rows, rowGroupBytes)`; with `plain`, no dictionary encoding (every page
+    /// PLAIN, as a reader may read in place). Page checksums are written.
+    public static Path mixed(Path file, int rows, int rowGroupBytes, boolean plain) throws Exception {
         MessageType schema = MessageTypeParser.parseMessageType("""
                 message rows {
                   required double f0;
@@ -35,7 +41,7 @@ public final class ParquetFiles {
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
                 .withConf(new PlainParquetConfiguration())
                 .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize((long) rowGroupBytes)
-                .withPageSize(4096).build()) {
+                .withDictionaryEncoding(!plain).withPageWriteChecksumEnabled(true).withPageSize(4096).build()) {
             for (int r = 0; r < rows; r++) {
                 Group g = groups.newGroup().append("f0", r * 4.0).append("f1", (float) (r * 4 + 1)).append("f2", r * 4 + 2)
                         .append("f3", (long) r * 4 + 3).append("label", "row" + r);
@@ -53,6 +59,12 @@ public final class ParquetFiles {
     /// 0) — each row's value `row · 100 + column` (exact in every type), in small pages and row
     /// groups: for checks of the column-to-row copy across column blocks and batches.
     public static Path wide(Path file, int rows, int cols) throws Exception {
+        return wide(file, rows, cols, false, false);
+    }
+
+    /// As `wide(file, rows, cols)`; with `plain`, no dictionary encoding; page checksums are
+    /// written; with `v2`, data pages of format version 2 (levels stored apart from the values).
+    public static Path wide(Path file, int rows, int cols, boolean plain, boolean v2) throws Exception {
         StringBuilder text = new StringBuilder("message rows {\n");
         for (int c = 0; c < cols; c++) {
             text.append(switch (c % 4) {
@@ -67,6 +79,9 @@ public final class ParquetFiles {
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
                 .withConf(new PlainParquetConfiguration())
                 .withCompressionCodec(CompressionCodecName.UNCOMPRESSED).withRowGroupSize(64L * 1024)
+                .withDictionaryEncoding(!plain).withPageWriteChecksumEnabled(true)
+                .withWriterVersion(v2 ? org.apache.parquet.column.ParquetProperties.WriterVersion.PARQUET_2_0
+                        : org.apache.parquet.column.ParquetProperties.WriterVersion.PARQUET_1_0)
                 .withPageSize(4096).build()) {
             for (int r = 0; r < rows; r++) {
                 Group g = groups.newGroup();

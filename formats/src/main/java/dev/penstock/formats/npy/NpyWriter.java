@@ -4,6 +4,7 @@ import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 import java.io.IOException;
 import dev.penstock.io.PendingOutput;
+import dev.penstock.io.WriteBehind;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,7 +18,8 @@ import java.util.Arrays;
 /// and says 0 rows; `commit()` writes the final shape, syncs and renames it into place. A writer
 /// closed without `commit()` (an error, an interrupt) deletes its temporary and leaves the
 /// destination as it was: no partial or placeholder-shaped file ever sits at the user's path.
-/// NumPy (`np.load`) reads the result exactly.
+/// While rows are appended, a `WriteBehind` flushes them to the disk every 32 MB, so that the
+/// commit's sync has only the tail left. NumPy (`np.load`) reads the result exactly.
 ///
 /// Threading: one thread at a time.
 public final class NpyWriter implements AutoCloseable {
@@ -29,6 +31,7 @@ public final class NpyWriter implements AutoCloseable {
     private final long rowBytes;
     private final PendingOutput pending;
     private final FileChannel channel;
+    private final WriteBehind writeBehind;
     private final int headerBytes;
     private long rows;
     private boolean closed;
@@ -55,6 +58,7 @@ public final class NpyWriter implements AutoCloseable {
             }
         }
         this.channel = ch;
+        this.writeBehind = new WriteBehind(ch); // the rows reach the disk while more are written: commit() flushes the tail
     }
 
     /// A writer of rows of `rowShape` elements of `dtype` (`<f4`, `<f8`, `<c8`, `<c16`, …) that
@@ -93,6 +97,7 @@ public final class NpyWriter implements AutoCloseable {
         }
         write(data.asSlice(0, bytes).asByteBuffer(), headerBytes + rows * rowBytes);
         rows += count;
+        writeBehind.wrote(bytes);
     }
 
     /// Rows written so far.
@@ -121,7 +126,8 @@ public final class NpyWriter implements AutoCloseable {
         }
         closed = true;
         try (pending) {
-            try (channel) {
+            try (channel; writeBehind) {
+                writeBehind.finish();
                 byte[] header = NpyHeader.encode(dtype, shapeWith(rows), headerBytes);
                 if (header.length != headerBytes) {
                     throw new IllegalStateException("header grew from " + headerBytes + " to " + header.length + " bytes");
@@ -141,8 +147,8 @@ public final class NpyWriter implements AutoCloseable {
             return;
         }
         closed = true;
-        try (pending) {
-            channel.close();
+        try (pending; channel) {
+            writeBehind.close();
         }
     }
 }

@@ -23,8 +23,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /// loaded): either flat numeric columns (column `c` of the selection is value `c` of every
 /// row) or one list-of-numbers column (each record's list is its row; all of equal length).
 ///
-/// Reading is sequential (Hardwood decodes pages on its own worker threads); `next` hands out
-/// the next rows in file order. Nulls become NaN, so the encoder's bad-row policy decides what
+/// Reading is sequential; `next` hands out the next rows in file order. Columns stored plain
+/// and uncompressed (every page PLAIN, no dictionary) are read in place from the file's mapping
+/// (`PlainPages`: a copy, no decode); anything else is decoded by Hardwood, on its own worker
+/// threads. Both give the same bits. Nulls become NaN, so the encoder's bad-row policy decides what
 /// happens to such rows. Threading: one reader thread at a time.
 public final class ParquetRows implements AutoCloseable {
     private static final Set<PhysicalType> NUMERIC = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
@@ -33,7 +35,8 @@ public final class ParquetRows implements AutoCloseable {
 
     private final Path file;
     private final ParquetFileReader reader;
-    private final ColumnReaders columns;
+    private final ColumnReaders columns; // null when the pages are read in place (plain)
+    private final PlainPages plain;      // null when Hardwood decodes
     private final List<String> names;
     private final long rows;
     private final long firstRow; // the file row of row 0 (a selection of row groups starts later)
@@ -59,7 +62,8 @@ public final class ParquetRows implements AutoCloseable {
     private volatile boolean closing;
     private Thread watchdog;                // virtual, started with the first batch
 
-    private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode, ParquetRowGroups groups) {
+    private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode, ParquetRowGroups groups,
+                        boolean decoder) throws IOException {
         this.file = file;
         this.reader = reader;
         this.names = List.copyOf(names);
@@ -69,8 +73,11 @@ public final class ParquetRows implements AutoCloseable {
         if (rows < 0) {
             throw new BadInputException(file, file + ": the file's metadata announces " + rows + " rows: damaged file");
         }
+        List<dev.hardwood.metadata.RowGroup> all = reader.getFileMetaData().rowGroups();
+        this.plain = listMode || decoder ? null : PlainPages.open(file, all, names.stream().map(reader.getFileSchema()::getColumn).toList(),
+                groups == null ? 0 : groups.first(), groups == null ? all.size() : groups.count(), firstRow);
         ColumnProjection projection = ColumnProjection.columns(names.toArray(String[]::new));
-        this.columns = groups == null ? reader.columnReaders(projection)
+        this.columns = plain != null ? null : groups == null ? reader.columnReaders(projection)
                 : reader.buildColumnReaders(projection).filter(groups.predicate(reader)).build();
         this.batch = new double[names.size()][];
         if (listMode && groups != null) {
@@ -104,6 +111,12 @@ public final class ParquetRows implements AutoCloseable {
     /// As `open`, reading only row groups `groups` (null: all); rows are numbered from the
     /// selection's first, messages name file rows.
     public static ParquetRows open(Path file, List<String> columns, ParquetRowGroups groups) throws IOException {
+        return open(file, columns, groups, false);
+    }
+
+    /// As `open`; with `decoder`, Hardwood decodes even a file whose pages could be read in
+    /// place (for tests that compare the two).
+    static ParquetRows open(Path file, List<String> columns, ParquetRowGroups groups, boolean decoder) throws IOException {
         ParquetFileReader reader;
         try {
             reader = ParquetFileReader.open(InputFile.of(file));
@@ -115,7 +128,7 @@ public final class ParquetRows implements AutoCloseable {
         try {
             List<String> names = new ArrayList<>();
             if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {
-                return new ParquetRows(file, reader, columns, true, groups);
+                return new ParquetRows(file, reader, columns, true, groups, decoder);
             }
             if (columns.isEmpty()) {
                 for (ColumnSchema c : reader.getFileSchema().getColumns()) {
@@ -127,7 +140,7 @@ public final class ParquetRows implements AutoCloseable {
                     for (ColumnSchema c : reader.getFileSchema().getColumns()) {
                         String top = c.fieldPath().toString().split("\\.")[0];
                         if (listLeaf(reader, top) != null) {
-                            return new ParquetRows(file, reader, List.of(top), true, groups);
+                            return new ParquetRows(file, reader, List.of(top), true, groups, decoder);
                         }
                     }
                     throw new BadInputException(file, file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
@@ -153,10 +166,10 @@ public final class ParquetRows implements AutoCloseable {
                     names.add(name);
                 }
             }
-            return new ParquetRows(file, reader, names, false, groups);
-        } catch (RuntimeException e) {
+            return new ParquetRows(file, reader, names, false, groups, decoder);
+        } catch (IOException | RuntimeException e) {
             reader.close();
-            if (e instanceof BadInputException) {
+            if (e instanceof BadInputException || e instanceof IOException) {
                 throw e;
             }
             // the decoder tripped over its own reading of a damaged schema or footer
@@ -213,13 +226,25 @@ public final class ParquetRows implements AutoCloseable {
     }
 
     private int copyRows(MemorySegment dst, int maxRows) {
-        if (batchPos == batchRows && !nextBatch()) {
-            return 0;
+        int k;
+        if (plain != null) {
+            k = plain.next(dst, (int) Math.min(maxRows, rows - delivered + 1)); // one more than announced: a damaged file
+            if (k == 0 && delivered < rows) {
+                throw shortData();
+            }
+        } else {
+            if (batchPos == batchRows && !nextBatch()) {
+                return 0;
+            }
+            k = Math.min(maxRows, batchRows - batchPos);
         }
-        int k = Math.min(maxRows, batchRows - batchPos);
         if (delivered + k > rows) {
             throw new BadInputException(file, file + ": row " + rows + ": the data holds more rows than the file's metadata "
                     + "announces (" + rows + "): damaged file");
+        }
+        if (plain != null) {
+            delivered += k;
+            return k;
         }
         if (listMode) {
             for (int r = 0; r < k; r++) {
@@ -245,6 +270,18 @@ public final class ParquetRows implements AutoCloseable {
         batchPos += k;
         delivered += k;
         return k;
+    }
+
+    /// Whether the pages are read in place from the file (`PlainPages`: uncompressed, PLAIN,
+    /// flat columns) rather than decoded by Hardwood.
+    public boolean readsInPlace() {
+        return plain != null;
+    }
+
+    /// The footer promised more rows than the pages hold: never a silent short read.
+    private BadInputException shortData() {
+        return new BadInputException(file, file + ": row " + delivered + ": the file's metadata announces " + rows
+                + " rows but its data ends after " + delivered + ": damaged or truncated file");
     }
 
     /// Rows handed out so far.
@@ -309,9 +346,7 @@ public final class ParquetRows implements AutoCloseable {
     private boolean decodeBatch() {
         if (!columns.nextBatch()) {
             if (delivered < rows) {
-                // the footer promised more rows than the pages hold: never a silent short read
-                throw new BadInputException(file, file + ": row " + delivered + ": the file's metadata announces " + rows
-                        + " rows but its data ends after " + delivered + ": damaged or truncated file");
+                throw shortData();
             }
             return false;
         }
@@ -352,10 +387,10 @@ public final class ParquetRows implements AutoCloseable {
         if (watchdog != null) {
             java.util.concurrent.locks.LockSupport.unpark(watchdog);
         }
-        try {
-            columns.close();
-        } finally {
-            reader.close();
+        try (reader; PlainPages p = plain) {
+            if (columns != null) {
+                columns.close();
+            }
         }
     }
 }
