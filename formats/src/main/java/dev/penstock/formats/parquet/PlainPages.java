@@ -45,6 +45,10 @@ import java.util.Set;
 /// whose definition levels do not decode, is reported by `next` as a damaged file, naming the
 /// row and column.
 ///
+/// Why one file: the page-header reader (Thrift's compact protocol, just the fields a page
+/// header has), the scan that lists each chunk's pages and the cursors that read them are one
+/// format's layout, sharing its `Page` records; apart, each would expose the others' internals.
+///
 /// Threading: one thread at a time (the mapping is shared, so any thread may be the one).
 final class PlainPages implements AutoCloseable {
     private static final Set<PhysicalType> TYPES = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
