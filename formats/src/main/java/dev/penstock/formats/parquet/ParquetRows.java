@@ -26,7 +26,11 @@ import java.util.concurrent.ConcurrentSkipListMap;
 /// Reading is sequential; `next` hands out the next rows in file order. Columns stored plain
 /// and uncompressed (every page PLAIN, no dictionary) are read in place from the file's mapping
 /// (`PlainPages`: a copy, no decode); anything else is decoded by Hardwood, on its own worker
-/// threads. Both give the same bits. Nulls become NaN, so the encoder's bad-row policy decides what
+/// threads. Both give the same bits.
+///
+/// Why one file: both read paths, the stall watchdog and the checks of damaged files share the
+/// reader's row accounting (`delivered`, `rows`, the first file row), which each of them updates
+/// or reports; apart, each would need the others' state. Nulls become NaN, so the encoder's bad-row policy decides what
 /// happens to such rows. Threading: one reader thread at a time.
 public final class ParquetRows implements AutoCloseable {
     private static final Set<PhysicalType> NUMERIC = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
@@ -84,7 +88,16 @@ public final class ParquetRows implements AutoCloseable {
             this.width = groups.listWidth(); // the whole file's: its first list's length
         } else if (listMode) {
             // the row length is the length of the first list; every other list must match it
-            this.width = rows == 0 || !nextBatch() || listOffsets.length < 2 ? 0 : listOffsets[1] - listOffsets[0];
+            try {
+                this.width = rows == 0 || !nextBatch() || listOffsets.length < 2 ? 0 : listOffsets[1] - listOffsets[0];
+            } catch (RuntimeException e) {
+                // no caller will close this reader: stop its watchdog (which holds the decoder's
+                // batches while it waits out its timeout) and its decoder now
+                closing = true;
+                java.util.concurrent.locks.LockSupport.unpark(watchdog);
+                closeColumns();
+                throw e;
+            }
         } else {
             this.width = names.size();
         }
@@ -126,6 +139,8 @@ public final class ParquetRows implements AutoCloseable {
                     + "metadata length and the magic 'PAR1' in the last 8 bytes): " + e.getMessage(), e);
         }
         try {
+            ParquetLayout.check(file, java.nio.file.Files.size(file), reader.getFileMetaData().rowGroups(),
+                    reader.getFileSchema().getColumns());
             List<String> names = new ArrayList<>();
             if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {
                 return new ParquetRows(file, reader, columns, true, groups, decoder);
@@ -388,9 +403,17 @@ public final class ParquetRows implements AutoCloseable {
             java.util.concurrent.locks.LockSupport.unpark(watchdog);
         }
         try (reader; PlainPages p = plain) {
-            if (columns != null) {
-                columns.close();
-            }
+            closeColumns();
+        }
+    }
+
+    /// Closes the decoder's columns; after a stall on a daemon thread: the stuck worker never
+    /// ends and closing its column waits for it, which would leave this reader's owner stuck too.
+    private void closeColumns() {
+        if (columns != null && stalled) {
+            Thread.ofPlatform().daemon().name("parquet-stuck-close").start(columns::close);
+        } else if (columns != null) {
+            columns.close();
         }
     }
 }

@@ -180,6 +180,44 @@ class ParquetRowsTest {
         assertThatThrownBy(() -> ParquetRows.open(cut, List.of())).hasMessageContaining("cut.parquet").hasMessageContaining("PAR1");
     }
 
+    /// A footer that places a page index past the file's end (an input the fuzzer made) is
+    /// refused when the file is opened, naming the row group and column: before, Hardwood's
+    /// column workers started, one failed reading past the end, and the others stayed parked with
+    /// their buffers for the life of the process (the fuzzing JVM ran out of memory).
+    @Test
+    void aFooterPlacingAnIndexOutsideTheFileIsRefusedBeforeAnyDecoderStarts() throws Exception {
+        Path f = dir.resolve("index-beyond-end.parquet");
+        try (var in = getClass().getResourceAsStream("ParquetRowsFuzzTestInputs/anyFileGivesRowsOrAClearError/leak-index-beyond-end")) {
+            java.nio.file.Files.write(f, in.readAllBytes());
+        }
+        assertThatThrownBy(() -> ParquetRows.open(f, List.of())).isInstanceOf(dev.penstock.io.BadInputException.class)
+                .hasMessageContaining("index-beyond-end.parquet").hasMessageContaining("row group 0")
+                .hasMessageContaining("column 'features.list.element'").hasMessageContaining("offset index")
+                .hasMessageContaining("lies outside the file");
+    }
+
+    /// A list file whose first batch does not decode fails while it is being opened (its row
+    /// length comes from that batch): what the opening started is stopped there and then. It was
+    /// left to the stall watchdog, which held the decoder's ~40 MB of batches for its timeout (an
+    /// hour under the fuzzer, whose JVM ran out of memory): twenty such opens kept ~800 MB.
+    @Test
+    void aFileFailingWhileItOpensKeepsNothingAlive() throws Exception {
+        Path f = dir.resolve("short-list.parquet");
+        try (var in = getClass().getResourceAsStream("ParquetRowsFuzzTestInputs/anyFileGivesRowsOrAClearError/leak-list-short")) {
+            java.nio.file.Files.write(f, in.readAllBytes());
+        }
+        var memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+        System.gc();
+        long before = memory.getHeapMemoryUsage().getUsed();
+        for (int i = 0; i < 20; i++) {
+            assertThatThrownBy(() -> ParquetRows.open(f, List.of())).isInstanceOf(dev.penstock.io.BadInputException.class)
+                    .hasMessageContaining("short-list.parquet").hasMessageContaining("data ends after 0");
+        }
+        System.gc();
+        long grown = memory.getHeapMemoryUsage().getUsed() - before;
+        assertThat(grown).as("heap kept by twenty failed opens").isLessThan(200L << 20);
+    }
+
     @Test
     void missingOrNonNumericColumnsAreRejectedNamingFileAndColumn() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 10, 1 << 20);

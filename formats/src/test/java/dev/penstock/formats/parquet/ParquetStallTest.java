@@ -36,18 +36,30 @@ class ParquetStallTest {
 
     @Test
     void aFileTheDecoderIsStuckOnIsAClearErrorNamingTheFileNotAHang() throws Exception {
+        stallsWithAClearError(STUCK);
+    }
+
+    /// Found by the fuzzer on 2026-12-03 (`hangs/stuck-on-close.parquet`): the decoder's worker
+    /// gets stuck so that closing its column, after the stall was reported, waited for it forever —
+    /// the read's owner hung in `close()` although the error had been raised.
+    @Test
+    void closingAReaderWhoseDecoderIsStuckDoesNotWaitForIt() throws Exception {
+        stallsWithAClearError(STUCK.resolveSibling("stuck-on-close.parquet"));
+    }
+
+    private static void stallsWithAClearError(Path file) throws Exception {
         Path log = Files.createTempFile("parquet-stall", ".log");
         try {
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Dpenstock.parquet.stallSeconds=2", "-cp", System.getProperty("java.class.path"), ParquetStallTest.class.getName(),
-                    STUCK.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                    file.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             boolean ended = p.waitFor(90, TimeUnit.SECONDS);
             if (!ended) {
                 p.destroyForcibly();
             }
             String out = Files.readString(log, StandardCharsets.UTF_8);
             assertThat(ended).as("the read ended (output: %s)", out).isTrue();
-            assertThat(out).contains("bad input: ").contains("stuck-decoder.parquet").contains("did not decode within 2 s")
+            assertThat(out).contains("bad input: ").contains(file.getFileName().toString()).contains("did not decode within 2 s")
                     .contains("damaged file");
         } finally {
             Files.deleteIfExists(log);
