@@ -39,7 +39,8 @@ import org.apache.parquet.schema.MessageTypeParser;
 /// `EncodePipeline`, against each stage alone in the same run: Parquet read alone, encode alone
 /// (one thread, as the pipeline's compute stream), `.npy` write alone (the faster of one write and the
 /// pipeline's 512-row appends, each round); then the same rows from an
-/// Arrow IPC file (read from the mapping by two threads), against the same stages.
+/// Arrow IPC file, against the same stages. Both files are read from their mappings by two threads
+/// (the Parquet file's plain pages in place), alone and in the pipelines.
 ///
 /// Run: `./penstock bench encode-file [--rows 12800] [--repeat 3]`.
 public final class EncodeFileBench {
@@ -168,7 +169,7 @@ public final class EncodeFileBench {
         m.put("overlap_percent", String.format(Locale.ROOT, "%.1f", median.overlapPercent()));
         m.put("staging_waits", Long.toString(median.slotWaits()));
         m.put("staging_wait_ms", String.format(Locale.ROOT, "%.1f", median.slotWaitNs() / 1e6));
-        // the same rows from an Arrow IPC file: read from the mapping by ARROW_IO_THREADS threads at once
+        // the same rows from an Arrow IPC file: read from the mapping by IO_THREADS threads at once
         double arrowSlowest = Math.max(arrowReadS, Math.max(encodeS, writeS));
         m.put("arrow_input_mb", Long.toString(Files.size(arrow) >> 20));
         m.put("arrow_read_alone_rows_per_s", fmt(rows / arrowReadS));
@@ -210,16 +211,35 @@ public final class EncodeFileBench {
     }
 
     private void readAlone(Path parquet) throws Exception {
-        try (HostArena arena = Memory.newConfinedArena("read"); ParquetRows r = ParquetRows.open(parquet, List.of())) {
-            MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
-            while (r.next(buf, CHUNK_ROWS) > 0) {
-                // the rows are read and transposed into row order: what the pipeline's source does
+        try (HostArena arena = Memory.newSharedArena("read"); ParquetRows r = ParquetRows.open(parquet, List.of())) {
+            if (!r.readsInPlace()) { // decoded in order, by one reader
+                MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
+                while (r.next(buf, CHUNK_ROWS) > 0) {
+                    // the rows are read and transposed into row order: what the pipeline's source does
+                }
+                return;
+            }
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS)) {
+                List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
+                for (int p = 0; p < IO_THREADS; p++) {
+                    int part = p;
+                    parts.add(pool.submit(() -> {
+                        MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
+                        for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) IO_THREADS * CHUNK_ROWS) {
+                            r.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
+                        }
+                    }));
+                }
+                for (var f : parts) {
+                    f.get();
+                }
             }
         }
     }
 
-    /// Reader threads of the Arrow runs (its reads may run at once), alone and in the pipeline.
-    private static final int ARROW_IO_THREADS = 2;
+    /// Reader threads of the runs whose reads may run at once — Arrow, and Parquet read in place
+    /// (`ParquetRows.read`) — alone and in the pipeline.
+    private static final int IO_THREADS = 2;
 
     private static double value(long r, int c) {
         return Math.sin(0.001 * c * (r % 101 + 1)) + 1.5 + r * 1e-7 + c * 1e-11; // no repeats
@@ -238,13 +258,13 @@ public final class EncodeFileBench {
 
     private void arrowReadAlone(Path arrow) throws Exception {
         try (ArrowRows r = ArrowRows.open(arrow, List.of()); HostArena arena = Memory.newSharedArena("read");
-             var pool = java.util.concurrent.Executors.newFixedThreadPool(ARROW_IO_THREADS)) {
+             var pool = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS)) {
             List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
-            for (int p = 0; p < ARROW_IO_THREADS; p++) {
+            for (int p = 0; p < IO_THREADS; p++) {
                 int part = p;
                 parts.add(pool.submit(() -> {
                     MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
-                    for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) ARROW_IO_THREADS * CHUNK_ROWS) {
+                    for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) IO_THREADS * CHUNK_ROWS) {
                         r.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
                     }
                 }));
@@ -259,7 +279,7 @@ public final class EncodeFileBench {
         try (ArrowRows r = ArrowRows.open(arrow, List.of()); Device device = new CpuDevice();
              NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
             EncodePipeline.run(device, RowSources.of(r), w::append,
-                    new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, ARROW_IO_THREADS, BadRowPolicy.FAIL));
+                    new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, IO_THREADS, BadRowPolicy.FAIL));
             w.commit();
         }
     }
@@ -273,7 +293,7 @@ public final class EncodeFileBench {
              NpyWriter w = NpyWriter.open(npy, DType.C128, 1L << QUBITS)) {
             RowSource source = RowSources.of(r);
             EncodeSummary s = EncodePipeline.run(device, source, w::append,
-                    new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, 1, BadRowPolicy.FAIL));
+                    new EncodePipeline.Config(Encoding.AMPLITUDE, QUBITS, DType.C128, CHUNK_ROWS, 3, IO_THREADS, BadRowPolicy.FAIL));
             runs.add(s);
             out.printf(Locale.ROOT, "pipeline run: %.0f rows/s (waiting for reads %.0f ms, staging %.0f ms, encoding %.0f ms, "
                             + "waiting for the writer %.0f ms, writing %.0f ms)%n", s.rowsPerSecond(), s.ioWaitNs() / 1e6,

@@ -94,8 +94,9 @@ class EncodeFlinkTest {
         }
     }
 
-    /// A Parquet input: ranges of whole row groups (each read on its own), its null values bad rows
-    /// under skip with the local encode's reasons; the same bytes as the local encode.
+    /// A Parquet input, read in place (row ranges) or decoded (ranges of whole row groups, each
+    /// read on its own), its null values and ragged lists bad rows under skip with the local
+    /// encode's reasons; the same bytes as the local encode.
     @Test
     void aParquetInputIsSplitByRowGroupsIntoTheSameBytes() throws Exception {
         Path in = dev.penstock.testing.ParquetFiles.mixed(dir.resolve("rows.parquet"), 6000, 16 * 1024);
@@ -110,6 +111,19 @@ class EncodeFlinkTest {
         assertThat(printed).contains("encoded 5400 of 6000 rows").contains("skipped 600 bad rows");
         for (String suffix : new String[] {"", ".rows.npy", ".skipped.tsv"}) {
             assertThat(Files.readAllBytes(Path.of(flink + suffix))).as("flink%s", suffix).isEqualTo(Files.readAllBytes(Path.of(local + suffix)));
+        }
+        // that file's plain pages are read in place (any row ranges); a list column is decoded in
+        // order, so its ranges are whole row groups — the same bytes either way
+        Path lists = dev.penstock.testing.ParquetFiles.lists(dir.resolve("lists.parquet"), 3000, 5, 1234, false);
+        assertThat(dev.penstock.formats.parquet.ParquetRowGroups.rowsOf(lists).length).as("row groups to split by").isGreaterThan(1);
+        Path localLists = dir.resolve("lists-local.npy");
+        Path flinkLists = dir.resolve("lists-flink.npy");
+        MainTest.run(0, concat(new String[] {"encode", lists.toString(), "--out", localLists.toString()}, common));
+        assertThat(MainTest.run(0, concat(new String[] {"encode", lists.toString(), "--out", flinkLists.toString(), "--runner", "flink",
+            "--parallelism", "2"}, common))).contains("encoded 2999 of 3000 rows").contains("skipped 1 bad rows");
+        for (String suffix : new String[] {"", ".rows.npy", ".skipped.tsv"}) {
+            assertThat(Files.readAllBytes(Path.of(flinkLists + suffix))).as("lists, flink%s", suffix)
+                    .isEqualTo(Files.readAllBytes(Path.of(localLists + suffix)));
         }
     }
 

@@ -41,9 +41,33 @@ public final class RowSources {
         };
     }
 
-    /// The selected columns of a Parquet file as float64 rows, read in order (sequential).
+    /// The selected columns of a Parquet file as float64 rows: any rows from any I/O thread when
+    /// its pages are read in place (`ParquetRows.readsInPlace`), else in order (sequential).
     public static RowSource of(ParquetRows rows) {
         long rowBytes = 8L * rows.rowLength();
+        if (rows.readsInPlace()) {
+            return new RowSource() {
+                @Override
+                public long rows() {
+                    return rows.rows();
+                }
+
+                @Override
+                public int rowLength() {
+                    return rows.rowLength();
+                }
+
+                @Override
+                public DType dtype() {
+                    return DType.F64;
+                }
+
+                @Override
+                public void read(long first, int count, MemorySegment dst) {
+                    rows.read(first, count, dst);
+                }
+            };
+        }
         return new RowSource() {
             @Override
             public long rows() {

@@ -288,9 +288,32 @@ public final class ParquetRows implements AutoCloseable {
     }
 
     /// Whether the pages are read in place from the file (`PlainPages`: uncompressed, PLAIN,
-    /// flat columns) rather than decoded by Hardwood.
+    /// flat columns) rather than decoded by Hardwood. Then `read` hands out any rows, from any
+    /// number of threads at once.
     public boolean readsInPlace() {
         return plain != null;
+    }
+
+    /// Copies rows `[first, first + count)` (numbered from the selection's first) into `dst` as
+    /// float64 row-major `[count, rowLength]`; any rows, from any number of threads at once. Only
+    /// when `readsInPlace()`: Hardwood's decoder reads in order (`next`).
+    public void read(long first, int count, MemorySegment dst) {
+        if (plain == null) {
+            throw new UnsupportedOperationException(file + " is decoded in order: read it with next()");
+        }
+        if (first < 0 || count < 0 || first + count > rows) {
+            throw new IllegalArgumentException(file + ": rows [" + first + ", " + (first + count) + ") are not within its " + rows + " rows");
+        }
+        if (plain.rows() != rows) { // the footer's count and its row groups' disagree
+            throw new BadInputException(file, file + ": the file's metadata announces " + rows + " rows but its row groups hold "
+                    + plain.rows() + ": damaged file");
+        }
+        try {
+            plain.read(first, count, dst);
+        } catch (IndexOutOfBoundsException | IllegalStateException e) {
+            throw new BadInputException(file, file + ": row " + (firstRow + first) + ": the Parquet data is inconsistent (" + e.getMessage()
+                    + "): damaged file", e);
+        }
     }
 
     /// The footer promised more rows than the pages hold: never a silent short read.

@@ -29,8 +29,9 @@ import java.util.Set;
 /// ```
 ///   open:  Hardwood's footer ─▶ each selected chunk's page headers (Thrift compact, read here)
 ///          ─▶ a page list per column and row group, or null: not a plain file, use Hardwood
-///   next:  per column, its next k values as doubles: one bulk copy from the mapping (a double
-///          page without nulls), or converted one by one (float, int32, int64, nulls as NaN)
+///   read(first, k), from any thread (next: the rows after the last, in order):
+///          per column, its k values as doubles: one bulk copy from the mapping (a double page
+///          without nulls), or converted one by one (float, int32, int64, nulls as NaN)
 ///          ─▶ eight columns at a time into row-major [k, width] (ColumnRows.copy)
 /// ```
 ///
@@ -49,7 +50,8 @@ import java.util.Set;
 /// header has), the scan that lists each chunk's pages and the cursors that read them are one
 /// format's layout, sharing its `Page` records; apart, each would expose the others' internals.
 ///
-/// Threading: one thread at a time (the mapping is shared, so any thread may be the one).
+/// Threading: `read` from any number of threads at once (a page's checksum and levels are
+/// worked out by whichever reads it first and kept); `next` from one thread at a time.
 final class PlainPages implements AutoCloseable {
     private static final Set<PhysicalType> TYPES = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
             PhysicalType.INT64);
@@ -74,25 +76,42 @@ final class PlainPages implements AutoCloseable {
     private record Page(long start, int length, Integer crc, int rows, long levels, int levelBytes, long values, int nulls) {
     }
 
-    /// A column's reading position and scratch.
+    /// What reading a page has learnt, kept for every later read of it (from any thread).
+    private static final class PageState {
+        volatile boolean verified; // its checksum matched (or it has none)
+        volatile int[] valueAt;    // per row, the index of its value, -1 for a null; null: no nulls
+        volatile boolean levelsRead;
+    }
+
+    /// A column: its pages per selected row group, each page's first row within its group.
     private static final class Column {
         final String name;
         final PhysicalType type;
         final int size; // bytes per value
         final int maxDef;
-        final List<Page[]> groups = new ArrayList<>(); // the pages of each selected row group
-        Page[] pages;
-        int page = -1;
-        int row; // within the page
-        int value; // non-null values of the page consumed
-        byte[] defined; // per row of the page: 1 = a value; null: the page has no nulls
-        byte[] levelBuffer; // reused by the pages with nulls
+        final List<Page[]> groups = new ArrayList<>();
+        final List<long[]> firstRows = new ArrayList<>(); // per group: each page's first row
+        final List<PageState[]> states = new ArrayList<>();
 
         Column(ColumnSchema s) {
             this.name = s.name();
             this.type = s.type();
             this.size = type == PhysicalType.DOUBLE || type == PhysicalType.INT64 ? 8 : 4;
             this.maxDef = s.maxDefinitionLevel();
+        }
+
+        void add(Page[] pages) {
+            long[] first = new long[pages.length];
+            PageState[] st = new PageState[pages.length];
+            long r = 0;
+            for (int i = 0; i < pages.length; i++) {
+                first[i] = r;
+                r += pages[i].rows;
+                st[i] = new PageState();
+            }
+            groups.add(pages);
+            firstRows.add(first);
+            states.add(st);
         }
     }
 
@@ -102,9 +121,10 @@ final class PlainPages implements AutoCloseable {
     private final Column[] columns;
     private final long[] groupRows;
     private final long firstRow;
-    private final double[][] values; // each column's values of the batch
-    private int group = -1;
-    private long groupLeft;
+    private final long[] groupFirst; // the first row of each selected group (and the total at the end)
+    // each column's values of one read: a set per read running at once, reused, owned by this
+    // reader (a ThreadLocal would leave them on long-lived threads after the reader is gone)
+    private final java.util.concurrent.ConcurrentLinkedQueue<double[][]> scratch = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long delivered;
 
     private PlainPages(Path file, Arena arena, MemorySegment map, Column[] columns, long[] groupRows, long firstRow) {
@@ -114,7 +134,10 @@ final class PlainPages implements AutoCloseable {
         this.columns = columns;
         this.groupRows = groupRows;
         this.firstRow = firstRow;
-        this.values = new double[columns.length][];
+        this.groupFirst = new long[groupRows.length + 1];
+        for (int g = 0; g < groupRows.length; g++) {
+            groupFirst[g + 1] = groupFirst[g] + groupRows[g];
+        }
     }
 
     /// The plain reader of `schema`'s columns in row groups `first … first + count - 1` of `file`,
@@ -154,7 +177,7 @@ final class PlainPages implements AutoCloseable {
                         arena.close();
                         return null;
                     }
-                    columns[c].groups.add(pages);
+                    columns[c].add(pages);
                 }
             }
             return new PlainPages(file, arena, map, columns, groupRows, firstRow);
@@ -277,127 +300,171 @@ final class PlainPages implements AutoCloseable {
         return null;
     }
 
-    /// Rows handed out so far.
+    /// Rows handed out so far by `next`.
     long delivered() {
         return delivered;
+    }
+
+    /// Rows in the selected row groups.
+    long rows() {
+        return groupFirst[groupFirst.length - 1];
     }
 
     /// Copies the next rows, up to `maxRows` (never across a row group), into `dst` as float64
     /// row-major `[k, width]`; returns k, 0 at the end.
     int next(MemorySegment dst, int maxRows) {
-        while (groupLeft == 0) {
-            if (group + 1 >= groupRows.length) {
-                return 0;
-            }
-            group++;
-            groupLeft = groupRows[group];
-            for (Column c : columns) {
-                c.pages = c.groups.get(group);
-                c.page = -1;
-                c.row = 0;
-            }
+        if (delivered >= rows()) {
+            return 0;
         }
-        int k = (int) Math.min(maxRows, groupLeft);
-        for (int c = 0; c < columns.length; c++) {
-            take(c, k);
-        }
-        ColumnRows.copy(values, 0, columns.length, k, dst);
-        groupLeft -= k;
+        int g = group(delivered);
+        int k = (int) Math.min(maxRows, groupFirst[g + 1] - delivered);
+        read(delivered, k, dst);
         delivered += k;
         return k;
     }
 
-    /// Fills `values[c]` with column c's next k values as doubles: a bulk copy from the mapping
-    /// where they are doubles without nulls, converted one by one otherwise (nulls as NaN).
-    private void take(int c, int k) {
-        Column col = columns[c];
-        if (values[c] == null || values[c].length < k) {
-            values[c] = new double[Math.max(k, 64)];
+    /// Copies rows `[first, first + count)` of the selection into `dst` as float64 row-major
+    /// `[count, width]`. Any rows, from any number of threads at once.
+    void read(long first, int count, MemorySegment dst) {
+        if (first < 0 || count < 0 || first + count > rows()) {
+            throw new IndexOutOfBoundsException("rows [" + first + ", " + (first + count) + ") of " + rows());
         }
-        double[] out = values[c];
+        double[][] taken = scratch.poll();
+        double[][] values = taken != null ? taken : new double[columns.length][];
+        try {
+            readInto(values, first, count, dst);
+        } finally {
+            scratch.offer(values);
+        }
+    }
+
+    private void readInto(double[][] values, long first, int count, MemorySegment dst) {
+        long rowBytes = 8L * columns.length;
+        long done = 0;
+        while (done < count) {
+            long at = first + done;
+            int g = group(at);
+            int k = (int) Math.min(count - done, groupFirst[g + 1] - at);
+            for (int c = 0; c < columns.length; c++) {
+                if (values[c] == null || values[c].length < k) {
+                    values[c] = new double[Math.max(k, 64)];
+                }
+                take(columns[c], g, at - groupFirst[g], k, values[c]);
+            }
+            ColumnRows.copy(values, 0, columns.length, k, dst.asSlice(done * rowBytes, k * rowBytes));
+            done += k;
+        }
+    }
+
+    /// The selected group holding row `at` of the selection.
+    private int group(long at) {
+        int g = java.util.Arrays.binarySearch(groupFirst, at);
+        g = g >= 0 ? g : -g - 2;
+        while (g + 1 < groupFirst.length - 1 && groupFirst[g + 1] == at) {
+            g++; // past empty groups
+        }
+        return g;
+    }
+
+    /// Fills `out[0, k)` with rows `[row, row + k)` of group `g` of `col` as doubles: a bulk copy
+    /// from the mapping where they are doubles without nulls, converted one by one otherwise.
+    private void take(Column col, int g, long row, int k, double[] out) {
+        Page[] pages = col.groups.get(g);
+        long[] firstRows = col.firstRows.get(g);
+        int p = java.util.Arrays.binarySearch(firstRows, row);
+        p = p >= 0 ? p : -p - 2;
         int filled = 0;
         while (filled < k) {
-            if (col.page < 0 || col.row == col.pages[col.page].rows) {
-                enter(col, col.page + 1);
+            while (p < pages.length && firstRows[p] + pages[p].rows <= row + filled) {
+                p++; // past this page (or an empty one)
             }
-            Page p = col.pages[col.page];
-            int n = Math.min(k - filled, p.rows - col.row);
-            if (col.type == PhysicalType.DOUBLE && col.defined == null) {
-                MemorySegment.copy(map, F64, p.values + (long) col.value * 8, out, filled, n);
-                col.value += n;
+            if (p >= pages.length) {
+                throw damaged(col, groupFirst[g] + row + filled, "its pages hold fewer values than the row group's rows");
+            }
+            Page page = pages[p];
+            int[] valueAt = enter(col, g, p, groupFirst[g] + row + filled);
+            int inPage = (int) (row + filled - firstRows[p]);
+            int n = Math.min(k - filled, page.rows - inPage);
+            if (valueAt == null && col.type == PhysicalType.DOUBLE) {
+                MemorySegment.copy(map, F64, page.values + (long) inPage * 8, out, filled, n);
             } else {
                 for (int i = 0; i < n; i++) {
-                    double v;
-                    if (col.defined != null && col.defined[col.row + i] == 0) {
-                        v = Double.NaN;
-                    } else {
-                        long at = p.values + (long) col.value * col.size;
-                        v = switch (col.type) {
-                            case DOUBLE -> map.get(F64, at);
-                            case FLOAT -> map.get(F32, at);
-                            case INT32 -> map.get(I32, at);
-                            default -> map.get(I64, at);
-                        };
-                        col.value++;
+                    int v = valueAt == null ? inPage + i : valueAt[inPage + i];
+                    if (v < 0) {
+                        out[filled + i] = Double.NaN;
+                        continue;
                     }
-                    out[filled + i] = v;
+                    long at = page.values + (long) v * col.size;
+                    out[filled + i] = switch (col.type) {
+                        case DOUBLE -> map.get(F64, at);
+                        case FLOAT -> map.get(F32, at);
+                        case INT32 -> map.get(I32, at);
+                        default -> map.get(I64, at);
+                    };
                 }
             }
-            col.row += n;
             filled += n;
         }
     }
 
-    /// Makes page `index` of the current group column `col`'s page: checks its checksum, decodes
-    /// its definition levels, checks that its values fit in it.
-    private void enter(Column col, int index) {
-        if (index >= col.pages.length) {
-            throw damaged(col, "its pages hold fewer values than the row group's rows");
-        }
-        Page p = col.pages[index];
-        if (p.crc != null) {
-            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-            crc.update(map.asSlice(p.start, p.length).asByteBuffer());
-            if ((int) crc.getValue() != p.crc) {
-                throw damaged(col, "a page's checksum does not match its data");
+    /// Page `p` of group `g` of `col`, ready to read: its checksum checked and its definition
+    /// levels decoded the first time (by whichever thread reads it first); returns each row's
+    /// value index, or null when the page has no nulls.
+    private int[] enter(Column col, int g, int p, long row) {
+        Page page = col.groups.get(g)[p];
+        PageState st = col.states.get(g)[p];
+        if (!st.verified) {
+            if (page.crc != null) {
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(map.asSlice(page.start, page.length).asByteBuffer());
+                if ((int) crc.getValue() != page.crc) {
+                    throw damaged(col, row, "a page's checksum does not match its data");
+                }
             }
+            st.verified = true;
         }
-        col.page = index;
-        col.row = 0;
-        col.value = 0;
-        col.defined = null;
-        int present = p.rows;
-        if (p.levelBytes > 0 && p.nulls != 0) {
-            if (col.levelBuffer == null || col.levelBuffer.length < p.rows) {
-                col.levelBuffer = new byte[p.rows];
+        if (st.levelsRead) {
+            return st.valueAt;
+        }
+        int present = page.rows;
+        int[] valueAt = null;
+        if (page.levelBytes > 0 && page.nulls != 0) {
+            byte[] defined = new byte[page.rows];
+            present = levels(map, page.levels, page.levelBytes, defined, page.rows, col, row);
+            if (present != page.rows) {
+                valueAt = new int[page.rows];
+                for (int i = 0, v = 0; i < page.rows; i++) {
+                    valueAt[i] = defined[i] != 0 ? v++ : -1;
+                }
             }
-            present = levels(map, p.levels, p.levelBytes, col.levelBuffer, p.rows, col);
-            col.defined = present == p.rows ? null : col.levelBuffer;
-        } else if (col.maxDef > 0 && p.levelBytes == 0 && p.nulls < 0 && p.rows > 0) {
-            throw damaged(col, "a page of an optional column without definition levels");
+        } else if (col.maxDef > 0 && page.levelBytes == 0 && page.nulls < 0 && page.rows > 0) {
+            throw damaged(col, row, "a page of an optional column without definition levels");
         }
-        if ((long) present * col.size > p.start + p.length - p.values) {
-            throw damaged(col, "a page holds " + (p.start + p.length - p.values) + " bytes of values, too few for its " + present
-                    + " values");
+        if ((long) present * col.size > page.start + page.length - page.values) {
+            throw damaged(col, row, "a page holds " + (page.start + page.length - page.values) + " bytes of values, too few for its "
+                    + present + " values");
         }
+        st.valueAt = valueAt;
+        st.levelsRead = true;
+        return valueAt;
     }
 
     /// Decodes `n` definition levels (bit width 1: the column's maximum is 1) into `defined`;
     /// returns how many are 1 (the values the page holds).
-    private int levels(MemorySegment m, long at, int bytes, byte[] defined, int n, Column col) {
+    private int levels(MemorySegment m, long at, int bytes, byte[] defined, int n, Column col, long row) {
         long end = at + bytes;
         int i = 0;
         int present = 0;
         while (i < n) {
             if (at >= end) {
-                throw damaged(col, "a page's definition levels end before its values");
+                throw damaged(col, row, "a page's definition levels end before its values");
             }
             long header = 0;
             int shift = 0;
             byte b;
             do {
                 if (at >= end || shift > 35) {
-                    throw damaged(col, "a page's definition levels do not decode");
+                    throw damaged(col, row, "a page's definition levels do not decode");
                 }
                 b = m.get(ValueLayout.JAVA_BYTE, at++);
                 header |= (long) (b & 0x7f) << shift;
@@ -406,7 +473,7 @@ final class PlainPages implements AutoCloseable {
             if ((header & 1) == 0) { // a run of one value
                 long run = header >>> 1;
                 if (at >= end) {
-                    throw damaged(col, "a page's definition levels do not decode");
+                    throw damaged(col, row, "a page's definition levels do not decode");
                 }
                 int v = m.get(ValueLayout.JAVA_BYTE, at++) & 1;
                 int len = (int) Math.min(run, n - i);
@@ -416,7 +483,7 @@ final class PlainPages implements AutoCloseable {
             } else { // bit-packed groups of eight
                 long groups = header >>> 1;
                 if (groups > (end - at)) {
-                    throw damaged(col, "a page's definition levels do not decode");
+                    throw damaged(col, row, "a page's definition levels do not decode");
                 }
                 for (long g = 0; g < groups && i < n; g++) {
                     int bits = m.get(ValueLayout.JAVA_BYTE, at + g) & 0xff;
@@ -432,8 +499,9 @@ final class PlainPages implements AutoCloseable {
         return present;
     }
 
-    private BadInputException damaged(Column col, String why) {
-        return new BadInputException(file, file + ": row " + (firstRow + delivered) + ", column '" + col.name + "': " + why
+    /// `row`: of the selection; the message names the file row where the damage was met.
+    private BadInputException damaged(Column col, long row, String why) {
+        return new BadInputException(file, file + ": row " + (firstRow + row) + ", column '" + col.name + "': " + why
                 + ": damaged file");
     }
 

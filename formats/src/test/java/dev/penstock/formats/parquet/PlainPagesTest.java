@@ -68,6 +68,48 @@ class PlainPagesTest {
                 .isEqualTo(readAll(f, List.of(), null, 512, true, false));
     }
 
+    /// Rows read by index — ranges that start inside pages and cross pages and row groups, and
+    /// four threads reading interleaved ranges at once — are the rows read in order.
+    @Test
+    void anyRowsFromAnyThreadsAreTheRowsReadInOrder() throws Exception {
+        Path f = ParquetFiles.wide(dir.resolve("random.parquet"), 3000, 19, true, false);
+        byte[] inOrder = readAll(f, List.of(), null, 512, false, true);
+        int width = 19;
+        long rowBytes = 8L * width;
+        java.util.Random random = new java.util.Random(7);
+        try (ParquetRows rows = ParquetRows.open(f, List.of()); Arena arena = Arena.ofShared()) {
+            MemorySegment buf = arena.allocate(3000 * rowBytes, 8);
+            for (int i = 0; i < 200; i++) {
+                long first = random.nextInt(3000);
+                int count = 1 + random.nextInt((int) Math.min(700, 3000 - first));
+                rows.read(first, count, buf);
+                assertThat(buf.asSlice(0, count * rowBytes).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).as("rows %d+%d", first, count)
+                        .isEqualTo(java.util.Arrays.copyOfRange(inOrder, (int) (first * rowBytes), (int) ((first + count) * rowBytes)));
+            }
+            MemorySegment all = arena.allocate(3000 * rowBytes, 8);
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+                List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    int part = t;
+                    parts.add(pool.submit(() -> {
+                        for (long first = part * 97L; first < 3000; first += 4 * 97L) {
+                            int count = (int) Math.min(97, 3000 - first);
+                            rows.read(first, count, all.asSlice(first * rowBytes, count * rowBytes));
+                        }
+                    }));
+                }
+                for (var p : parts) {
+                    p.get();
+                }
+            }
+            assertThat(all.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).as("four threads at once").isEqualTo(inOrder);
+            assertThatThrownBy(() -> rows.read(2990, 11, buf)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("3000 rows");
+        }
+        try (ParquetRows decoded = ParquetRows.open(f, List.of(), null, true); Arena arena = Arena.ofConfined()) {
+            assertThatThrownBy(() -> decoded.read(0, 1, arena.allocate(rowBytes))).isInstanceOf(UnsupportedOperationException.class);
+        }
+    }
+
     @Test
     void aSelectionOfRowGroupsReadInPlaceIsTheDecodersSelection() throws Exception {
         Path f = ParquetFiles.mixed(dir.resolve("groups.parquet"), 5000, 16 * 1024, true);
