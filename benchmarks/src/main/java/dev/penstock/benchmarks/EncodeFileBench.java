@@ -219,20 +219,31 @@ public final class EncodeFileBench {
                 }
                 return;
             }
-            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS)) {
-                List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
-                for (int p = 0; p < IO_THREADS; p++) {
-                    int part = p;
-                    parts.add(pool.submit(() -> {
-                        MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
-                        for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) IO_THREADS * CHUNK_ROWS) {
-                            r.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
-                        }
-                    }));
-                }
-                for (var f : parts) {
-                    f.get();
-                }
+            readOnThreads(arena, r::read);
+        }
+    }
+
+    /// What reads rows `[first, first + count)` into a buffer.
+    private interface RowRead {
+        void read(long first, int count, MemorySegment dst) throws Exception;
+    }
+
+    /// Every row read by IO_THREADS threads at once, CHUNK_ROWS at a time, taking chunks in turn.
+    private void readOnThreads(HostArena arena, RowRead read) throws Exception {
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS)) {
+            List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
+            for (int p = 0; p < IO_THREADS; p++) {
+                int part = p;
+                parts.add(pool.submit(() -> {
+                    MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
+                    for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) IO_THREADS * CHUNK_ROWS) {
+                        read.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
+                    }
+                    return null;
+                }));
+            }
+            for (var f : parts) {
+                f.get();
             }
         }
     }
@@ -257,21 +268,8 @@ public final class EncodeFileBench {
     }
 
     private void arrowReadAlone(Path arrow) throws Exception {
-        try (ArrowRows r = ArrowRows.open(arrow, List.of()); HostArena arena = Memory.newSharedArena("read");
-             var pool = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS)) {
-            List<java.util.concurrent.Future<?>> parts = new java.util.ArrayList<>();
-            for (int p = 0; p < IO_THREADS; p++) {
-                int part = p;
-                parts.add(pool.submit(() -> {
-                    MemorySegment buf = arena.allocateBytes((long) CHUNK_ROWS * COLS * 8);
-                    for (long first = (long) part * CHUNK_ROWS; first < rows; first += (long) IO_THREADS * CHUNK_ROWS) {
-                        r.read(first, (int) Math.min(CHUNK_ROWS, rows - first), buf);
-                    }
-                }));
-            }
-            for (var f : parts) {
-                f.get();
-            }
+        try (ArrowRows r = ArrowRows.open(arrow, List.of()); HostArena arena = Memory.newSharedArena("read")) {
+            readOnThreads(arena, r::read);
         }
     }
 

@@ -45,29 +45,7 @@ public final class RowSources {
     /// its pages are read in place (`ParquetRows.readsInPlace`), else in order (sequential).
     public static RowSource of(ParquetRows rows) {
         long rowBytes = 8L * rows.rowLength();
-        if (rows.readsInPlace()) {
-            return new RowSource() {
-                @Override
-                public long rows() {
-                    return rows.rows();
-                }
-
-                @Override
-                public int rowLength() {
-                    return rows.rowLength();
-                }
-
-                @Override
-                public DType dtype() {
-                    return DType.F64;
-                }
-
-                @Override
-                public void read(long first, int count, MemorySegment dst) {
-                    rows.read(first, count, dst);
-                }
-            };
-        }
+        boolean inOrder = !rows.readsInPlace();
         return new RowSource() {
             @Override
             public long rows() {
@@ -86,11 +64,19 @@ public final class RowSources {
 
             @Override
             public boolean sequential() {
-                return true;
+                return inOrder;
             }
 
             @Override
-            public synchronized void read(long first, int count, MemorySegment dst) {
+            public void read(long first, int count, MemorySegment dst) {
+                if (inOrder) {
+                    readInOrder(first, count, dst);
+                } else {
+                    rows.read(first, count, dst);
+                }
+            }
+
+            private synchronized void readInOrder(long first, int count, MemorySegment dst) {
                 if (first != rows.delivered()) {
                     throw new IllegalStateException(rows.file() + ": rows requested out of order (" + first + ", expected "
                             + rows.delivered() + ")");
