@@ -3,7 +3,6 @@ package dev.penstock.formats.parquet;
 import dev.hardwood.metadata.ColumnChunk;
 import dev.hardwood.metadata.ColumnMetaData;
 import dev.hardwood.metadata.RowGroup;
-import dev.hardwood.schema.ColumnSchema;
 import dev.penstock.io.BadInputException;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,30 +13,19 @@ import java.util.List;
 /// Why: such a footer is a damaged file, and said so once, naming the row group and column,
 /// before any of Hardwood's column workers (virtual threads) start on it — otherwise the first
 /// of them to read past the file's end fails with a bare `readRange(…) out of bounds` while the
-/// others have already taken their buffers. The same holds for a flat column whose chunk holds
-/// another number of values than its row group has rows.
+/// others have already taken their buffers.
 final class ParquetLayout {
     private ParquetLayout() {
     }
 
     /// Refuses `groups` of `file` (`size` bytes) if a column chunk, its offset index or its column
-    /// index lies outside the file (or has a negative length), or if a flat column's chunk holds
-    /// another number of values than its row group has rows (`leaves`: the schema's columns, in
-    /// chunk order).
-    static void check(Path file, long size, List<RowGroup> groups, List<ColumnSchema> leaves) {
+    /// index lies outside the file (or has a negative length).
+    static void check(Path file, long size, List<RowGroup> groups) {
         for (int g = 0; g < groups.size(); g++) {
-            List<ColumnChunk> chunks = groups.get(g).columns();
-            for (int c = 0; c < chunks.size(); c++) {
-                ColumnChunk chunk = chunks.get(c);
+            for (ColumnChunk chunk : groups.get(g).columns()) {
                 ColumnMetaData m = chunk.metaData();
                 if (m == null) {
                     continue; // Hardwood reports a chunk without metadata itself
-                }
-                long rows = groups.get(g).numRows();
-                if (c < leaves.size() && leaves.get(c).maxRepetitionLevel() == 0 && m.numValues() != rows) {
-                    // one value per row, null or not, in a column that is not repeated
-                    throw new BadInputException(file, file + ": row group " + g + ", column '" + name(m) + "': " + m.numValues()
-                            + " values for " + rows + " rows (a column that is not repeated has one per row): damaged file");
                 }
                 long start = chunk.chunkStartOffset();
                 within(file, size, g, m, "data", start, m.totalCompressedSize());

@@ -139,8 +139,7 @@ public final class ParquetRows implements AutoCloseable {
                     + "metadata length and the magic 'PAR1' in the last 8 bytes): " + e.getMessage(), e);
         }
         try {
-            ParquetLayout.check(file, java.nio.file.Files.size(file), reader.getFileMetaData().rowGroups(),
-                    reader.getFileSchema().getColumns());
+            ParquetLayout.check(file, java.nio.file.Files.size(file), reader.getFileMetaData().rowGroups());
             List<String> names = new ArrayList<>();
             if (columns.size() == 1 && listLeaf(reader, columns.getFirst()) != null) {
                 return new ParquetRows(file, reader, columns, true, groups, decoder);
@@ -241,25 +240,25 @@ public final class ParquetRows implements AutoCloseable {
     }
 
     private int copyRows(MemorySegment dst, int maxRows) {
-        int k;
         if (plain != null) {
-            k = plain.next(dst, (int) Math.min(maxRows, rows - delivered + 1)); // one more than announced: a damaged file
-            if (k == 0 && delivered < rows) {
-                throw shortData();
-            }
-        } else {
-            if (batchPos == batchRows && !nextBatch()) {
+            long held = Math.min(rows, plain.rows()); // a footer and row groups that disagree: an error where they part
+            if (delivered == held) {
+                if (plain.rows() != rows) {
+                    throw rowCountMismatch();
+                }
                 return 0;
             }
-            k = Math.min(maxRows, batchRows - batchPos);
-        }
-        if (delivered + k > rows) {
-            throw new BadInputException(file, file + ": row " + rows + ": the data holds more rows than the file's metadata "
-                    + "announces (" + rows + "): damaged file");
-        }
-        if (plain != null) {
+            int k = (int) Math.min(maxRows, held - delivered);
+            plain.read(delivered, k, dst);
             delivered += k;
             return k;
+        }
+        if (batchPos == batchRows && !nextBatch()) {
+            return 0;
+        }
+        int k = Math.min(maxRows, batchRows - batchPos);
+        if (delivered + k > rows) {
+            throw moreData();
         }
         if (listMode) {
             for (int r = 0; r < k; r++) {
@@ -304,9 +303,8 @@ public final class ParquetRows implements AutoCloseable {
         if (first < 0 || count < 0 || first + count > rows) {
             throw new IllegalArgumentException(file + ": rows [" + first + ", " + (first + count) + ") are not within its " + rows + " rows");
         }
-        if (plain.rows() != rows) { // the footer's count and its row groups' disagree
-            throw new BadInputException(file, file + ": the file's metadata announces " + rows + " rows but its row groups hold "
-                    + plain.rows() + ": damaged file");
+        if (plain.rows() != rows) {
+            throw rowCountMismatch();
         }
         try {
             plain.read(first, count, dst);
@@ -314,6 +312,17 @@ public final class ParquetRows implements AutoCloseable {
             throw new BadInputException(file, file + ": row " + (firstRow + first) + ": the Parquet data is inconsistent (" + e.getMessage()
                     + "): damaged file", e);
         }
+    }
+
+    /// The pages hold more rows than the footer announces.
+    private BadInputException moreData() {
+        return new BadInputException(file, file + ": row " + rows + ": the data holds more rows than the file's metadata "
+                + "announces (" + rows + "): damaged file");
+    }
+
+    /// The footer's row count and its row groups' disagree (pages read in place).
+    private BadInputException rowCountMismatch() {
+        return plain.rows() < rows ? shortData() : moreData();
     }
 
     /// The footer promised more rows than the pages hold: never a silent short read.

@@ -29,7 +29,7 @@ import java.util.Set;
 /// ```
 ///   open:  Hardwood's footer ─▶ each selected chunk's page headers (Thrift compact, read here)
 ///          ─▶ a page list per column and row group, or null: not a plain file, use Hardwood
-///   read(first, k), from any thread (next: the rows after the last, in order):
+///   read(first, k), from any thread:
 ///          per column, its k values as doubles: one bulk copy from the mapping (a double page
 ///          without nulls), or converted one by one (float, int32, int64, nulls as NaN)
 ///          ─▶ eight columns at a time into row-major [k, width] (ColumnRows.copy)
@@ -51,7 +51,7 @@ import java.util.Set;
 /// format's layout, sharing its `Page` records; apart, each would expose the others' internals.
 ///
 /// Threading: `read` from any number of threads at once (a page's checksum and levels are
-/// worked out by whichever reads it first and kept); `next` from one thread at a time.
+/// worked out by whichever reads it first and kept).
 final class PlainPages implements AutoCloseable {
     private static final Set<PhysicalType> TYPES = Set.of(PhysicalType.DOUBLE, PhysicalType.FLOAT, PhysicalType.INT32,
             PhysicalType.INT64);
@@ -119,20 +119,17 @@ final class PlainPages implements AutoCloseable {
     private final Arena arena;
     private final MemorySegment map;
     private final Column[] columns;
-    private final long[] groupRows;
     private final long firstRow;
     private final long[] groupFirst; // the first row of each selected group (and the total at the end)
     // each column's values of one read: a set per read running at once, reused, owned by this
     // reader (a ThreadLocal would leave them on long-lived threads after the reader is gone)
     private final java.util.concurrent.ConcurrentLinkedQueue<double[][]> scratch = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private long delivered;
 
     private PlainPages(Path file, Arena arena, MemorySegment map, Column[] columns, long[] groupRows, long firstRow) {
         this.file = file;
         this.arena = arena;
         this.map = map;
         this.columns = columns;
-        this.groupRows = groupRows;
         this.firstRow = firstRow;
         this.groupFirst = new long[groupRows.length + 1];
         for (int g = 0; g < groupRows.length; g++) {
@@ -300,27 +297,9 @@ final class PlainPages implements AutoCloseable {
         return null;
     }
 
-    /// Rows handed out so far by `next`.
-    long delivered() {
-        return delivered;
-    }
-
     /// Rows in the selected row groups.
     long rows() {
         return groupFirst[groupFirst.length - 1];
-    }
-
-    /// Copies the next rows, up to `maxRows` (never across a row group), into `dst` as float64
-    /// row-major `[k, width]`; returns k, 0 at the end.
-    int next(MemorySegment dst, int maxRows) {
-        if (delivered >= rows()) {
-            return 0;
-        }
-        int g = group(delivered);
-        int k = (int) Math.min(maxRows, groupFirst[g + 1] - delivered);
-        read(delivered, k, dst);
-        delivered += k;
-        return k;
     }
 
     /// Copies rows `[first, first + count)` of the selection into `dst` as float64 row-major
