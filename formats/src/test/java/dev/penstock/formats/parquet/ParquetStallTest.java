@@ -47,6 +47,15 @@ class ParquetStallTest {
         stallsWithAClearError(STUCK.resolveSibling("stuck-on-close.parquet"));
     }
 
+    /// Saved by CI's fuzz step on 2026-12-03 (libFuzzer timeout `bbd44d11…`, kept as
+    /// `hangs/stuck-in-ci-fuzz.parquet`): another input the decoder spins on. The fuzz target runs
+    /// without the stall watchdog, so there it was a timeout; with the watchdog it must be the
+    /// same one clear error, and the read must end.
+    @Test
+    void anotherInputTheDecoderSpinsOnIsTheSameClearError() throws Exception {
+        stallsWithAClearError(STUCK.resolveSibling("stuck-in-ci-fuzz.parquet"));
+    }
+
     private static void stallsWithAClearError(Path file) throws Exception {
         Path log = Files.createTempFile("parquet-stall", ".log");
         try {
