@@ -98,6 +98,7 @@ public final class EncodeFileBench {
         double pipelineS;
         double arrowReadS;
         double arrowPipelineS;
+        double copyingWriteS;
         try (HostArena arena = Memory.newSharedArena("encode-file")) {
             Block in = arena.allocate(DType.F64, rows, COLS);
             try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
@@ -112,7 +113,7 @@ public final class EncodeFileBench {
             // Rounds interleave the four measurements so that JIT warm-up and page-cache state
             // favour none of them; the first two rounds are warm-up.
             checkSameRows(arrow, in);
-            double[][] t = new double[6][repeat];
+            double[][] t = new double[7][repeat];
             for (int round = -2; round < repeat; round++) {
                 double a = time(() -> readAlone(parquet));
                 double b = time(() -> enc.encodeBatch(in, states, 0, BadRowPolicy.FAIL));
@@ -125,6 +126,8 @@ public final class EncodeFileBench {
                     appendsWon++;
                 }
                 double d = time(() -> pipeline(parquet, npy));
+                // what this machine's write does while another core moves memory (the pipeline's case)
+                double g = time(() -> besideACopyingCore(() -> appendAlone(npy, states)));
                 double e = time(() -> arrowReadAlone(arrow));
                 double f = time(() -> arrowPipeline(arrow, npy));
                 if (round >= 0) {
@@ -134,6 +137,7 @@ public final class EncodeFileBench {
                     t[3][round] = d;
                     t[4][round] = e;
                     t[5][round] = f;
+                    t[6][round] = g;
                 }
             }
             readS = median(t[0]);
@@ -142,6 +146,7 @@ public final class EncodeFileBench {
             pipelineS = median(t[3]);
             arrowReadS = median(t[4]);
             arrowPipelineS = median(t[5]);
+            copyingWriteS = median(t[6]);
         }
         boolean inPlace;
         try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
@@ -159,6 +164,11 @@ public final class EncodeFileBench {
         m.put("write_alone_rows_per_s", fmt(rows / writeS));
         m.put("write_alone_best_way", appendsWon * 2 > repeat ? "appends of " + CHUNK_ROWS + " rows" : "one write");
         m.put("slowest_stage", slowestName);
+        // the write (appends) again while one other core copies memory without pause: how much
+        // this machine's write slows beside memory traffic, as the pipeline's reads, copies and
+        // encoding make beside its write (a bound on the ratio here, not a stage of its own)
+        m.put("write_beside_a_copying_core_rows_per_s", fmt(rows / copyingWriteS));
+        m.put("write_slowdown_beside_a_copying_core", String.format(Locale.ROOT, "%.2f", copyingWriteS / writeS));
         m.put("rows_per_s", fmt(rows / pipelineS));
         m.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / pipelineS));
         // where the pipeline's time went, from its median measured run: copy/compute overlap and
@@ -196,6 +206,27 @@ public final class EncodeFileBench {
     }
 
     private int appendsWon;
+
+    /// Runs `t` while one other thread copies 64 MB between two buffers without pause (memory
+    /// traffic, no I/O; a thread that only computes slowed this machine's write by nothing).
+    private static void besideACopyingCore(Timed t) throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread busy = Thread.ofPlatform().daemon().name("penstock-bench-copying").start(() -> {
+            try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+                MemorySegment src = a.allocate(64 << 20, 64);
+                MemorySegment dst = a.allocate(64 << 20, 64);
+                while (!done.get()) {
+                    MemorySegment.copy(src, 0, dst, 0, 64 << 20);
+                }
+            }
+        });
+        try {
+            t.run();
+        } finally {
+            done.set(true);
+            busy.join();
+        }
+    }
 
     /// The states written as the pipeline's writer writes them: CHUNK_ROWS rows per append.
     private static void appendAlone(Path npy, Block states) throws Exception {

@@ -29,6 +29,7 @@ final class TimelinePlot {
 
     static {
         COLORS.put("read", new Color(0x4C78A8));
+        COLORS.put("wait for reads", new Color(0xDDDDDD)); // the host waiting for the I/O threads
         COLORS.put("wait for staging", new Color(0xBBBBBB));
         COLORS.put("fill staging", new Color(0x72B7B2));
         COLORS.put("copy", new Color(0xF58518));

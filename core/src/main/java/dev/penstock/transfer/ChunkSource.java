@@ -1,5 +1,6 @@
 package dev.penstock.transfer;
 
+import dev.penstock.memory.Lease;
 import java.lang.foreign.MemorySegment;
 
 /// Fills a staging buffer with input bytes `[offset, offset + bytes)`. Runs on the caller's
@@ -8,10 +9,21 @@ import java.lang.foreign.MemorySegment;
 /// A source whose bytes already lie where the device copies from at full speed (page-locked
 /// memory: a CUDA device's pinned allocations or memory registered with `CudaDevice.pin`; any
 /// native memory for `CpuDevice`) says so with `direct`: the engine then copies from there and
-/// skips the staging buffer and the host copy into it.
+/// skips the staging buffer and the host copy into it. A source that reads ahead into buffers
+/// of its own hands them over with `filled`, with the same effect.
 @FunctionalInterface
 public interface ChunkSource {
     void read(long offset, MemorySegment staging, long bytes) throws Exception;
+
+    /// The input bytes `[offset, offset + bytes)` already read by the source into a buffer of
+    /// its own (a read-ahead buffer: native memory the device copies from at full speed, pinned
+    /// on CUDA), as the buffer's first `bytes`; or null (the default) to use `direct` or `read`.
+    /// The engine copies from the buffer, then closes the lease once that copy has finished or
+    /// the run failed: the source's reads and the device's copies share its buffers, and the
+    /// copy into a staging buffer is skipped.
+    default Lease filled(long offset, long bytes) throws Exception {
+        return null;
+    }
 
     /// The input bytes `[offset, offset + bytes)` to copy to the device as they are, or null
     /// (the default) to have them `read` into a staging buffer. They must stay unchanged until

@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
 ///  copy stream:   wait kernelDone[s]; copy staging → device[s]   (chunk k+1)
 ///  compute:       wait copied(k);     kernel(k, device[s])
 ///
-///  staging buffer: back to the pool once the copy that read it has finished
+///  staging buffer: back to the pool once the copy that read it has finished (a source that
+///                  fills buffers of its own, `ChunkSource.filled`, hands them over instead:
+///                  no staging buffer, no copy into one; each back to its owner once copied)
 ///  device buffer s = k mod slots: rewritten only after the kernel that read it (event-guarded)
 /// ```
 ///
@@ -37,13 +39,13 @@ public final class TransferEngine implements AutoCloseable {
     private final TransferConfig config;
     private final Stream copy;
     private final Stream compute;
-    private final StagingPool staging;
+    private StagingPool staging; // guarded by this; null until first needed (the default pool)
     private final BlockArena deviceArena;
     private final Block[] deviceBuffers;
     private volatile Timeline timeline;
 
-    /// An in-flight copy; its staging buffer (null for a direct source) goes back when `copied`
-    /// completes.
+    /// An in-flight copy; its staging buffer or the source's filled buffer (null for a direct
+    /// source) goes back when `copied` completes.
     private record InFlight(long chunk, Lease lease, Event copied) {
     }
 
@@ -107,15 +109,17 @@ public final class TransferEngine implements AutoCloseable {
     private record Span(boolean isCopy, Event start, Event end) {
     }
 
-    /// An engine on `device` with host staging buffers from a new page-aligned pool.
+    /// An engine on `device` with host staging buffers from a page-aligned pool, allocated when
+    /// a source first needs one (a source that hands over its own buffers, `ChunkSource.filled`
+    /// or `direct`, never does).
     public TransferEngine(Device device, TransferConfig config) {
-        this(device, config, StagingPool.allocate(device.name() + " transfer staging", config.slots(), config.chunkBytes()));
+        this(device, config, null);
     }
 
     /// An engine on `device` staging through `staging` (for example a pinned pool of a CUDA
     /// device), whose buffers must hold a chunk. The engine closes the pool.
     public TransferEngine(Device device, TransferConfig config, StagingPool staging) {
-        if (staging.bufferBytes() < config.chunkBytes()) {
+        if (staging != null && staging.bufferBytes() < config.chunkBytes()) {
             throw new IllegalArgumentException("staging pool '" + staging.name() + "' has buffers of " + staging.bufferBytes()
                     + " bytes, smaller than option 'chunkBytes' = " + config.chunkBytes());
         }
@@ -179,15 +183,46 @@ public final class TransferEngine implements AutoCloseable {
                 int s = (int) (k % config.slots());
                 long bytes = Math.min(chunkBytes, totalBytes - k * chunkBytes);
                 MemorySegment direct = source.direct(k * chunkBytes, bytes);
+                Lease filled = null;
+                if (direct == null) {
+                    long r0 = System.nanoTime();
+                    try {
+                        filled = source.filled(k * chunkBytes, bytes);
+                    } catch (Exception e) {
+                        throw new TransferException(k, "chunk " + k + ": reading input bytes [" + k * chunkBytes + ", "
+                                + (k * chunkBytes + bytes) + ") failed: " + e, e);
+                    }
+                    if (filled != null) {
+                        long r1 = System.nanoTime();
+                        readNs += r1 - r0;
+                        if (tl != null) {
+                            tl.record("host", "wait for reads", r0, r1);
+                        }
+                    }
+                }
                 long t0 = System.nanoTime();
-                Lease lease = direct == null ? nextStagingBuffer(inFlight, failedKernelChunk, slotWaits) : null;
-                if (direct != null) {
-                    throttle(inFlight, failedKernelChunk); // no more than `slots` copies in flight
+                Lease lease = null;
+                if (direct == null && filled == null) {
+                    lease = nextStagingBuffer(inFlight, failedKernelChunk, slotWaits);
+                } else {
+                    try {
+                        throttle(inFlight, failedKernelChunk, slotWaits); // no more than `slots` copies in flight
+                    } catch (RuntimeException e) {
+                        if (filled != null) {
+                            filled.close();
+                        }
+                        throw e;
+                    }
                 }
                 long t1 = System.nanoTime();
                 slotWaitNs += t1 - t0;
                 settle(spans, deviceNs, tl, false, copies, kernels, firstKernelNs);
-                if (lease != null) {
+                if (filled != null) {
+                    lease = filled; // copied from, then closed like a staging buffer
+                    if (tl != null) {
+                        tl.record("host", "wait for staging", t0, t1); // for a copy slot: `slots` copies in flight
+                    }
+                } else if (lease != null) {
                     try {
                         source.read(k * chunkBytes, lease.segment(), bytes);
                     } catch (Exception e) {
@@ -283,8 +318,11 @@ public final class TransferEngine implements AutoCloseable {
     /// waits for the oldest copy (bounded), and fails if it failed.
     /// For a direct source: retires finished copies, then waits for the oldest while `slots`
     /// are in flight.
-    private void throttle(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
+    private void throttle(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk, long[] waits) {
         retireFinished(inFlight, failedKernelChunk);
+        if (inFlight.size() >= config.slots()) {
+            waits[0]++; // every device slot is being copied into: this chunk waits for one
+        }
         while (inFlight.size() >= config.slots()) {
             InFlight oldest = inFlight.peekFirst();
             if (!awaitQuietly(oldest.copied)) {
@@ -305,7 +343,7 @@ public final class TransferEngine implements AutoCloseable {
             }
             InFlight oldest = inFlight.peekFirst();
             if (oldest == null) {
-                throw new IllegalStateException("staging pool '" + staging.name() + "' is empty with no copy in flight");
+                throw new IllegalStateException("staging pool '" + staging().name() + "' is empty with no copy in flight");
             }
             if (!awaitQuietly(oldest.copied)) {
                 throw new TransferException(oldest.chunk, "chunk " + oldest.chunk + ": its copy did not finish within "
@@ -317,7 +355,7 @@ public final class TransferEngine implements AutoCloseable {
 
     private Lease returnFinished(ArrayDeque<InFlight> inFlight, AtomicLong failedKernelChunk) {
         retireFinished(inFlight, failedKernelChunk);
-        return staging.tryAcquire();
+        return staging().tryAcquire();
     }
 
     /// Retires the copies that finished, oldest first, returning their staging buffers; raises
@@ -406,8 +444,11 @@ public final class TransferEngine implements AutoCloseable {
         return deviceArena.allocatedBytes();
     }
 
-    /// The staging pool (for its wait time and occupancy).
-    public StagingPool staging() {
+    /// The staging pool (for its wait time and occupancy), allocated now if no run needed it yet.
+    public synchronized StagingPool staging() {
+        if (staging == null) {
+            staging = StagingPool.allocate(device.name() + " transfer staging", config.slots(), config.chunkBytes());
+        }
         return staging;
     }
 
@@ -425,6 +466,10 @@ public final class TransferEngine implements AutoCloseable {
     @Override
     public void close() {
         deviceArena.close();
-        staging.close();
+        synchronized (this) {
+            if (staging != null) {
+                staging.close();
+            }
+        }
     }
 }

@@ -7,7 +7,9 @@ import dev.penstock.device.CpuDevice;
 import dev.penstock.device.Device;
 import dev.penstock.device.TestingDevices;
 import dev.penstock.memory.HostArena;
+import dev.penstock.memory.Lease;
 import dev.penstock.memory.Memory;
+import dev.penstock.memory.StagingPool;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -176,6 +178,71 @@ class TransferEngineTest {
         device = null;
     }
 
+    /// A source that reads ahead into buffers of its own (`filled`): the device copies from them
+    /// (no staging buffer, no copy into one; the engine's staging pool is never allocated) and
+    /// each comes back to its pool once copied — also when a kernel or a read fails mid-run.
+    @Test
+    void aSourceThatFillsItsOwnBuffersIsCopiedFromThemAndGetsEachBack() throws Exception {
+        for (boolean slowCopies : new boolean[] {false, true}) {
+            Device dev = slowCopies ? TestingDevices.slowCopies(new CpuDevice(), 2) : new CpuDevice();
+            long chunk = 4096;
+            long total = 37 * chunk + 123;
+            List<String> errors = new CopyOnWriteArrayList<>();
+            AtomicLong seen = new AtomicLong();
+            AtomicLong reads = new AtomicLong();
+            try (dev; HostArena arena = Memory.newSharedArena("input");
+                 StagingPool own = StagingPool.allocate("the source's read-ahead", 5, chunk);
+                 TransferEngine engine = new TransferEngine(dev, TransferConfig.of(chunk, 3))) {
+                MemorySegment in = input(arena, total);
+                ChunkSource readAhead = fillingFrom(own, in, reads, () -> -1L);
+                long before = Memory.liveBytes();
+                TransferStats stats = engine.run(total, readAhead, verifying(chunk, errors, seen, slowCopies ? 0 : 2));
+                assertThat(errors).as("chunks that saw overwritten or wrong bytes").isEmpty();
+                assertThat(seen.get()).isEqualTo(total);
+                assertThat(stats.chunks()).isEqualTo(38);
+                assertThat(reads.get()).as("no staging copies").isZero();
+                assertThat(own.leased()).as("every filled buffer back in its pool").isZero();
+                assertThat(Memory.liveBytes()).as("no staging pool allocated").isEqualTo(before);
+
+                assertThatThrownBy(() -> engine.run(total, readAhead, (k, data) -> {
+                    if (k == 5) {
+                        throw new ArithmeticException("NaN in row 3");
+                    }
+                })).isInstanceOf(TransferException.class).hasMessageContaining("chunk 5");
+                assertThat(own.leased()).as("after a kernel failed").isZero();
+                long[] bad = {7};
+                assertThatThrownBy(() -> engine.run(total, fillingFrom(own, in, reads, () -> bad[0]), (k, data) -> { }))
+                        .isInstanceOf(TransferException.class).hasMessageContaining("chunk 7").hasMessageContaining("disk gone");
+                assertThat(own.leased()).as("after a read failed").isZero();
+            }
+        }
+        device = null;
+    }
+
+    /// A source that fills a buffer of `pool` with the input's bytes for each chunk; the chunk
+    /// `failing` names (-1: none) fails to read.
+    private static ChunkSource fillingFrom(StagingPool pool, MemorySegment in, AtomicLong reads,
+                                           java.util.function.LongSupplier failing) {
+        return new ChunkSource() {
+            @Override
+            public void read(long offset, MemorySegment staging, long bytes) {
+                reads.incrementAndGet();
+                MemorySegment.copy(in, offset, staging, 0, bytes);
+            }
+
+            @Override
+            public Lease filled(long offset, long bytes) throws Exception {
+                if (offset / pool.bufferBytes() == failing.getAsLong()) {
+                    throw new java.io.IOException("disk gone");
+                }
+                Lease lease = pool.acquire(java.time.Duration.ofSeconds(10));
+                lease.segment().asSlice(0, bytes).fill((byte) 0x5a);
+                MemorySegment.copy(in, offset, lease.segment(), 0, bytes);
+                return lease;
+            }
+        };
+    }
+
     @Test
     void aFillInParallelPartsCopiesEveryByteOfEveryChunk() throws Exception {
         try (HostArena arena = Memory.newSharedArena("input")) {
@@ -210,6 +277,7 @@ class TransferEngineTest {
         long chunk = 64 * 1024;
         AtomicLong maxLive = new AtomicLong();
         try (TransferEngine engine = new TransferEngine(device, TransferConfig.of(chunk, 2))) {
+            engine.staging(); // the staging pool, allocated once when first needed
             long before = Memory.liveBytes();
             long total = 256 * chunk; // 16 MiB through 128 KiB of device memory
             engine.run(total, (offset, staging, bytes) -> staging.asSlice(0, bytes).fill((byte) 1),

@@ -46,7 +46,7 @@ public final class DeviceEncodePipeline {
         Encoder shape = Encoder.of(config.encoding(), config.qubits());
         DType inType = source.dtype();
         java.util.Set<Lease> notHandedOver = java.util.concurrent.ConcurrentHashMap.newKeySet(); // returned here after a failure
-        try (EncodeRun run = new EncodeRun(source, sink, config, timeline, shape.stateSize(), hostMemory);
+        try (EncodeRun run = new EncodeRun(source, sink, config, timeline, shape.stateSize(), hostMemory, false);
              StagingPool staging = hostMemory == null ? StagingPool.allocate("encode staging", config.slots(), run.chunkBytesIn)
                      : StagingPool.withBacking("encode staging", config.slots(), run.chunkBytesIn, hostMemory);
              BlockArena deviceStates = device.newArena("encode states");

@@ -8,10 +8,12 @@ import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.Timeline;
 import dev.penstock.pump.Pump;
 import dev.penstock.pump.PumpConfig;
+import dev.penstock.transfer.ChunkSource;
 import dev.penstock.transfer.TransferConfig;
 import dev.penstock.transfer.TransferEngine;
 import dev.penstock.transfer.TransferException;
 import dev.penstock.transfer.TransferStats;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.stream.LongStream;
 
@@ -19,8 +21,8 @@ import java.util.stream.LongStream;
 ///
 /// ```
 ///  I/O threads (Pump)   read chunk k+3 rows → host buffer (read pool)
-///  host thread          host buffer → staging (TransferEngine's ChunkSource)
-///  copy stream          staging → device chunk
+///  host thread          hands the host buffer to the TransferEngine (ChunkSource.filled)
+///  copy stream          host buffer → device chunk; the buffer back to the read pool
 ///  compute stream       encode chunk k → states buffer (output pool)
 ///  writer thread        states of chunk k-1 → sink, in order; buffer back to the pool
 /// ```
@@ -68,8 +70,9 @@ public final class EncodePipeline {
     }
 
     /// Host memory a run on the CPU device allocates for `rows` rows of `rowLength` values of
-    /// `dtype`: the read pool, the transfer engine's staging and device slots and the state
-    /// pool, all allocated once. The preflight compares it with the machine's memory.
+    /// `dtype`: the read pool (whose buffers the device copies from: the engine allocates no
+    /// staging), the transfer engine's device slots and the state pool, all allocated once. The
+    /// preflight compares it with the machine's memory.
     public static long hostBytes(long rows, int rowLength, DType dtype, Config config) {
         long chunk = chunkRows(rows, config);
         long chunkIn = Math.max(1, chunk * rowLength * dtype.byteSize());
@@ -94,12 +97,24 @@ public final class EncodePipeline {
     public static EncodeSummary run(Device device, RowSource source, RowSink sink, Config config, Timeline timeline)
             throws Exception {
         Encoder encoder = Encoder.of(config.encoding(), config.qubits());
-        try (EncodeRun run = new EncodeRun(source, sink, config, timeline, encoder.stateSize(), null);
+        try (EncodeRun run = new EncodeRun(source, sink, config, timeline, encoder.stateSize(), null, true);
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(run.chunkBytesIn, config.slots()))) {
             engine.record(timeline);
             TransferStats stats;
             try {
-                stats = engine.run(run.rows * run.rowBytesIn, (offset, staging, bytes) -> run.nextChunk(staging, bytes), (k, data) -> {
+                // the device reads host memory: it copies each chunk straight from the buffer the I/O threads read it into
+                ChunkSource chunks = new ChunkSource() {
+                    @Override
+                    public void read(long offset, MemorySegment staging, long bytes) throws Exception {
+                        run.nextChunk(staging, bytes);
+                    }
+
+                    @Override
+                    public Lease filled(long offset, long bytes) throws Exception {
+                        return run.readChunk();
+                    }
+                };
+                stats = engine.run(run.rows * run.rowBytesIn, chunks, (k, data) -> {
                     int count = (int) (data.byteSize() / run.rowBytesIn);
                     Block in = Block.wrap(data.segment(), source.dtype(), data.owner(), count, run.rowLength);
                     Lease out = run.acquireOutput("compute stream"); // backpressure: the writer frees these

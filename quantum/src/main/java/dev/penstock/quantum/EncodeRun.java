@@ -57,9 +57,11 @@ final class EncodeRun implements AutoCloseable {
     private final Pump<Lease> pump;
 
     /// Opens a run: `stateSize` amplitudes per state; the state buffers backed by `hostMemory`
-    /// (pinned memory for a GPU; null: plain native memory).
+    /// (pinned memory for a GPU; null: plain native memory). With `handsReadsOver` the strategy
+    /// takes the read buffers themselves (`readChunk`) and holds up to `slots` of them while the
+    /// device copies from them; otherwise it copies each chunk out (`nextChunk`).
     EncodeRun(RowSource source, RowSink sink, EncodePipeline.Config config, Timeline timeline, int stateSize,
-              StagingPool.Backing hostMemory) {
+              StagingPool.Backing hostMemory, boolean handsReadsOver) {
         this.source = source;
         this.sink = sink;
         this.config = config;
@@ -78,7 +80,8 @@ final class EncodeRun implements AutoCloseable {
         StagingPool r = null;
         StagingPool s = null;
         try {
-            r = StagingPool.allocate("encode reads", depth + 1, chunkBytesIn);
+            // depth read ahead, one being read, and the ones handed to the device's copies
+            r = StagingPool.allocate("encode reads", depth + 1 + (handsReadsOver ? config.slots() : 0), chunkBytesIn);
             s = hostMemory == null ? StagingPool.allocate("encode states", config.slots() + 1, chunkRows * stateBytes)
                     : StagingPool.withBacking("encode states", config.slots() + 1, chunkRows * stateBytes, hostMemory);
             this.pump = EncodePipeline.readPump(r, source, chunkRows, chunks, depth, ioThreads, timeline);
@@ -94,6 +97,12 @@ final class EncodeRun implements AutoCloseable {
         }
         this.reads = r;
         this.states = s;
+    }
+
+    /// The next chunk's rows as the pump read them, in a buffer of the read pool: the caller
+    /// closes it (a transfer engine once its copy to the device has finished).
+    Lease readChunk() throws Exception {
+        return pump.next();
     }
 
     /// Copies the next chunk's rows, as the pump read them, into `staging` (`bytes` of them).

@@ -165,6 +165,24 @@ class EncodePipelineTest {
                 .hasMessageContaining("chunk 5").hasMessageContaining("bad sector under row 57");
     }
 
+    /// The host memory a CPU run holds is what `hostBytes` (the preflight's figure) says: the
+    /// read pool whose buffers the device copies from, the device slots and the state pool —
+    /// and no staging pool besides.
+    @Test
+    void theMemoryARunHoldsIsWhatThePreflightCounts() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(getClass() == EncodePipelineTest.class, "the host-encoder pipeline's figure");
+        Block rows = randomRows(1000, 512, DType.F64, 5);
+        long before = Memory.liveBytes();
+        long[] peak = {0};
+        RowSink sink = s -> peak[0] = Math.max(peak[0], Memory.liveBytes() - before);
+        for (int ioThreads : new int[] {1, 3}) {
+            var cfg = new EncodePipeline.Config(Encoding.AMPLITUDE, 9, DType.C128, 64, 3, ioThreads, BadRowPolicy.FAIL);
+            peak[0] = 0;
+            EncodePipeline.run(device, source(rows, -1), sink, cfg);
+            assertThat(peak[0]).as("%d I/O threads", ioThreads).isEqualTo(EncodePipeline.hostBytes(1000, 512, DType.F64, cfg));
+        }
+    }
+
     @Test
     void invalidSettingsNameTheOption() {
         assertThatThrownBy(() -> new EncodePipeline.Config(Encoding.ANGLE, 2, DType.F64, 1, 1, 1, BadRowPolicy.FAIL))
