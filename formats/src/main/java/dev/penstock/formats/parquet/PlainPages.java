@@ -27,8 +27,9 @@ import java.util.Set;
 /// this way and every other file (compressed, dictionary-encoded, lists) through Hardwood.
 ///
 /// ```
-///   open:  Hardwood's footer ─▶ each selected chunk's page headers (Thrift compact, read here)
-///          ─▶ a page list per column and row group, or null: not a plain file, use Hardwood
+///   open:  Hardwood's footer ─▶ the first selected group's page headers (Thrift compact, read
+///          here) ─▶ a page list per column, or null: not a plain file, use Hardwood; a later
+///          group's pages listed by the first read that needs them
 ///   read(first, k), from any thread:
 ///          per column, its k values as doubles: one bulk copy from the mapping (a double page
 ///          without nulls), or converted one by one (float, int32, int64, nulls as NaN)
@@ -40,11 +41,12 @@ import java.util.Set;
 /// pipeline's other stages need on a small machine (PERFORMANCE.md). The values are the same
 /// bits either way (`ParquetRowsTest` reads files both ways and compares them).
 ///
-/// Damage: page headers that do not parse, pages that overrun their chunk or hold other than
-/// the chunk's values, or an unsupported page: `open` returns null and Hardwood reads the file
-/// (and reports what is wrong with it). A page whose checksum (when written) does not match, or
-/// whose definition levels do not decode, is reported by `next` as a damaged file, naming the
-/// row and column.
+/// Damage: page headers in the first selected row group that do not parse, pages that overrun
+/// their chunk or hold other than the chunk's values, or an unsupported page: `open` returns
+/// null and Hardwood reads the file (and reports what is wrong with it). The same in a later
+/// group (whose pages are listed when first read), a page whose checksum (when written) does not
+/// match, or one whose definition levels do not decode is reported by `read` as a damaged file,
+/// naming the row and column.
 ///
 /// Why one file: the page-header reader (Thrift's compact protocol, just the fields a page
 /// header has), the scan that lists each chunk's pages and the cursors that read them are one
@@ -83,24 +85,10 @@ final class PlainPages implements AutoCloseable {
         volatile boolean levelsRead;
     }
 
-    /// A column: its pages per selected row group, each page's first row within its group.
-    private static final class Column {
-        final String name;
-        final PhysicalType type;
-        final int size; // bytes per value
-        final int maxDef;
-        final List<Page[]> groups = new ArrayList<>();
-        final List<long[]> firstRows = new ArrayList<>(); // per group: each page's first row
-        final List<PageState[]> states = new ArrayList<>();
-
-        Column(ColumnSchema s) {
-            this.name = s.name();
-            this.type = s.type();
-            this.size = type == PhysicalType.DOUBLE || type == PhysicalType.INT64 ? 8 : 4;
-            this.maxDef = s.maxDefinitionLevel();
-        }
-
-        void add(Page[] pages) {
+    /// The pages of one column chunk, each page's first row within its group and what reading
+    /// it has learnt.
+    private record Chunk(Page[] pages, long[] firstRows, PageState[] states) {
+        static Chunk of(Page[] pages) {
             long[] first = new long[pages.length];
             PageState[] st = new PageState[pages.length];
             long r = 0;
@@ -109,9 +97,27 @@ final class PlainPages implements AutoCloseable {
                 r += pages[i].rows;
                 st[i] = new PageState();
             }
-            groups.add(pages);
-            firstRows.add(first);
-            states.add(st);
+            return new Chunk(pages, first, st);
+        }
+    }
+
+    /// A column: its chunk in each selected row group, whose pages are listed the first time a
+    /// read needs them (the first group's at open).
+    private static final class Column {
+        final String name;
+        final PhysicalType type;
+        final int size; // bytes per value
+        final int maxDef;
+        final ColumnChunk[] chunks;
+        final java.util.concurrent.atomic.AtomicReferenceArray<Chunk> scanned;
+
+        Column(ColumnSchema s, int groups) {
+            this.name = s.name();
+            this.type = s.type();
+            this.size = type == PhysicalType.DOUBLE || type == PhysicalType.INT64 ? 8 : 4;
+            this.maxDef = s.maxDefinitionLevel();
+            this.chunks = new ColumnChunk[groups];
+            this.scanned = new java.util.concurrent.atomic.AtomicReferenceArray<>(groups);
         }
     }
 
@@ -163,19 +169,26 @@ final class PlainPages implements AutoCloseable {
             Column[] columns = new Column[schema.size()];
             long[] groupRows = new long[count];
             for (int c = 0; c < columns.length; c++) {
-                columns[c] = new Column(schema.get(c));
+                columns[c] = new Column(schema.get(c), count);
             }
             for (int g = 0; g < count; g++) {
                 RowGroup rg = all.get(first + g);
                 groupRows[g] = rg.numRows();
                 for (int c = 0; c < columns.length; c++) {
-                    Page[] pages = scan(map, rg.columns().get(schema.get(c).columnIndex()), columns[c], rg.numRows());
-                    if (pages == null) {
-                        arena.close();
-                        return null;
-                    }
-                    columns[c].add(pages);
+                    columns[c].chunks[g] = rg.columns().get(schema.get(c).columnIndex());
                 }
+            }
+            // the first group's pages now: a writer whose pages this reader does not take (whatever
+            // its footer says) goes to Hardwood; the other groups' when first read (a file's page
+            // headers are spread over all of it: listing them all at open took 15 of 30 ms on the
+            // benchmark's 100 MB, and grows with the file)
+            for (int c = 0; count > 0 && c < columns.length; c++) {
+                Page[] pages = scan(map, columns[c].chunks[0], columns[c], groupRows[0]);
+                if (pages == null) {
+                    arena.close();
+                    return null;
+                }
+                columns[c].scanned.set(0, Chunk.of(pages));
             }
             return new PlainPages(file, arena, map, columns, groupRows, firstRow);
         } catch (IOException | RuntimeException e) {
@@ -335,6 +348,22 @@ final class PlainPages implements AutoCloseable {
         }
     }
 
+    /// The pages of `col` in selected group `g`, listed now if no read has needed them yet (two
+    /// threads may both list them; the first list kept is the one every read uses).
+    private Chunk chunk(Column col, int g) {
+        Chunk c = col.scanned.get(g);
+        if (c != null) {
+            return c;
+        }
+        Page[] pages = scan(map, col.chunks[g], col, groupFirst[g + 1] - groupFirst[g]);
+        if (pages == null) {
+            throw damaged(col, groupFirst[g], "its page headers do not parse, or its pages do not hold the row group's "
+                    + (groupFirst[g + 1] - groupFirst[g]) + " values");
+        }
+        col.scanned.compareAndSet(g, null, Chunk.of(pages));
+        return col.scanned.get(g);
+    }
+
     /// The selected group holding row `at` of the selection.
     private int group(long at) {
         int g = java.util.Arrays.binarySearch(groupFirst, at);
@@ -348,8 +377,9 @@ final class PlainPages implements AutoCloseable {
     /// Fills `out[0, k)` with rows `[row, row + k)` of group `g` of `col` as doubles: a bulk copy
     /// from the mapping where they are doubles without nulls, converted one by one otherwise.
     private void take(Column col, int g, long row, int k, double[] out) {
-        Page[] pages = col.groups.get(g);
-        long[] firstRows = col.firstRows.get(g);
+        Chunk chunk = chunk(col, g);
+        Page[] pages = chunk.pages;
+        long[] firstRows = chunk.firstRows;
         int p = java.util.Arrays.binarySearch(firstRows, row);
         p = p >= 0 ? p : -p - 2;
         int filled = 0;
@@ -361,7 +391,7 @@ final class PlainPages implements AutoCloseable {
                 throw damaged(col, groupFirst[g] + row + filled, "its pages hold fewer values than the row group's rows");
             }
             Page page = pages[p];
-            int[] valueAt = enter(col, g, p, groupFirst[g] + row + filled);
+            int[] valueAt = enter(col, chunk, p, groupFirst[g] + row + filled);
             int inPage = (int) (row + filled - firstRows[p]);
             int n = Math.min(k - filled, page.rows - inPage);
             if (valueAt == null && col.type == PhysicalType.DOUBLE) {
@@ -389,9 +419,9 @@ final class PlainPages implements AutoCloseable {
     /// Page `p` of group `g` of `col`, ready to read: its checksum checked and its definition
     /// levels decoded the first time (by whichever thread reads it first); returns each row's
     /// value index, or null when the page has no nulls.
-    private int[] enter(Column col, int g, int p, long row) {
-        Page page = col.groups.get(g)[p];
-        PageState st = col.states.get(g)[p];
+    private int[] enter(Column col, Chunk chunk, int p, long row) {
+        Page page = chunk.pages[p];
+        PageState st = chunk.states[p];
         if (!st.verified) {
             if (page.crc != null) {
                 java.util.zip.CRC32 crc = new java.util.zip.CRC32();

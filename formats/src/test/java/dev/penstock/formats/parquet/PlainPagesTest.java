@@ -167,6 +167,46 @@ class PlainPagesTest {
                 .hasMessageMatching("(?s).*row \\d+.*");
     }
 
+    /// A row group's pages are listed when a read first needs them (the first group's at open, so
+    /// a writer this reader does not follow still goes to the decoder): a page header that does
+    /// not parse in a later group is a damaged file naming the column and that group's first row,
+    /// and every row before that group reads as it is.
+    @Test
+    void aPageHeaderThatDoesNotParseInALaterGroupIsADamagedFileNamingColumnAndRow() throws Exception {
+        Path f = ParquetFiles.mixed(dir.resolve("groups.parquet"), 5000, 16 * 1024, true);
+        long headerAt;
+        long groupFirst = 0;
+        try (dev.hardwood.reader.ParquetFileReader r = dev.hardwood.reader.ParquetFileReader.open(dev.hardwood.InputFile.of(f))) {
+            var groups = r.getFileMetaData().rowGroups();
+            assertThat(groups.size()).as("row groups").isGreaterThan(2);
+            for (int g = 0; g < 2; g++) {
+                groupFirst += groups.get(g).numRows();
+            }
+            var f3 = groups.get(2).columns().get(3).metaData();
+            assertThat(f3.pathInSchema().toString()).isEqualTo("f3");
+            headerAt = f3.dataPageOffset();
+        }
+        byte[] bytes = Files.readAllBytes(f);
+        bytes[(int) headerAt] = 0; // the header's first field becomes its end: a page of no type
+        Path damaged = dir.resolve("late-header.parquet");
+        Files.write(damaged, bytes);
+        byte[] good = readAll(f, List.of(), null, 100, false, true);
+        try (ParquetRows rows = ParquetRows.open(damaged, List.of()); Arena arena = Arena.ofConfined()) {
+            assertThat(rows.readsInPlace()).as("the first group's pages are fine: read in place").isTrue();
+            long width = rows.rowLength();
+            MemorySegment before = arena.allocate(groupFirst * width * 8, 8);
+            rows.read(0, (int) groupFirst, before);
+            assertThat(before.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                    .isEqualTo(java.util.Arrays.copyOf(good, (int) (groupFirst * width * 8)));
+            MemorySegment one = arena.allocate(width * 8, 8);
+            long first = groupFirst;
+            assertThatThrownBy(() -> rows.read(first + 5, 1, one)).isInstanceOf(BadInputException.class)
+                    .hasMessageContaining("late-header.parquet").hasMessageContaining("column 'f3'")
+                    .hasMessageContaining("row " + groupFirst + ",").hasMessageContaining("page headers do not parse")
+                    .hasMessageContaining("damaged file");
+        }
+    }
+
     private static int indexOf(byte[] hay, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= hay.length; i++) {
