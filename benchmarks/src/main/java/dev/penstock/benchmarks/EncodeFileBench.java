@@ -99,6 +99,7 @@ public final class EncodeFileBench {
         double arrowReadS;
         double arrowPipelineS;
         double copyingWriteS;
+        double[] cpuS = new double[5]; // CPU seconds: read, encode, write alone, the pipeline, the Arrow read alone
         try (HostArena arena = Memory.newSharedArena("encode-file")) {
             Block in = arena.allocate(DType.F64, rows, COLS);
             try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
@@ -114,21 +115,28 @@ public final class EncodeFileBench {
             // favour none of them; the first two rounds are warm-up.
             checkSameRows(arrow, in);
             double[][] t = new double[7][repeat];
+            double[][] u = new double[5][repeat]; // the process's CPU seconds of a, b, c, d, e
             for (int round = -2; round < repeat; round++) {
                 double a = time(() -> readAlone(parquet));
+                double aCpu = lastCpuS;
                 double b = time(() -> enc.encodeBatch(in, states, 0, BadRowPolicy.FAIL));
+                double bCpu = lastCpuS;
                 // the write alone at its best: one write of every row, or the pipeline's appends
                 // of CHUNK_ROWS rows (whose flushes run while the next rows are written)
                 double c1 = time(() -> NpyWriter.write(npy, states));
+                double c1Cpu = lastCpuS;
                 double c2 = time(() -> appendAlone(npy, states));
                 double c = Math.min(c1, c2);
+                double cCpu = c2 < c1 ? lastCpuS : c1Cpu;
                 if (round >= 0 && c2 < c1) {
                     appendsWon++;
                 }
                 double d = time(() -> pipeline(parquet, npy));
+                double dCpu = lastCpuS;
                 // what this machine's write does while another core moves memory (the pipeline's case)
                 double g = time(() -> besideACopyingCore(() -> appendAlone(npy, states)));
                 double e = time(() -> arrowReadAlone(arrow));
+                double eCpu = lastCpuS;
                 double f = time(() -> arrowPipeline(arrow, npy));
                 if (round >= 0) {
                     t[0][round] = a;
@@ -138,6 +146,11 @@ public final class EncodeFileBench {
                     t[4][round] = e;
                     t[5][round] = f;
                     t[6][round] = g;
+                    u[0][round] = aCpu;
+                    u[1][round] = bCpu;
+                    u[2][round] = cCpu;
+                    u[3][round] = dCpu;
+                    u[4][round] = eCpu;
                 }
             }
             readS = median(t[0]);
@@ -147,6 +160,9 @@ public final class EncodeFileBench {
             arrowReadS = median(t[4]);
             arrowPipelineS = median(t[5]);
             copyingWriteS = median(t[6]);
+            for (int k = 0; k < cpuS.length; k++) {
+                cpuS[k] = median(u[k]);
+            }
         }
         boolean inPlace;
         try (ParquetRows r = ParquetRows.open(parquet, List.of())) {
@@ -169,6 +185,15 @@ public final class EncodeFileBench {
         // encoding make beside its write (a bound on the ratio here, not a stage of its own)
         m.put("write_beside_a_copying_core_rows_per_s", fmt(rows / copyingWriteS));
         m.put("write_slowdown_beside_a_copying_core", String.format(Locale.ROOT, "%.2f", copyingWriteS / writeS));
+        // what this machine allows at best: a pipeline runs its stages at once on `cores` cores,
+        // so it takes at least the slowest stage's time and at least the stages' CPU time shared
+        // over the cores (each stage alone had the whole machine: the reads ran on two threads)
+        int cores = Runtime.getRuntime().availableProcessors();
+        double floor = Math.max(slowest, (cpuS[0] + cpuS[1] + cpuS[2]) / cores);
+        m.put("cores", Integer.toString(cores));
+        m.put("cpu_s_read_encode_write_alone", String.format(Locale.ROOT, "%.3f %.3f %.3f", cpuS[0], cpuS[1], cpuS[2]));
+        m.put("pipeline_cpu_s", String.format(Locale.ROOT, "%.3f", cpuS[3]));
+        m.put("ratio_bound_on_this_machine", String.format(Locale.ROOT, "%.3f", slowest / floor));
         m.put("rows_per_s", fmt(rows / pipelineS));
         m.put("ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", slowest / pipelineS));
         // where the pipeline's time went, from its median measured run: copy/compute overlap and
@@ -186,6 +211,8 @@ public final class EncodeFileBench {
         m.put("arrow_slowest_stage", arrowSlowest == arrowReadS ? "read" : arrowSlowest == encodeS ? "encode" : "write");
         m.put("arrow_rows_per_s", fmt(rows / arrowPipelineS));
         m.put("arrow_ratio_vs_slowest_stage", String.format(Locale.ROOT, "%.3f", arrowSlowest / arrowPipelineS));
+        m.put("arrow_ratio_bound_on_this_machine", String.format(Locale.ROOT, "%.3f",
+                arrowSlowest / Math.max(arrowSlowest, (cpuS[4] + cpuS[1] + cpuS[2]) / cores)));
         return m;
     }
 
@@ -193,10 +220,20 @@ public final class EncodeFileBench {
         void run() throws Exception;
     }
 
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    /// The CPU seconds (every thread of this process, the kernel's work for it included) of
+    /// the last `time` call.
+    private static double lastCpuS;
+
     private static double time(Timed t) throws Exception {
+        long c0 = OS.getProcessCpuTime();
         long t0 = System.nanoTime();
         t.run();
-        return (System.nanoTime() - t0) / 1e9;
+        double wall = (System.nanoTime() - t0) / 1e9;
+        lastCpuS = (OS.getProcessCpuTime() - c0) / 1e9;
+        return wall;
     }
 
     private static double median(double[] s) {
