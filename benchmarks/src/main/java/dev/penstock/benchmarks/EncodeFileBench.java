@@ -139,18 +139,14 @@ public final class EncodeFileBench {
                 double eCpu = lastCpuS;
                 double f = time(() -> arrowPipeline(arrow, npy));
                 if (round >= 0) {
-                    t[0][round] = a;
-                    t[1][round] = b;
-                    t[2][round] = c;
-                    t[3][round] = d;
-                    t[4][round] = e;
-                    t[5][round] = f;
-                    t[6][round] = g;
-                    u[0][round] = aCpu;
-                    u[1][round] = bCpu;
-                    u[2][round] = cCpu;
-                    u[3][round] = dCpu;
-                    u[4][round] = eCpu;
+                    double[] walls = {a, b, c, d, e, f, g};
+                    double[] cpus = {aCpu, bCpu, cCpu, dCpu, eCpu};
+                    for (int k = 0; k < walls.length; k++) {
+                        t[k][round] = walls[k];
+                    }
+                    for (int k = 0; k < cpus.length; k++) {
+                        u[k][round] = cpus[k];
+                    }
                 }
             }
             readS = median(t[0]);

@@ -183,6 +183,12 @@ class MainTest {
                 "slowest_stage: ", "ratio_vs_slowest_stage: ", "arrow_read_alone_rows_per_s: ", "arrow_ratio_vs_slowest_stage: ",
                 "flink_rows_per_s: ", "flink_fixed_cost_s: ", "ratio_flink_vs_local: ");
         assertThat(out).as("the benchmark's file is plain: read in place").contains("parquet_reader: plain pages in place");
+        // what the machine allows beside what the pipeline reaches: a bound in (0, 1], CPU times
+        assertThat(out).containsPattern("ratio_bound_on_this_machine: (0\\.\\d{3}|1\\.000)\n")
+                .containsPattern("arrow_ratio_bound_on_this_machine: (0\\.\\d{3}|1\\.000)\n")
+                .containsPattern("cpu_s_read_encode_write_alone: \\d+\\.\\d{3} \\d+\\.\\d{3} \\d+\\.\\d{3}\n")
+                .containsPattern("pipeline_cpu_s: \\d+\\.\\d{3}\n").containsPattern("cores: \\d+\n")
+                .containsPattern("write_slowdown_beside_a_copying_core: \\d+\\.\\d{2}\n");
         assertThat(out).containsPattern("overlap_percent: \\d+\\.\\d").containsPattern("staging_waits: \\d+")
                 .containsPattern("staging_wait_ms: \\d+\\.\\d");
         try (var left = java.nio.file.Files.list(dir)) {

@@ -138,10 +138,23 @@ class TransferEngineTest {
         }
     }
 
+    /// Runs `check` on a CPU device and on one whose copies are slow (`slowCopies`).
+    private interface OnDevices {
+        void check(Device dev, boolean slowCopies) throws Exception;
+    }
+
+    private void onBothDevices(OnDevices check) throws Exception {
+        for (boolean slowCopies : new boolean[] {false, true}) {
+            try (Device dev = slowCopies ? TestingDevices.slowCopies(new CpuDevice(), 2) : new CpuDevice()) {
+                check.check(dev, slowCopies);
+            }
+        }
+        device = null;
+    }
+
     @Test
     void aDirectSourceIsCopiedFromWhereItLiesWithoutStagingAndStaysIntact() throws Exception {
-        for (boolean slowCopies : new boolean[] {false, true}) {
-            Device dev = slowCopies ? TestingDevices.slowCopies(new CpuDevice(), 2) : new CpuDevice();
+        onBothDevices((dev, slowCopies) -> {
             long chunk = 4096;
             long total = 37 * chunk + 123;
             List<String> errors = new CopyOnWriteArrayList<>();
@@ -149,7 +162,7 @@ class TransferEngineTest {
             AtomicLong reads = new AtomicLong();
             AtomicLong asked = new AtomicLong();
             AtomicLong mostAhead = new AtomicLong();
-            try (dev; HostArena arena = Memory.newSharedArena("input");
+            try (HostArena arena = Memory.newSharedArena("input");
                  TransferEngine engine = new TransferEngine(dev, TransferConfig.of(chunk, 3))) {
                 MemorySegment in = input(arena, total);
                 ChunkSource direct = ChunkSource.direct(in);
@@ -174,8 +187,7 @@ class TransferEngineTest {
                 assertThat(engine.staging().leased()).isZero();
                 assertThat(mostAhead.get()).as("chunks asked for ahead of the kernels").isLessThanOrEqualTo(3 + 3 + 1);
             }
-        }
-        device = null;
+        });
     }
 
     /// A source that reads ahead into buffers of its own (`filled`): the device copies from them
@@ -183,14 +195,13 @@ class TransferEngineTest {
     /// each comes back to its pool once copied — also when a kernel or a read fails mid-run.
     @Test
     void aSourceThatFillsItsOwnBuffersIsCopiedFromThemAndGetsEachBack() throws Exception {
-        for (boolean slowCopies : new boolean[] {false, true}) {
-            Device dev = slowCopies ? TestingDevices.slowCopies(new CpuDevice(), 2) : new CpuDevice();
+        onBothDevices((dev, slowCopies) -> {
             long chunk = 4096;
             long total = 37 * chunk + 123;
             List<String> errors = new CopyOnWriteArrayList<>();
             AtomicLong seen = new AtomicLong();
             AtomicLong reads = new AtomicLong();
-            try (dev; HostArena arena = Memory.newSharedArena("input");
+            try (HostArena arena = Memory.newSharedArena("input");
                  StagingPool own = StagingPool.allocate("the source's read-ahead", 5, chunk);
                  TransferEngine engine = new TransferEngine(dev, TransferConfig.of(chunk, 3))) {
                 MemorySegment in = input(arena, total);
@@ -215,8 +226,7 @@ class TransferEngineTest {
                         .isInstanceOf(TransferException.class).hasMessageContaining("chunk 7").hasMessageContaining("disk gone");
                 assertThat(own.leased()).as("after a read failed").isZero();
             }
-        }
-        device = null;
+        });
     }
 
     /// A source that fills a buffer of `pool` with the input's bytes for each chunk; the chunk
