@@ -64,6 +64,11 @@ done
 # timeout-*; JUnit's own timeout is off while fuzzing, as it would time the whole run)
 ( cd "$tree" && find . -path '*/src/test/resources/*' \( -name 'crash-*' -o -name 'timeout-*' \) ) | while read -r f; do
   [ -e "$root/$f" ] && continue # already in the corpus
-  mkdir -p "$root/$(dirname "$f")"; cp "$tree/$f" "$root/$f"; echo "saved finding: $f (commit it: a regression test)"
+  mkdir -p "$root/$(dirname "$f")"; cp "$tree/$f" "$root/$f"
+  case "$(basename "$f")" in
+    timeout-*) echo "saved finding: $f (a hang: replay it before committing it to the corpus, whose replay has the same bound;"
+               echo "  an input Hardwood's Parquet decoder spins on belongs in formats/src/test/resources/dev/penstock/formats/parquet/hangs/, checked by ParquetStallTest)" ;;
+    *) echo "saved finding: $f (commit it: a regression test)" ;;
+  esac
 done
 exit $failed

@@ -10,7 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /// A damaged Parquet file on which the decoder (Hardwood 1.0.1) loops forever — found by
 /// `ParquetRowsFuzzTest` on 2026-12-01 (`hangs/stuck-decoder.parquet`) — is a clear error naming
@@ -34,26 +35,29 @@ class ParquetStallTest {
         System.exit(0); // the stuck decoder thread must not keep this JVM alive
     }
 
-    @Test
-    void aFileTheDecoderIsStuckOnIsAClearErrorNamingTheFileNotAHang() throws Exception {
-        stallsWithAClearError(STUCK);
+    /// Every file under `hangs/`: each is a clear error naming the file after the stall bound,
+    /// and the read ends.
+    ///
+    /// - `stuck-decoder.parquet` (fuzzer, 2026-12-01): the decoder loops forever on its pages.
+    /// - `stuck-on-close.parquet` (fuzzer, 2026-12-03): the decoder's worker gets stuck so that
+    ///   closing its column, after the stall was reported, waited for it forever — the read's
+    ///   owner hung in `close()` although the error had been raised.
+    /// - `stuck-in-ci-fuzz.parquet`, `stuck-in-ci-fuzz-2.parquet` (CI's fuzz step, 2026-12-03:
+    ///   libFuzzer timeouts `bbd44d11…`, `736a124b…`): more inputs the decoder spins on. The fuzz
+    ///   target runs without the stall watchdog, so there they are timeouts (and cannot join the
+    ///   replayed corpus, whose 10 s bound they would fail); a new one goes here.
+    @ParameterizedTest
+    @MethodSource("hangs")
+    void aFileTheDecoderIsStuckOnIsAClearErrorNamingTheFileNotAHang(Path file) throws Exception {
+        stallsWithAClearError(file);
     }
 
-    /// Found by the fuzzer on 2026-12-03 (`hangs/stuck-on-close.parquet`): the decoder's worker
-    /// gets stuck so that closing its column, after the stall was reported, waited for it forever —
-    /// the read's owner hung in `close()` although the error had been raised.
-    @Test
-    void closingAReaderWhoseDecoderIsStuckDoesNotWaitForIt() throws Exception {
-        stallsWithAClearError(STUCK.resolveSibling("stuck-on-close.parquet"));
-    }
-
-    /// Saved by CI's fuzz step on 2026-12-03 (libFuzzer timeout `bbd44d11…`, kept as
-    /// `hangs/stuck-in-ci-fuzz.parquet`): another input the decoder spins on. The fuzz target runs
-    /// without the stall watchdog, so there it was a timeout; with the watchdog it must be the
-    /// same one clear error, and the read must end.
-    @Test
-    void anotherInputTheDecoderSpinsOnIsTheSameClearError() throws Exception {
-        stallsWithAClearError(STUCK.resolveSibling("stuck-in-ci-fuzz.parquet"));
+    static List<Path> hangs() throws java.io.IOException {
+        try (var files = Files.list(STUCK.getParent())) {
+            List<Path> all = files.filter(f -> f.toString().endsWith(".parquet")).sorted().toList();
+            assertThat(all).as("the saved hangs").hasSizeGreaterThanOrEqualTo(4);
+            return all;
+        }
     }
 
     private static void stallsWithAClearError(Path file) throws Exception {
