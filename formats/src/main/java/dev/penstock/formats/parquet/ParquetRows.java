@@ -80,6 +80,15 @@ public final class ParquetRows implements AutoCloseable {
         List<dev.hardwood.metadata.RowGroup> all = reader.getFileMetaData().rowGroups();
         this.plain = listMode || decoder ? null : PlainPages.open(file, all, names.stream().map(reader.getFileSchema()::getColumn).toList(),
                 groups == null ? 0 : groups.first(), groups == null ? all.size() : groups.count(), firstRow);
+        if (plain == null) {
+            // the decoder waits forever for a page that runs past its chunk: refuse such a file now
+            List<ColumnSchema> schema = names.stream().map(n -> listMode ? listLeaf(reader, n) : reader.getFileSchema().getColumn(n)).toList();
+            int first = groups == null ? 0 : groups.first();
+            String overrun = PlainPages.pageOverrun(file, all.subList(first, first + (groups == null ? all.size() : groups.count())), schema);
+            if (overrun != null) {
+                throw new BadInputException(file, file + ": " + overrun + ": damaged file");
+            }
+        }
         ColumnProjection projection = ColumnProjection.columns(names.toArray(String[]::new));
         this.columns = plain != null ? null : groups == null ? reader.columnReaders(projection)
                 : reader.buildColumnReaders(projection).filter(groups.predicate(reader)).build();

@@ -3,6 +3,7 @@ package dev.penstock.formats.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.penstock.io.BadInputException;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
 import dev.penstock.testing.ParquetFiles;
@@ -224,5 +225,21 @@ class ParquetRowsTest {
         assertThatThrownBy(() -> ParquetRows.open(f, List.of("label"))).hasMessageContaining("rows.parquet")
                 .hasMessageContaining("'label'").hasMessageContaining("BYTE_ARRAY");
         assertThatThrownBy(() -> ParquetRows.open(f, List.of("nope"))).hasMessageContaining("'nope'").hasMessageContaining("f0");
+    }
+    /// A page whose header says its data runs past its column chunk's end, or has a size below
+    /// zero — on which the decoder (Hardwood 1.0.1) waits forever for the bytes (both found by
+    /// fuzzing) — is refused at open, naming the row group, column and page, before any decoding.
+    @Test
+    void aPageRunningPastItsColumnChunkIsRefusedAtOpenNamingWhere() {
+        Path dir = Path.of("src/test/resources/dev/penstock/formats/parquet/overruns");
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> ParquetRows.open(dir.resolve("page-past-chunk-end.parquet"), List.of()))
+                .isInstanceOf(BadInputException.class).hasMessageContaining("page-past-chunk-end.parquet")
+                .hasMessageContaining("row group 0, column 'id'").hasMessageContaining("page at byte 4")
+                .hasMessageContaining("past its column chunk's end").hasMessageEndingWith("damaged file");
+        assertThatThrownBy(() -> ParquetRows.open(dir.resolve("page-size-below-zero.parquet"), List.of()))
+                .isInstanceOf(BadInputException.class).hasMessageContaining("row group 0, column 'c2'")
+                .hasMessageContaining("a size below zero").hasMessageEndingWith("damaged file");
+        assertThat((System.nanoTime() - t0) / 1e9).as("seconds: refused, not waited out").isLessThan(5);
     }
 }
