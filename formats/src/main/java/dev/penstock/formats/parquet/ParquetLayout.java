@@ -2,9 +2,17 @@ package dev.penstock.formats.parquet;
 
 import dev.hardwood.metadata.ColumnChunk;
 import dev.hardwood.metadata.ColumnMetaData;
+import dev.hardwood.internal.thrift.PageHeaderReader;
+import dev.hardwood.internal.thrift.ThriftCompactReader;
 import dev.hardwood.metadata.RowGroup;
+import dev.hardwood.schema.ColumnSchema;
 import dev.penstock.io.BadInputException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /// Where a Parquet footer says each column chunk and page index lies, checked against the file
@@ -48,6 +56,48 @@ final class ParquetLayout {
             throw new BadInputException(file, file + ": row group " + group + ", column '" + name(m) + "': its " + what
                     + " (bytes " + offset + "…" + (offset + Math.max(0, length)) + ") lies outside the file (" + size
                     + " bytes): damaged or truncated file");
+        }
+    }
+    /// Refuses a file the decoder reads (columns `schema` of row groups `groups`) if a page of
+    /// theirs, by its header, claims a size below zero or data past its column chunk's end —
+    /// naming the row group, column and byte. Headers are read the decoder's way (Hardwood's own
+    /// page-header reader, from the chunk's start: its dictionary page, if any, then each page
+    /// in turn); a header that does not read ends that chunk's walk, left to the decoder to
+    /// report. Why: Hardwood 1.0.1 waits forever for the bytes of such a page (its column worker
+    /// loops in `SequentialFetchPlan.assembleFromChunks`; found by fuzzing, `overruns/`).
+    static void pages(Path file, List<RowGroup> groups, List<ColumnSchema> schema) throws IOException {
+        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            if (ch.size() == 0) {
+                return;
+            }
+            MemorySegment map = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+            for (int g = 0; g < groups.size(); g++) {
+                for (ColumnSchema s : schema) {
+                    ColumnChunk chunk = groups.get(g).columns().get(s.columnIndex());
+                    ColumnMetaData m = chunk.metaData();
+                    if (m == null) {
+                        continue; // Hardwood reports a chunk without metadata itself
+                    }
+                    long start = chunk.chunkStartOffset();
+                    long end = Math.min(start + m.totalCompressedSize(), map.byteSize());
+                    for (long at = start; at >= 0 && at < end; ) {
+                        ThriftCompactReader header = new ThriftCompactReader(map.asSlice(at, end - at).asByteBuffer());
+                        int size;
+                        try {
+                            size = PageHeaderReader.read(header).compressedPageSize();
+                        } catch (IOException | RuntimeException unread) {
+                            break; // the decoder says what is wrong with this header
+                        }
+                        long next = at + header.getBytesRead() + size;
+                        if (size < 0 || next > end) {
+                            throw new BadInputException(file, file + ": row group " + g + ", column '" + s.name() + "': the page at byte "
+                                    + at + " claims " + size + " bytes of data, " + (size < 0 ? "a size below zero"
+                                    : "past its column chunk's end at byte " + end) + ": damaged file");
+                        }
+                        at = next;
+                    }
+                }
+            }
         }
     }
 }

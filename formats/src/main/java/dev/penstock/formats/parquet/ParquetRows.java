@@ -60,6 +60,10 @@ public final class ParquetRows implements AutoCloseable {
     // 1.0.1: its column worker spins, the batch never comes). A batch that has not arrived after
     // `stallNs` is interrupted (the decoder then ends the batch) and reported as a damaged file.
     private final long stallNs = Math.max(1, Long.getLong("penstock.parquet.stallSeconds", 30)) * 1_000_000_000L;
+    /// Whether a file the decoder reads has its pages checked at open (`ParquetLayout.pages`).
+    /// Only the watchdog's test turns it off, in a child JVM of its own, to stall the decoder on
+    /// purpose with a file the check would refuse.
+    static volatile boolean checkPages = true;
     private volatile long batchStartedNs;   // 0: not decoding
     private volatile Thread decoding;
     private volatile boolean stalled;
@@ -80,14 +84,11 @@ public final class ParquetRows implements AutoCloseable {
         List<dev.hardwood.metadata.RowGroup> all = reader.getFileMetaData().rowGroups();
         this.plain = listMode || decoder ? null : PlainPages.open(file, all, names.stream().map(reader.getFileSchema()::getColumn).toList(),
                 groups == null ? 0 : groups.first(), groups == null ? all.size() : groups.count(), firstRow);
-        if (plain == null) {
+        if (plain == null && checkPages) {
             // the decoder waits forever for a page that runs past its chunk: refuse such a file now
             List<ColumnSchema> schema = names.stream().map(n -> listMode ? listLeaf(reader, n) : reader.getFileSchema().getColumn(n)).toList();
             int first = groups == null ? 0 : groups.first();
-            String overrun = PlainPages.pageOverrun(file, all.subList(first, first + (groups == null ? all.size() : groups.count())), schema);
-            if (overrun != null) {
-                throw new BadInputException(file, file + ": " + overrun + ": damaged file");
-            }
+            ParquetLayout.pages(file, all.subList(first, first + (groups == null ? all.size() : groups.count())), schema);
         }
         ColumnProjection projection = ColumnProjection.columns(names.toArray(String[]::new));
         this.columns = plain != null ? null : groups == null ? reader.columnReaders(projection)

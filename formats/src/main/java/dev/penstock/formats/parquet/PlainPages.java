@@ -242,53 +242,6 @@ final class PlainPages implements AutoCloseable {
         return values == rows && values == m.numValues() ? pages.toArray(Page[]::new) : null;
     }
 
-    /// The first page of `file`'s chunks (columns `schema` of row groups `groups`) that does not
-    /// lie inside its column chunk by its header — a size below zero, or data past the chunk's
-    /// end — as "row group g, column 'c': …", or null. Pages of any kind and encoding are walked
-    /// from the chunk's first (its dictionary page, if any); a header this reader cannot parse
-    /// ends the walk of that chunk without a verdict (the decoder judges it). Why: Hardwood 1.0.1
-    /// waits forever for such a page's bytes (found by fuzzing; `ParquetStallTest`).
-    static String pageOverrun(Path file, List<RowGroup> groups, List<ColumnSchema> schema) throws IOException {
-        try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            if (ch.size() == 0) {
-                return null;
-            }
-            MemorySegment map = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            for (int g = 0; g < groups.size(); g++) {
-                for (ColumnSchema s : schema) {
-                    ColumnChunk chunk = groups.get(g).columns().get(s.columnIndex());
-                    ColumnMetaData m = chunk.metaData();
-                    if (m == null) {
-                        continue; // Hardwood reports a chunk without metadata itself
-                    }
-                    long at = chunk.chunkStartOffset(); // where the decoder starts: the dictionary page, if any
-                    long end = Math.min(at + m.totalCompressedSize(), map.byteSize());
-                    while (at >= 0 && at < end) {
-                        Thrift t = new Thrift(map, at, end);
-                        long size = -1;
-                        try {
-                            for (int f = t.field(); f != 0; f = t.field()) {
-                                if (f == 3) {
-                                    size = t.i32();
-                                } else {
-                                    t.skip();
-                                }
-                            }
-                        } catch (IndexOutOfBoundsException | IllegalStateException unparsed) {
-                            break;
-                        }
-                        if (size < 0 || t.position() + size > end) {
-                            return "row group " + g + ", column '" + s.name() + "': the page at byte " + at + " claims " + size
-                                    + " bytes of data, " + (size < 0 ? "a size below zero" : "past its column chunk's end at byte " + end);
-                        }
-                        at = t.position() + size;
-                    }
-                }
-            }
-            return null;
-        }
-    }
-
     /// Parses a page header at `t`'s position; null unless a PLAIN data page (v1 or v2).
     private static Page pageHeader(Thrift t, Column col) {
         int type = -1;
