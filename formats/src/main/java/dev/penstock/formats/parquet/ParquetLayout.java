@@ -15,8 +15,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 
-/// Where a Parquet footer says each column chunk and page index lies, checked against the file
-/// before any decoder starts.
+/// Where a Parquet footer says each column chunk and page index lies, and where each page's
+/// header says its data lies, checked against the file before any decoder starts. The page
+/// walk uses Hardwood's own page-header reader (`dev.hardwood.internal.thrift`, an internal API
+/// of the pinned Hardwood 1.0.1: a version change must recheck it) so that it judges a header
+/// exactly as the decoder will.
 ///
 /// Why: such a footer is a damaged file, and said so once, naming the row group and column,
 /// before any of Hardwood's column workers (virtual threads) start on it — otherwise the first
