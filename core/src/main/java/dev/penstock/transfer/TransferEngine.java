@@ -33,6 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
 /// stream semantics), every staging buffer comes back, and `run` throws a `TransferException`
 /// naming the chunk. The engine is usable again afterwards.
 ///
+/// Why one file: the chunk loop, the staging/throttle bookkeeping of in-flight copies, the
+/// draining after a failure and the timing of spans share one run's state (the in-flight queue,
+/// the device slots' events, the first failing chunk) and one invariant — every buffer handed
+/// to a copy comes back exactly once, whatever fails; apart, each piece would need the others'
+/// internals to keep it. The interval arithmetic of the overlap figure is its own (`Intervals`).
+///
 /// Threading: one `run` at a time, from any thread.
 public final class TransferEngine implements AutoCloseable {
     private final Device device;
@@ -50,62 +56,6 @@ public final class TransferEngine implements AutoCloseable {
     }
 
     /// A copy or device kernel between two events of its stream, timed once `end` completes.
-    /// Time intervals [start, end) in ns, added from any thread; `overlap` is the time of these
-    /// that falls within the union of another set's.
-    static final class Intervals {
-        private long[] at = new long[64];
-        private int n;
-
-        synchronized void add(long start, long end) {
-            if (2 * n + 2 > at.length) {
-                at = java.util.Arrays.copyOf(at, 2 * at.length);
-            }
-            at[2 * n] = start;
-            at[2 * n + 1] = end;
-            n++;
-        }
-
-        /// The total length of these intervals' intersection with the union of `other`'s.
-        synchronized long overlap(Intervals other) {
-            long[][] mine = sorted(this);
-            long[][] theirs = merged(sorted(other));
-            long total = 0;
-            int j = 0;
-            for (long[] a : mine) {
-                while (j < theirs.length && theirs[j][1] <= a[0]) {
-                    j++;
-                }
-                for (int k = j; k < theirs.length && theirs[k][0] < a[1]; k++) {
-                    total += Math.min(a[1], theirs[k][1]) - Math.max(a[0], theirs[k][0]);
-                }
-            }
-            return total;
-        }
-
-        private static long[][] sorted(Intervals s) {
-            long[][] out = new long[s.n][];
-            synchronized (s) {
-                for (int i = 0; i < s.n; i++) {
-                    out[i] = new long[] {s.at[2 * i], s.at[2 * i + 1]};
-                }
-            }
-            java.util.Arrays.sort(out, java.util.Comparator.comparingLong(x -> x[0]));
-            return out;
-        }
-
-        private static long[][] merged(long[][] sorted) {
-            java.util.List<long[]> out = new java.util.ArrayList<>();
-            for (long[] x : sorted) {
-                if (!out.isEmpty() && x[0] <= out.getLast()[1]) {
-                    out.getLast()[1] = Math.max(out.getLast()[1], x[1]);
-                } else {
-                    out.add(x.clone());
-                }
-            }
-            return out.toArray(long[][]::new);
-        }
-    }
-
     private record Span(boolean isCopy, Event start, Event end) {
     }
 
