@@ -31,6 +31,7 @@ final class BatchMemoryPool implements AutoCloseable {
     private final BlockArena backing;
     private final Map<Long, ArrayDeque<MemorySegment>> free = new HashMap<>();
     private boolean closed;
+    private boolean abandoned;
 
     BatchMemoryPool(Device device, String name) {
         this.backing = device.newArena(name + " batches");
@@ -64,10 +65,25 @@ final class BatchMemoryPool implements AutoCloseable {
         return backing.allocatedBytes();
     }
 
+    /// Says that an iteration gave up waiting for its streams and left them batch arenas it never
+    /// closed (so their blocks never come back to the free list): `close()` then keeps the
+    /// backing (a reported leak) instead of freeing memory under a writer.
+    synchronized void abandon() {
+        abandoned = true;
+    }
+
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         free.clear();
+        if (abandoned) {
+            System.getLogger(BatchMemoryPool.class.getName()).log(System.Logger.Level.WARNING,
+                    "loader batch memory ({0} bytes) is not freed: a stream gave up on by a close may still write it", backing.allocatedBytes());
+            return;
+        }
         backing.close();
     }
 

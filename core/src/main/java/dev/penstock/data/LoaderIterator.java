@@ -287,7 +287,10 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
     }
 
     /// Stops the pump, waits (within the close bound) for the streams to finish with this
-    /// iteration's batches, and frees them. Idempotent.
+    /// iteration's batches, and frees them. Memory whose last writer has not been seen to finish
+    /// is never recycled: when the bound runs out, what the streams may still write (batch
+    /// memory, host samples being copied) is left to them — a leak, reported, and the loader's
+    /// batch memory is then kept past its own close (`BatchMemoryPool.abandon`). Idempotent.
     @Override
     public void close() {
         if (closed) {
@@ -302,27 +305,43 @@ final class LoaderIterator<H, D, B> implements Iterator<Batch<B>>, AutoCloseable
         }
         Event prepDone = loader.prep.record();
         java.time.Duration bound = loader.config.closeTimeout();
-        boolean drained = awaitQuietly(prepDone, bound);
-        for (Delivered<B> d : retiring) {
-            drained &= awaitQuietly(d.computeDone(), bound);
-        }
+        boolean prepDrained = awaitQuietly(prepDone, bound);
+        int abandonedBatches = 0;
+        int abandonedHosts = 0;
         while (!retiring.isEmpty()) {
-            retiring.pollFirst().prepared().arena().close();
+            Delivered<B> d = retiring.pollFirst();
+            if (prepDrained && awaitQuietly(d.computeDone(), bound)) {
+                d.prepared().arena().close();
+            } else {
+                abandonedBatches++;
+            }
         }
         while (!releasing.isEmpty()) {
-            release(releasing.pollFirst());
-        }
-        if (drained) {
-            clearPrepFailure();
+            PendingRelease<H> r = releasing.pollFirst();
+            if (r.prepDone().isDone()) {
+                release(r);
+            } else {
+                abandonedHosts += r.hosts().size();
+                abandonedBatches += r.failedArena() == null ? 0 : 1;
+            }
         }
         if (current != null) {
-            current.arena().close();
+            if (prepDrained) {
+                current.arena().close();
+            } else {
+                abandonedBatches++;
+            }
             current = null;
         }
-        if (!drained) {
-            System.getLogger(LoaderIterator.class.getName()).log(System.Logger.Level.WARNING,
-                    "loader epoch {0}: streams did not finish within {1}; batch memory was freed anyway", epoch, bound);
+        if (prepDrained && abandonedBatches == 0) {
+            clearPrepFailure();
+            return;
         }
+        loader.batchMemory.abandon();
+        System.getLogger(LoaderIterator.class.getName()).log(System.Logger.Level.WARNING,
+                "loader epoch {0}: the streams did not finish within {1} (closeTimeout); {2} batches'' memory and {3} host samples"
+                        + " they may still write are left to them, not recycled (leaked; the loader''s batch memory is kept past its close)",
+                epoch, bound, abandonedBatches, abandonedHosts);
     }
 
     /// The loader owns the prep stream: a failure already reported (or abandoned with this

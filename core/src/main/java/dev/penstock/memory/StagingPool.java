@@ -15,8 +15,15 @@ import java.util.concurrent.locks.ReentrantLock;
 ///   free stack (LIFO: the most recently returned, cache-warm buffer goes out first)
 ///   ┌───┬───┬───┐        acquire ──▶ Lease(i) ──close()──▶ back on the stack, once
 ///   │ 2 │ 0 │ 3 │ ◀─┐
-///   └───┴───┴───┘   └── a lease still out at pool close() is reported with where it was taken
+///   └───┴───┴───┘   └── a lease still out at pool close() is reported with where it was taken,
+///                          and the memory is freed when the last such lease comes back
 /// ```
+///
+/// Closing never frees memory a live lease can reach: with leases out, `close()` reports each
+/// one and defers the free to the last `Lease.close()` (a lease never returned keeps its pool's
+/// memory, a reported leak, never a use after free). Once freed, every buffer's segment is dead:
+/// a touch throws `IllegalStateException` (the `Backing` ties each segment to a scope that closes
+/// before the memory goes back).
 ///
 /// On the CPU the buffers are page-aligned off-heap memory; the CUDA module backs the same pool
 /// with pinned (page-locked) memory through the `Backing` hook. Backpressure comes from here:
@@ -32,7 +39,9 @@ public final class StagingPool implements AutoCloseable {
         /// One buffer of `bytes`, aligned to `alignment`.
         MemorySegment allocate(long bytes, long alignment);
 
-        /// Frees every buffer.
+        /// Frees every buffer. Each segment `allocate` returned must be dead before its memory goes
+        /// back (its scope closed first), so that a stale touch throws instead of writing freed
+        /// memory.
         @Override
         void close();
     }
@@ -47,6 +56,7 @@ public final class StagingPool implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition returned = lock.newCondition();
     private boolean closed;
+    private boolean freed;
     private long acquisitions;
     private long waitNs;
     private int peakInUse;
@@ -140,16 +150,23 @@ public final class StagingPool implements AutoCloseable {
     }
 
     void giveBack(Lease lease) {
+        boolean lastAfterClose;
         lock.lock();
         try {
-            if (closed || out[lease.index()] != lease) {
+            if (out[lease.index()] != lease) {
                 return;
             }
             out[lease.index()] = null;
             free[freeCount++] = lease.index();
             returned.signal();
+            lastAfterClose = closed && freeCount == buffers.length && !freed;
+            freed |= lastAfterClose;
         } finally {
             lock.unlock();
+        }
+        if (lastAfterClose) {
+            LOG.log(System.Logger.Level.DEBUG, "staging pool '" + name + "': the last lease out at close came back; memory freed");
+            backing.close();
         }
     }
 
@@ -215,11 +232,13 @@ public final class StagingPool implements AutoCloseable {
         }
     }
 
-    /// Fails current and future waiters, reports every lease still out (with where it was
-    /// taken) and frees the buffers. Idempotent.
+    /// Fails current and future waiters and frees the buffers — at once when every lease is
+    /// back; otherwise it reports each lease still out (with where it was taken) and the last
+    /// of them to come back frees the memory. Idempotent.
     @Override
     public void close() {
         List<Lease> leaked = new ArrayList<>();
+        boolean freeNow;
         lock.lock();
         try {
             if (closed) {
@@ -232,15 +251,29 @@ public final class StagingPool implements AutoCloseable {
                     leaked.add(l);
                 }
             }
+            freeNow = leaked.isEmpty();
+            freed = freeNow;
             returned.signalAll();
         } finally {
             lock.unlock();
         }
         for (Lease l : leaked) {
             LOG.log(System.Logger.Level.WARNING, "staging pool '" + name + "' closed with buffer " + l.index()
-                    + " still leased", l.takenAt());
+                    + " still leased: its memory is freed when the last lease out comes back", l.takenAt());
         }
-        backing.close();
+        if (freeNow) {
+            backing.close();
+        }
+    }
+
+    /// Whether the buffers' memory has gone back (closed, and every lease returned).
+    public boolean isFreed() {
+        lock.lock();
+        try {
+            return freed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /// Leases out right now (for tests and leak checks).

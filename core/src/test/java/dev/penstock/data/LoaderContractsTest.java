@@ -155,23 +155,6 @@ class LoaderContractsTest {
     }
 
     @Test
-    void everyOtherSettingMeansTheSameHoweverItIsSet() {
-        sameEveryWay("batchSize", b -> b.batchSize(7), c -> c.withBatchSize(7), LoaderConfig::batchSize, 7);
-        sameEveryWay("dropLast", b -> b.dropLast(true), c -> c.withDropLast(true), LoaderConfig::dropLast, true);
-        sameEveryWay("workers", b -> b.workers(9), c -> c.withWorkers(9), LoaderConfig::workers, 9);
-        sameEveryWay("budgetBytes", b -> b.budgetBytes(12345), c -> c.withBudgetBytes(12345), LoaderConfig::budgetBytes, 12345L);
-        sameEveryWay("seed", b -> b.seed(99), c -> c.withSeed(99), LoaderConfig::seed, 99L);
-        sameEveryWay("sampler", b -> b.sampler("shuffled"), c -> c.withSampler("shuffled"), LoaderConfig::sampler, "shuffled");
-        sameEveryWay("rank", b -> b.shard(1, 3), c -> c.withShard(1, 3), LoaderConfig::rank, 1);
-        sameEveryWay("worldSize", b -> b.shard(1, 3), c -> c.withShard(1, 3), LoaderConfig::worldSize, 3);
-        sameEveryWay("loadTimeout", b -> b.loadTimeout(Duration.ofSeconds(7)), c -> c.withLoadTimeout(Duration.ofSeconds(7)),
-                LoaderConfig::loadTimeout, Duration.ofSeconds(7));
-        sameEveryWay("closeTimeout", b -> b.closeTimeout(Duration.ofSeconds(3)), c -> c.withCloseTimeout(Duration.ofSeconds(3)),
-                LoaderConfig::closeTimeout, Duration.ofSeconds(3));
-        sameEveryWay("virtualThreads", b -> b.virtualThreads(true), c -> c.withVirtualThreads(true), LoaderConfig::virtualThreads, true);
-    }
-
-    @Test
     void aBadValueFailsTheSameWayHoweverItIsSet() {
         assertThatThrownBy(() -> DataLoader.builder(new Ledger(10, 1, 1)).prefetchDepth(-1)).hasMessageContaining("'prefetchDepth'");
         assertThatThrownBy(() -> LoaderConfig.of(4).withPrefetchDepth(-1)).hasMessageContaining("'prefetchDepth'");

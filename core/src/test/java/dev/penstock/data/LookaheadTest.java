@@ -90,7 +90,7 @@ class LookaheadTest {
     }
 
     /// Host samples are 1-d f32 blocks from a small pool; batches are stacked on the prep stream.
-    static final class BlockDataset implements Dataset<Block, Block> {
+    static class BlockDataset implements Dataset<Block, Block> {
         final HostArena arena = Memory.newSharedArena("samples");
         final java.util.concurrent.ConcurrentLinkedQueue<Block> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -144,6 +144,49 @@ class LookaheadTest {
         assertThat(firstRows).hasSize(8);
         ds.arena.close();
         assertThat(Memory.liveBytes()).as("batch arenas and sample pool freed").isEqualTo(before);
+    }
+
+    /// Blocks whose first four samples each hold the prep stream for 700 ms.
+    static final class SlowStartBlocks extends BlockDataset {
+        final java.util.concurrent.atomic.AtomicInteger slow = new java.util.concurrent.atomic.AtomicInteger(4);
+
+        @Override
+        public Block consume(Block host, PrepContext ctx) {
+            if (slow.getAndDecrement() > 0) {
+                ctx.stream().launch("slow prep", () -> Thread.sleep(700));
+            }
+            return host;
+        }
+    }
+
+    @Test
+    void aCloseThatGivesUpOnTheStreamsRecyclesNothingTheyMayStillWrite() {
+        long before = Memory.liveBytes();
+        SlowStartBlocks ds = new SlowStartBlocks();
+        List<String> warnings;
+        try (var log = dev.penstock.testing.LogCapture.of(LoaderIterator.class.getName());
+             var loader = DataLoader.builder(ds).batchSize(2).workers(2).collate(Collate.stack())
+                     .closeTimeout(java.time.Duration.ofMillis(50)).build()) {
+            Iterator<Batch<Block>> first = loader.iterator();
+            Batch<Block> stale = first.next(); // its stacking waits behind 1.4 s of prep work
+            long staleAddress = stale.data().segment().address();
+            Iterator<Batch<Block>> second = loader.iterator(); // closes the first, which gives up after 50 ms; resumes at batch 1
+            warnings = List.copyOf(log.messages());
+            Set<Long> secondAddresses = new java.util.HashSet<>();
+            while (second.hasNext()) {
+                Batch<Block> b = second.next();
+                b.ready().await();
+                secondAddresses.add(b.data().segment().address());
+                for (int r = 0; r < b.size(); r++) {
+                    assertThat(b.data().getFloat(r * 16L + 3)).isEqualTo(b.samples()[r] * 100 + 3);
+                }
+            }
+            assertThat(secondAddresses).as("the resumed iteration never gets batch memory the prep stream may still write")
+                    .doesNotContain(staleAddress);
+        }
+        assertThat(warnings).anySatisfy(m -> assertThat(m).contains("did not finish within").contains("not recycled"));
+        assertThat(Memory.liveBytes() - before).as("abandoned batch memory is leaked, never freed under a writer").isPositive();
+        ds.arena.close();
     }
 
     @Test

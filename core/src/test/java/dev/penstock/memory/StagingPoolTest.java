@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.penstock.testing.LogCapture;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,7 +161,30 @@ class StagingPoolTest {
                 assertThat(r.getMessage()).contains("leaky").contains("buffer " + forgotten.index());
                 assertThat(r.getThrown().getStackTrace()).anySatisfy(e -> assertThat(e.getMethodName()).isEqualTo("takeAndForget"));
             });
+            forgotten.close(); // found at last: the pool's memory goes with it
         }
+    }
+
+    @Test
+    void aPoolClosedWithALeaseOutFreesNothingUntilTheLastLeaseComesBack() {
+        StagingPool early = StagingPool.allocate("closed early", 2, 4096);
+        Lease a = early.tryAcquire();
+        Lease b = early.tryAcquire();
+        b.close();
+        try (LogCapture log = LogCapture.of(StagingPool.class.getName())) {
+            early.close();
+            assertThat(log.messages()).anySatisfy(m -> assertThat(m).contains("'closed early' closed with buffer " + a.index()));
+        }
+        assertThat(early.isFreed()).as("a lease is still out").isFalse();
+        assertThat(Memory.liveBytes() - liveBefore - 3 * 8192).as("the closed pool's memory is still held").isEqualTo(2 * 4096);
+        a.segment().set(ValueLayout.JAVA_LONG, 0, 42); // the holder may still write its buffer
+        assertThat(a.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42);
+        a.close();
+        assertThat(early.isFreed()).isTrue();
+        assertThat(Memory.liveBytes() - liveBefore).isEqualTo(3 * 8192);
+        assertThatThrownBy(() -> a.segment().set(ValueLayout.JAVA_LONG, 0, 7)).as("a touch after the free throws, it does not write")
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> b.segment().get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
     }
 
     private static Lease takeAndForget(StagingPool p) {

@@ -185,6 +185,11 @@ public final class CudaDevice implements Device {
         };
     }
 
+    /// Whether `close()` has run (its context released, and with it the pinned memory it made).
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public boolean isHostMemory() {
         return false;

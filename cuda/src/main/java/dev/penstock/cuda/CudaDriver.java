@@ -205,10 +205,12 @@ public final class CudaDriver {
         call("cuMemFree_v2", pointer);
     }
 
-    /// Page-locked host memory the device reads at full speed (`CU_MEMHOSTALLOC_PORTABLE`).
-    MemorySegment memHostAlloc(long bytes) {
+    /// Page-locked host memory the device reads at full speed (`CU_MEMHOSTALLOC_PORTABLE`), as a
+    /// segment of `owner`'s scope: closing `owner` makes every touch throw, so close it before
+    /// `memFreeHost` and no stale view can write freed memory.
+    MemorySegment memHostAlloc(long bytes, java.lang.foreign.Arena owner) {
         MemorySegment p = outPointer("cuMemHostAlloc", bytes, 1);
-        return p.reinterpret(bytes);
+        return p.reinterpret(bytes, owner, null);
     }
 
     /// Page-locks existing host memory for the device (`CU_MEMHOSTREGISTER_PORTABLE`).
@@ -220,8 +222,9 @@ public final class CudaDriver {
         call("cuMemHostUnregister", p);
     }
 
-    void memFreeHost(MemorySegment p) {
-        call("cuMemFreeHost", p);
+    /// Frees pinned memory by its address (its segment's scope is already closed).
+    void memFreeHost(long address) {
+        call("cuMemFreeHost", MemorySegment.ofAddress(address));
     }
 
     void copyHtoD(long dst, MemorySegment src, long bytes, MemorySegment stream) {

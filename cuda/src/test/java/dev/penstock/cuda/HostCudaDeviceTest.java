@@ -78,6 +78,24 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
     }
 
     @Test
+    void pinnedStagingClosedWithALeaseOutIsFreedWhenItComesBackAndDeadAfter() {
+        HostDriver.Counts before = HostDriver.counts();
+        StagingPool pool = StagingPool.withBacking("pinned, closed early", 2, 4096, device.pinned());
+        dev.penstock.memory.Lease held = pool.tryAcquire();
+        dev.penstock.memory.Lease spare = pool.tryAcquire();
+        spare.close();
+        pool.close();
+        assertThat(HostDriver.counts().pinnedAllocations() - before.pinnedAllocations()).as("nothing freed under a live lease").isEqualTo(2);
+        held.segment().set(ValueLayout.JAVA_LONG, 0, 42);
+        assertThat(held.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42);
+        held.close();
+        assertThat(HostDriver.counts().pinnedAllocations()).as("cuMemFreeHost once the last lease came back").isEqualTo(before.pinnedAllocations());
+        assertThatThrownBy(() -> held.segment().set(ValueLayout.JAVA_LONG, 0, 7)).as("a stale view throws, it does not write freed pages")
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> spare.segment().get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void theTransferEngineRunsNoHostCodeInTheStreamsAndTimesCopiesAndKernelsByEvents() throws Exception {
         EncodeKernels kernels = new EncodeKernels(device);
         long chunk = 1 << 16;

@@ -38,8 +38,10 @@ public final class DeviceStages {
 
     /// A FIRE (ASE-exact) stage under `rule` over `model` with its batch on `device`, stepped by
     /// the kernels `kernels` makes for it (one set per batch). Its room is the pipeline's batch
-    /// capacity, which must bound the atoms (the device columns are allocated to it). Its
-    /// evaluator refuses, before the run, periodic systems (the kernels sum all pairs).
+    /// capacity, which must bound the atoms (the device columns are allocated to it). Periodic
+    /// systems (any cell, orthorhombic or triclinic, however short against the cutoff) take
+    /// their pairs over the images `CellImages` picks; its evaluator refuses, before the run, a
+    /// system larger than the batch or a periodic one under a potential without a cutoff.
     public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
         return stage(new SubStage.Relaxation(rule), new Named("fire", true), model, device, kernels, Double.POSITIVE_INFINITY);
     }
