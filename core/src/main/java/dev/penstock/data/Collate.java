@@ -16,7 +16,8 @@ public interface Collate<D, B> {
     }
 
     /// Stacks same-dtype, same-shape blocks into one `[n, …shape]` block in the batch arena;
-    /// the copies run on the preprocessing stream.
+    /// the copies are the device's own (`Stream.copy`: device to device on a GPU), enqueued on
+    /// the preprocessing stream, so the host never touches batch memory.
     static Collate<Block, Block> stack() {
         return (samples, ctx) -> {
             Block first = samples.getFirst();
@@ -32,11 +33,9 @@ public interface Collate<D, B> {
                             + s + " differs from sample 0's " + first);
                 }
             }
-            ctx.stream().launch("stack batch " + ctx.batch(), () -> {
-                for (int i = 0; i < samples.size(); i++) {
-                    out.slice(i, i + 1).reshape(shape).copyFrom(samples.get(i));
-                }
-            });
+            for (int i = 0; i < samples.size(); i++) { // device copies: the host never touches batch memory
+                ctx.stream().copy(samples.get(i), out.slice(i, i + 1).reshape(shape));
+            }
             return out;
         };
     }
