@@ -28,7 +28,7 @@ __device__ __forceinline__ typename Complex<T>::type make(double re, double im) 
 // doubles of shared memory); when max |x_i| lies in [1e-140, 1e140] that sum can neither
 // overflow nor lose its leading terms to underflow, so ||x|| = sqrt(sum) and the row is read
 // once more, to write. Otherwise (rare) a second pass sums (x_i / s)^2 with s = max |x_i|, as
-// the CPU encoder always does. blockDim.x must be a power of two.
+// the CPU encoder always does, and writes (x_i / s) / ||x / s|| (exact for subnormal rows too). blockDim.x must be a power of two.
 template <typename In, typename Out>
 __device__ void amplitude(const In* x, long stride, int len, int n, typename Complex<Out>::type* out) {
     extern __shared__ double red[];
@@ -53,8 +53,9 @@ __device__ void amplitude(const In* x, long stride, int len, int n, typename Com
         __syncthreads();
     }
     const double scale = red[0];
-    double r;  // 1 / ||x||
-    if (scale >= 1e-140 && scale <= 1e140) {
+    double r;  // 1 / ||x||, or 1 / ||x / scale|| for a scaled row
+    const bool scaled = !(scale >= 1e-140 && scale <= 1e140);
+    if (!scaled) {
         r = 1.0 / sqrt(sums[0]);
     } else {
         __syncthreads();
@@ -71,11 +72,13 @@ __device__ void amplitude(const In* x, long stride, int len, int n, typename Com
             }
             __syncthreads();
         }
-        r = 1.0 / (scale * sqrt(sums[0]));
+        r = 1.0 / sqrt(sums[0]);
     }
+    // the rare rows write (x_i / s) * r: 1 / (s * ||x / s||) overflows for a subnormal s
+    const double s = scaled ? scale : 1.0;
     const long size = 1L << n;
     for (long i = threadIdx.x; i < size; i += blockDim.x) {
-        o[i] = make<Out>(i < len ? (double) xr[i] * r : 0.0, 0.0);
+        o[i] = make<Out>(i < len ? (double) xr[i] / s * r : 0.0, 0.0);
     }
 }
 

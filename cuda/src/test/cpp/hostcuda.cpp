@@ -394,6 +394,26 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice device) {
     return CUDA_SUCCESS;
 }
 
+int capability_major = 9, capability_minor = 0;  // penstock_hostcuda_set_capability changes it
+int driver_version = 13000;
+
+CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
+    if (CUresult r = enter(false)) return r;
+    if (device < 0 || device >= device_count) return CUDA_ERROR_INVALID_DEVICE;
+    std::lock_guard<std::mutex> g(lock);
+    if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) *value = capability_major;
+    else if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) *value = capability_minor;
+    else return CUDA_ERROR_INVALID_VALUE;  // only what Penstock asks is emulated
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int* version) {
+    if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard<std::mutex> g(lock);
+    *version = driver_version;
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
     if (CUresult r = enter(false)) return r;
     if (device < 0 || device >= device_count) return CUDA_ERROR_INVALID_DEVICE;
@@ -670,6 +690,20 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
         complain("cuModuleLoadData: the image is not PTX with entries");
         return CUDA_ERROR_INVALID_PTX;
     }
+    // as the driver: PTX for a newer target than the device cannot be compiled for it
+    auto target = ptx.find(".target sm_");
+    if (target != std::string::npos) {
+        int sm = std::atoi(ptx.c_str() + target + 11);
+        int device_sm;
+        {
+            std::lock_guard<std::mutex> g(lock);
+            device_sm = capability_major * 10 + capability_minor;
+        }
+        if (sm > device_sm) {
+            complain("cuModuleLoadData: PTX for sm_" + std::to_string(sm) + " on a device of compute capability " + std::to_string(device_sm));
+            return CUDA_ERROR_NO_BINARY_FOR_GPU;
+        }
+    }
     for (const auto& [name, sizes] : entries) {
         auto k = host_kernels().find(name);
         if (k != host_kernels().end() && k->second.sizes != sizes) {
@@ -743,6 +777,15 @@ void penstock_hostcuda_counts(long* out) {
     out[4] = launches;
     out[5] = host_functions;
     out[6] = pageable_copies;
+}
+
+// Not CUDA: the compute capability and driver version the emulated devices report (tests of
+// the refusal of an older GPU or driver).
+void penstock_hostcuda_set_capability(int major, int minor, int version) {
+    std::lock_guard<std::mutex> g(lock);
+    capability_major = major;
+    capability_minor = minor;
+    driver_version = version;
 }
 
 }  // extern "C"

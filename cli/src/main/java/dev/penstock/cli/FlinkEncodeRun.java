@@ -90,14 +90,15 @@ final class FlinkEncodeRun {
             return d;
         }
         dev.penstock.cuda.CudaDriver.Probe p = dev.penstock.cuda.CudaDriver.probe();
+        String why = p.usable() ? dev.penstock.cuda.CudaDevice.unsupported(p, 0) : p.reason();
         if (d.equals("auto")) {
-            d = p.usable() ? "cuda" : "cpu";
-            o.println("device: auto: " + (p.usable() ? "cuda on every task (" + p.devices() + " GPU(s) here)" : "cpu (" + p.reason() + ")"));
+            d = why == null ? "cuda" : "cpu";
+            o.println("device: auto: " + (why == null ? "cuda on every task (" + p.devices() + " GPU(s) here)" : "cpu (" + why + ")"));
             if (d.equals("cpu")) {
                 return d;
             }
-        } else if (!p.usable()) {
-            throw new ParameterException(c.spec.commandLine(), "option '--device': " + d + " is not available: " + p.reason());
+        } else if (why != null) {
+            throw new ParameterException(c.spec.commandLine(), "option '--device': " + d + " is not available: " + why);
         }
         if (source.dtype() == DType.F32 && cfg.output() == DType.C128) {
             throw new ParameterException(c.spec.commandLine(), "option '--precision': the CUDA kernels encode float32 rows into c64 states "

@@ -44,7 +44,15 @@ public final class CudaDevice implements Device {
         this.name = "cuda:" + ordinal + " (" + driver.deviceName(device) + ")";
     }
 
-    /// Device `ordinal`, or an `IllegalStateException` saying why CUDA cannot be used here.
+    /// The oldest compute capability the shipped PTX targets (`scripts/build-kernels.sh` builds it
+    /// for `compute_75`; the driver compiles it forward for any newer GPU).
+    static final int MIN_COMPUTE_CAPABILITY = 75;
+    /// The oldest driver that reads the shipped PTX's ISA version (`.version 9.0`: CUDA 13).
+    static final int MIN_DRIVER_VERSION = 13000;
+    static final String PTX_ISA = "9.0";
+
+    /// Device `ordinal`, or an `IllegalStateException` saying why CUDA cannot be used here (no
+    /// driver, no such device, a GPU older than the kernels need, a driver too old for their PTX).
     public static CudaDevice open(int ordinal) {
         return open(CudaDriver.probe(), ordinal);
     }
@@ -57,7 +65,35 @@ public final class CudaDevice implements Device {
         if (ordinal < 0 || ordinal >= p.devices()) {
             throw new IllegalStateException("cuda:" + ordinal + " does not exist: the driver sees " + p.devices() + " device(s)");
         }
-        return new CudaDevice(p.driver().orElseThrow(), ordinal);
+        CudaDriver driver = p.driver().orElseThrow();
+        String why = unsupported(driver, ordinal);
+        if (why != null) {
+            throw new IllegalStateException(why);
+        }
+        return new CudaDevice(driver, ordinal);
+    }
+
+    /// Why GPU `ordinal` of a usable driver `p` cannot run Penstock's kernels (too old a GPU for
+    /// the PTX's target, too old a driver for its ISA), or null when it can.
+    public static String unsupported(CudaDriver.Probe p, int ordinal) {
+        return p.driver().map(d -> unsupported(d, ordinal)).orElse(p.reason());
+    }
+
+    private static String unsupported(CudaDriver driver, int ordinal) {
+        int device = driver.deviceGet(ordinal);
+        int cc = driver.computeCapability(device);
+        if (cc < MIN_COMPUTE_CAPABILITY) {
+            return "cuda:" + ordinal + " (" + driver.deviceName(device) + ") has compute capability " + cc / 10 + "." + cc % 10
+                    + "; Penstock's kernels need " + MIN_COMPUTE_CAPABILITY / 10 + "." + MIN_COMPUTE_CAPABILITY % 10
+                    + " or newer (Turing, Ampere, Ada, Hopper, Blackwell): use --device cpu";
+        }
+        int version = driver.driverVersion();
+        if (version < MIN_DRIVER_VERSION) {
+            return "cuda:" + ordinal + ": the NVIDIA driver supports CUDA " + version / 1000 + "." + version % 1000 / 10
+                    + "; Penstock's kernels are PTX " + PTX_ISA + ", which needs a driver for CUDA " + MIN_DRIVER_VERSION / 1000 + "."
+                    + MIN_DRIVER_VERSION % 1000 / 10 + " or newer (R580+): update the driver, or use --device cpu";
+        }
+        return null;
     }
 
     /// Makes this device's context current on the calling thread (before driver calls).

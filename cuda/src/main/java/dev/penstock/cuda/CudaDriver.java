@@ -44,6 +44,8 @@ public final class CudaDriver {
         m.put("cuDeviceGetCount", FunctionDescriptor.of(INT, PTR));
         m.put("cuDeviceGet", FunctionDescriptor.of(INT, PTR, INT));
         m.put("cuDeviceGetName", FunctionDescriptor.of(INT, PTR, INT, INT));
+        m.put("cuDeviceGetAttribute", FunctionDescriptor.of(INT, PTR, INT, INT));
+        m.put("cuDriverGetVersion", FunctionDescriptor.of(INT, PTR));
         m.put("cuDevicePrimaryCtxRetain", FunctionDescriptor.of(INT, PTR, INT));
         m.put("cuDevicePrimaryCtxRelease_v2", FunctionDescriptor.of(INT, INT));
         m.put("cuCtxSetCurrent", FunctionDescriptor.of(INT, PTR));
@@ -183,6 +185,18 @@ public final class CudaDriver {
             exact("cuDeviceGetName", h -> (int) h.invokeExact(name, 256, device));
             return name.getString(0);
         }
+    }
+
+    /// The device's compute capability as `major * 10 + minor` (8.0 → 80, 9.0 → 90).
+    int computeCapability(int device) {
+        int major = out(INT, "cuDeviceGetAttribute", 75, device).get(INT, 0); // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+        int minor = out(INT, "cuDeviceGetAttribute", 76, device).get(INT, 0); // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+        return major * 10 + minor;
+    }
+
+    /// The CUDA version the driver supports, as `1000 * major + 10 * minor` (13.0 → 13000).
+    int driverVersion() {
+        return out(INT, "cuDriverGetVersion").get(INT, 0);
     }
 
     MemorySegment primaryContext(int device) {

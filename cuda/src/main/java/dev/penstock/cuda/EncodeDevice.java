@@ -65,6 +65,13 @@ public final class EncodeDevice implements AutoCloseable {
             throw new IllegalArgumentException("option '--device': " + o + " is not available: " + p.reason());
         }
         int ordinal = o.startsWith("cuda:") ? Integer.parseInt(o.substring(5)) : task % Math.max(1, p.devices());
+        String why = ordinal < p.devices() ? CudaDevice.unsupported(p, ordinal) : null;
+        if (why != null && o.equals("auto")) {
+            return new EncodeDevice(new CpuDevice(), null, "auto: cpu (" + why + ")");
+        }
+        if (why != null) {
+            throw new IllegalArgumentException("option '--device': " + why);
+        }
         return new EncodeDevice(null, CudaDevice.open(ordinal), o.equals("auto") ? "auto: cuda:" + ordinal
                 : o.equals("cuda") && task > 0 ? "cuda:" + ordinal : o);
     }

@@ -90,6 +90,18 @@ final class HostDriver {
                   long pageableCopies) {
     }
 
+    /// Sets the compute capability and driver version the emulated devices report.
+    static void setCapability(int major, int minor, int driverVersion) {
+        MethodHandle h = Linker.nativeLinker().downcallHandle(SymbolLookup.libraryLookup(library(), Arena.global())
+                .find("penstock_hostcuda_set_capability").orElseThrow(), FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT));
+        try {
+            h.invokeExact(major, minor, driverVersion);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     static Counts counts() {
         Path lib = library();
         MethodHandle h = Linker.nativeLinker().downcallHandle(SymbolLookup.libraryLookup(lib, Arena.global())

@@ -65,7 +65,7 @@ class KernelEmulationTest {
     void amplitudeRowsNearTheLimitsOfDoubleTakeTheScaledPathAndStillMatch() throws Exception {
         int n = 6;
         int len = 64;
-        double[] magnitudes = {1e200, 1e-200, 1e-139, 1e139, 3e-150, 1.0};
+        double[] magnitudes = {1e200, 1e-200, 1e-139, 1e139, 3e-150, 1.0, 1e-310, 1e-318}; // the last two: subnormal rows
         double[] in = new double[magnitudes.length * len];
         SplittableRandom rnd = new SplittableRandom(17);
         for (int r = 0; r < magnitudes.length; r++) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /// The shipped PTX: it has every kernel `EncodeKernels` and `CudaRelaxKernels` launch, each
-/// file assembles for sm_90 (H100, H200) where `ptxas` is installed, and each is what its `.cu`
+/// file assembles for its oldest target, sm_75, and for sm_90 (H100, H200) where `ptxas` is installed, and each is what its `.cu`
 /// compiles to today (with `scripts/build-kernels.sh`'s flags) where `nvcc` is.
 class PtxTest {
     @TempDir
@@ -66,12 +66,18 @@ class PtxTest {
     }
 
     @Test
-    void thePtxAssemblesForTheH200() throws Exception {
+    void thePtxTargetsTheOldestSupportedGpuAndAssemblesForItAndTheH200() throws Exception {
         assumeTrue(Ci.required() || onPath("ptxas"), "ptxas (CUDA toolkit) is not installed");
         for (String name : SOURCES) {
+            String text = new String(KernelModule.ptx("/dev/penstock/cuda/" + name + ".ptx"), StandardCharsets.US_ASCII);
+            assertThat(text).as(name + " targets what CudaDevice accepts").contains(".target sm_" + CudaDevice.MIN_COMPUTE_CAPABILITY + "\n")
+                    .contains(".version " + CudaDevice.PTX_ISA + "\n");
             Path f = dir.resolve(name + ".ptx");
-            Files.write(f, KernelModule.ptx("/dev/penstock/cuda/" + name + ".ptx"));
-            assertThat(run(dir, "ptxas", "-arch=sm_90", "-o", dir.resolve(name + ".cubin").toString(), f.toString())).as(name).isZero();
+            Files.writeString(f, text, StandardCharsets.US_ASCII);
+            for (String arch : List.of("sm_" + CudaDevice.MIN_COMPUTE_CAPABILITY, "sm_90")) {
+                assertThat(run(dir, "ptxas", "-arch=" + arch, "-o", dir.resolve(name + ".cubin").toString(), f.toString())).as(name + " " + arch)
+                        .isZero();
+            }
         }
     }
 
@@ -81,7 +87,7 @@ class PtxTest {
         for (String name : SOURCES) {
             Path src = Path.of("src/main/cuda/" + name + ".cu").toAbsolutePath();
             Path out = dir.resolve(name + "-fresh.ptx");
-            List<String> cmd = new java.util.ArrayList<>(List.of("nvcc", "-ptx", "-arch=compute_90", "-O3", "-std=c++17"));
+            List<String> cmd = new java.util.ArrayList<>(List.of("nvcc", "-ptx", "-arch=compute_" + CudaDevice.MIN_COMPUTE_CAPABILITY, "-O3", "-std=c++17"));
             if (name.equals("relax")) {
                 cmd.add("-fmad=false"); // as scripts/build-kernels.sh
             }

@@ -130,8 +130,8 @@ public final class Encoder {
         }
         statsReadyFor = -1;
         double max = stats[0];
-        if (!Double.isFinite(max) || max == 0) {
-            return false;
+        if (!Double.isFinite(max) || max < Double.MIN_NORMAL) {
+            return false; // bad rows, and subnormal rows (1 / max overflows): the general path divides by max
         }
         double a;
         double b;

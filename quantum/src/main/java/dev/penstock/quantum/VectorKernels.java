@@ -73,6 +73,10 @@ final class VectorKernels implements Kernels {
         for (; i < len; i++) {
             scale = Math.max(scale, Math.abs(x[i]));
         }
+        if (scale < Double.MIN_NORMAL) { // 1 / scale overflows: divide, as the scalar path (exact for subnormal rows)
+            ScalarKernels.INSTANCE.amplitude(x, len, size, re, im);
+            return;
+        }
         double inv = 1 / scale;
         DoubleVector sumV = DoubleVector.zero(D);
         for (i = 0; i < bound; i += L) {

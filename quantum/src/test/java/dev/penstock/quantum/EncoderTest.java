@@ -270,6 +270,38 @@ class EncoderTest {
     }
 
     @Test
+    void subnormalRowsEncodeExactlyOnEveryPathAndEveryPolicy() {
+        double[][] rows = {{5e-324, 0, 5e-324, 0}, {1e-310, 2e-310, 0, 0}, {Double.MIN_NORMAL, 0, 0, 0}, {3, 4, 0, 0}};
+        double[][] want = {{Math.sqrt(0.5), 0, Math.sqrt(0.5), 0}, {1e-310 / 2e-310 / Math.hypot(1e-310 / 2e-310, 1), 1 / Math.hypot(1e-310 / 2e-310, 1), 0, 0},
+                {1, 0, 0, 0}, {0.6, 0.8, 0, 0}};
+        Block in = arena.allocate(DType.F64, rows.length, 4);
+        for (int r = 0; r < rows.length; r++) {
+            for (int i = 0; i < 4; i++) {
+                in.setDouble(r * 4L + i, rows[r][i]);
+            }
+        }
+        for (boolean simd : new boolean[] {true, false}) {
+            for (BadRowPolicy policy : new BadRowPolicy[] {BadRowPolicy.FAIL, BadRowPolicy.SKIP}) {
+                Block out = arena.allocate(DType.C128, rows.length, 4);
+                EncodeResult res = Encoder.of(Encoding.AMPLITUDE, 2, simd).encodeBatch(in, out, 0, policy);
+                assertThat(res.skipped()).as("no subnormal row is bad").isEmpty();
+                assertThat(res.rowsWritten()).isEqualTo(rows.length);
+                for (int r = 0; r < rows.length; r++) {
+                    for (int i = 0; i < 4; i++) {
+                        assertThat(out.getReal(r * 4L + i)).as("simd %s %s row %d value %d", simd, policy, r, i)
+                                .isCloseTo(want[r][i], within(1e-15));
+                    }
+                }
+                double[] x = {5e-324, 0, 5e-324, 0};
+                double[] re = new double[4];
+                double[] im = new double[4];
+                (simd ? VectorKernels.INSTANCE : ScalarKernels.INSTANCE).amplitude(x, 4, 4, re, im);
+                assertThat(re).as("the kernels alone").containsExactly(new double[] {Math.sqrt(0.5), 0, Math.sqrt(0.5), 0}, within(1e-15));
+            }
+        }
+    }
+
+    @Test
     void float64RowsEncodeIntoComplex128Batches() {
         Block in = arena.allocate(DType.F64, 2, 4);
         for (int i = 0; i < 8; i++) {
