@@ -779,6 +779,12 @@ void penstock_hostcuda_counts(long* out) {
     out[6] = pageable_copies;
 }
 
+// Not CUDA: the seed of the shuffled block order of every launch from now on (host_cuda.h).
+void penstock_hostcuda_set_block_seed(unsigned long long seed) {
+    block_order_seed = seed;
+    block_order_launches = 0;
+}
+
 // Not CUDA: the compute capability and driver version the emulated devices report (tests of
 // the refusal of an older GPU or driver).
 void penstock_hostcuda_set_capability(int major, int minor, int version) {

@@ -68,13 +68,29 @@ final class HostDriver {
         }
     }
 
-    /// The driver loaded from the emulation (one device).
+    /// The driver loaded from the emulation (one device). Its launches run their blocks in a
+    /// shuffled order, on several threads (host_cuda.h): the seed is printed, and
+    /// `PENSTOCK_HOSTCUDA_SEED=S` reruns a failure with the same orders.
     static synchronized CudaDriver.Probe probe() {
         Path lib = library();
         if (probe == null) {
             probe = CudaDriver.load(lib.toString());
+            String given = System.getenv("PENSTOCK_HOSTCUDA_SEED");
+            long seed = given != null ? Long.parseLong(given.strip()) : new java.util.SplittableRandom().nextLong() >>> 1;
+            call("penstock_hostcuda_set_block_seed", FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG), seed);
+            System.out.println("host CUDA emulation: kernel blocks run in shuffled orders on several threads, seed " + seed
+                    + " (PENSTOCK_HOSTCUDA_SEED=" + seed + " repeats the orders)");
         }
         return probe;
+    }
+
+    private static void call(String symbol, FunctionDescriptor d, Object... args) {
+        MethodHandle h = Linker.nativeLinker().downcallHandle(SymbolLookup.libraryLookup(library(), Arena.global()).find(symbol).orElseThrow(), d);
+        try {
+            h.invokeWithArguments(args);
+        } catch (Throwable e) {
+            throw new IllegalStateException(symbol + ": " + e, e);
+        }
     }
 
     /// What the emulation holds now.
@@ -92,14 +108,8 @@ final class HostDriver {
 
     /// Sets the compute capability and driver version the emulated devices report.
     static void setCapability(int major, int minor, int driverVersion) {
-        MethodHandle h = Linker.nativeLinker().downcallHandle(SymbolLookup.libraryLookup(library(), Arena.global())
-                .find("penstock_hostcuda_set_capability").orElseThrow(), FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT));
-        try {
-            h.invokeExact(major, minor, driverVersion);
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        call("penstock_hostcuda_set_capability", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+                major, minor, driverVersion);
     }
 
     static Counts counts() {
