@@ -160,8 +160,7 @@ public final class MaterialsMdBench {
 
     /// LAMMPS's start in Penstock's units: velocities Å/ps → Å/τ, the element set.
     private AtomicSystem start() throws Exception {
-        AtomicSystem s = LammpsData.read(dir.resolve("start-penstock.data"), 1);
-        Arrays.fill(s.numbers(), material.z());
+        AtomicSystem s = LammpsData.read(dir.resolve("start-penstock.data"), 1, material.z());
         for (int i = 0; i < s.velocities().length; i++) {
             s.velocities()[i] *= TAU_PS;
         }

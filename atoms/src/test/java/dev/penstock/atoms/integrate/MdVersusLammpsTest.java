@@ -32,7 +32,7 @@ class MdVersusLammpsTest {
         assertThat(p.waitFor()).isZero();
         double[] lammps = LammpsLog.read(dir.resolve("log.lammps")).column("TotEng");
         assertThat(lammps).hasSize(101);
-        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1);
+        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 0); // LJ units: mass 1, no element
         assertThat(s.atoms()).isEqualTo(864);
         LennardJones lj = new LennardJones(1, 1, 2.5, false);
         VelocityVerlet vv = new VelocityVerlet(0.005);
