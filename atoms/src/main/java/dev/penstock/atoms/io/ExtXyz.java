@@ -173,10 +173,13 @@ public final class ExtXyz {
         return b ? 'T' : 'F';
     }
 
-    /// Reads every frame of `in` (named `file` in errors); systems get ids 0, 1, … unless the
-    /// frame has an `id=` key.
+    /// Reads every frame of `in` (named `file` in errors). A frame's id is its `id=` key; a frame
+    /// without one gets its index in the file (0, 1, …), unless a frame with `id=` already claims
+    /// that number — then the next number no frame claims, after the largest — so an id Penstock
+    /// makes up never collides with one the file gives (only two equal `id=` keys can).
     public static List<AtomicSystem> read(BufferedReader in, Path file) throws IOException {
         List<AtomicSystem> out = new ArrayList<>();
+        java.util.BitSet given = new java.util.BitSet();
         int line = 0;
         String countLine;
         while ((countLine = in.readLine()) != null) {
@@ -319,6 +322,7 @@ public final class ExtXyz {
                 } catch (NumberFormatException e) {
                     throw error(file, line - n, "id= is not an integer: '" + kv.get("id") + "'");
                 }
+                given.set(out.size());
             }
             Cell cell;
             try {
@@ -355,6 +359,28 @@ public final class ExtXyz {
             }
             if (kv.containsKey("energy")) {
                 s.energy(parse(kv.get("energy"), file, line - n, "energy"));
+            }
+            out.add(s);
+        }
+        return given.isEmpty() ? out : withoutMadeUpCollisions(out, given);
+    }
+
+    /// `frames` with each frame not in `given` whose index-id another frame's `id=` claims (or
+    /// an earlier made-up id took) renumbered past every claimed id.
+    private static List<AtomicSystem> withoutMadeUpCollisions(List<AtomicSystem> frames, java.util.BitSet given) {
+        java.util.Set<Long> taken = new java.util.HashSet<>();
+        long next = Long.MIN_VALUE;
+        for (int k = given.nextSetBit(0); k >= 0; k = given.nextSetBit(k + 1)) {
+            taken.add(frames.get(k).id());
+            next = Math.max(next, frames.get(k).id());
+        }
+        next = Math.max(next, frames.size() - 1L) + 1;
+        List<AtomicSystem> out = new ArrayList<>(frames.size());
+        for (int k = 0; k < frames.size(); k++) {
+            AtomicSystem s = frames.get(k);
+            if (!given.get(k) && !taken.add(s.id())) {
+                s = s.withId(next++);
+                taken.add(s.id());
             }
             out.add(s);
         }

@@ -63,6 +63,19 @@ public final class AtomicSystem {
         return new AtomicSystem(id, positions, m, new int[n], Cell.free());
     }
 
+    /// A copy of this system under id `newId`: every array, the cell, energy, virial, info and
+    /// per-atom arrays the same.
+    public AtomicSystem withId(long newId) {
+        AtomicSystem c = new AtomicSystem(newId, positions, masses, numbers, cell);
+        System.arraycopy(velocities, 0, c.velocities, 0, velocities.length);
+        System.arraycopy(forces, 0, c.forces, 0, forces.length);
+        c.energy = energy;
+        c.virial = virial == null ? null : virial.clone();
+        c.info.putAll(info);
+        c.arrays.putAll(arrays);
+        return c;
+    }
+
     /// The system's id.
     public long id() {
         return id;

@@ -35,6 +35,33 @@ class ExtXyzTest {
     }
 
     @Test
+    void framesWithoutAnIdNeverCollideWithFramesThatHaveOne() throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int k = 0; k < 14; k++) {
+            String id = switch (k) {
+                case 1 -> " id=12"; // the index of a later plain frame
+                case 3 -> " id=0";  // the index of the first plain frame
+                case 5 -> " id=40";
+                default -> "";
+            };
+            text.append("1\nLattice=\"5 0 0 0 5 0 0 0 5\" Properties=species:S:1:pos:R:3 pbc=\"T T T\"").append(id)
+                    .append("\nAr 0 0 ").append(k * 0.1).append('\n');
+        }
+        List<AtomicSystem> frames = ExtXyz.read(new BufferedReader(new StringReader(text.toString())), Path.of("mixed.extxyz"));
+        List<Long> ids = frames.stream().map(AtomicSystem::id).toList();
+        assertThat(ids).as("every id unique").doesNotHaveDuplicates().hasSize(14);
+        assertThat(ids.get(1)).isEqualTo(12);
+        assertThat(ids.get(3)).isZero();
+        assertThat(ids.get(5)).isEqualTo(40);
+        assertThat(ids.get(2)).as("a plain frame keeps its index where nothing claims it").isEqualTo(2);
+        assertThat(ids.get(0)).as("claimed by frame 3's id=0: past the largest").isEqualTo(41);
+        assertThat(ids.get(12)).as("claimed by frame 1's id=12").isEqualTo(42);
+        for (int k = 0; k < 14; k++) {
+            assertThat(frames.get(k).positions()[2]).as("frame %d kept its atoms", k).isEqualTo(k * 0.1);
+        }
+    }
+
+    @Test
     void aseReadsWhatWasWritten() throws Exception {
         requireAse();
         Path f = dir.resolve("out.extxyz");
