@@ -26,6 +26,10 @@ import java.util.List;
 /// dataset; a file with none or several, a missing dataset, one of another rank or type, or a
 /// damaged file is refused with one line naming the file and the dataset.
 ///
+/// Chunks that were never written hold the dataset's fill value, as h5py and HDF5 read them
+/// (jHDF reads them as zeros): at open, a chunked dataset whose fill value is not zero lists its
+/// missing chunks, and `read` writes the fill value into their rows.
+///
 /// Threading: `read` may be called from several threads; calls take turns.
 public final class Hdf5Rows implements FeatureRows {
     private final Path file;
@@ -35,6 +39,10 @@ public final class Hdf5Rows implements FeatureRows {
     private final int width;
     private final DType dtype;
     private final Class<?> javaType;
+    /// Origins `{row, column}` of the chunks never written, when the fill value is not zero.
+    private final List<long[]> unwritten;
+    private final int[] chunk;
+    private final double fill;
 
     private Hdf5Rows(Path file, HdfFile hdf, Dataset dataset) {
         this.file = file;
@@ -45,6 +53,29 @@ public final class Hdf5Rows implements FeatureRows {
         this.width = Math.toIntExact(dims[1]);
         this.javaType = dataset.getJavaType();
         this.dtype = javaType == float.class ? DType.F32 : DType.F64;
+        this.fill = dataset.getFillValue() instanceof Number n ? n.doubleValue() : 0;
+        if (dataset instanceof io.jhdf.api.dataset.ChunkedDataset c && Double.doubleToRawLongBits(fill) != 0) {
+            this.chunk = c.getChunkDimensions();
+            this.unwritten = unwritten(c, chunk, rows, width);
+        } else {
+            this.chunk = null;
+            this.unwritten = List.of();
+        }
+    }
+
+    /// The origins of `c`'s chunks that were never written (jHDF has no chunk at their offset).
+    private static List<long[]> unwritten(io.jhdf.api.dataset.ChunkedDataset c, int[] chunk, long rows, int width) {
+        List<long[]> out = new ArrayList<>();
+        for (long r = 0; r < rows; r += chunk[0]) {
+            for (int col = 0; col < width; col += chunk[1]) {
+                try {
+                    c.getRawChunkBuffer(new int[] {Math.toIntExact(r), col});
+                } catch (io.jhdf.exceptions.HdfException missing) {
+                    out.add(new long[] {r, col});
+                }
+            }
+        }
+        return out;
     }
 
     /// Opens `dataset` of `file` (null: the file's only 2-D numeric dataset).
@@ -259,6 +290,27 @@ public final class Hdf5Rows implements FeatureRows {
                 }
                 default -> throw new BadInputException(file, file + ": dataset " + dataset.getPath() + ": unexpected row type "
                         + row.getClass().getSimpleName());
+            }
+        }
+        for (long[] u : unwritten) {
+            fillUnwritten(u, first, count, dst, rowBytes);
+        }
+    }
+
+    /// Writes the fill value into the part of unwritten chunk `origin` that rows
+    /// `[first, first + count)` cover.
+    private void fillUnwritten(long[] origin, long first, int count, MemorySegment dst, long rowBytes) {
+        long from = Math.max(first, origin[0]);
+        long to = Math.min(first + count, origin[0] + chunk[0]);
+        int colTo = (int) Math.min(width, origin[1] + chunk[1]);
+        for (long r = from; r < to; r++) {
+            for (int c = (int) origin[1]; c < colTo; c++) {
+                long at = (r - first) * rowBytes + (long) c * dtype.byteSize();
+                if (dtype == DType.F32) {
+                    dst.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, (float) fill);
+                } else {
+                    dst.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, at, fill);
+                }
             }
         }
     }

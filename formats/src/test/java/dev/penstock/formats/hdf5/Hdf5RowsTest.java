@@ -50,6 +50,19 @@ class Hdf5RowsTest {
                     f.create_dataset("names", data=np.array([b"a", b"b"]))
                 with h5py.File(d + "/none.h5", "w") as f:
                     f.create_dataset("line", data=np.arange(10.0))
+                with h5py.File(d + "/sparse.h5", "w") as f:  # chunks never written hold the fill value
+                    x = f.create_dataset("x", shape=(1500, 4), dtype="f8", chunks=(100, 4), fillvalue=0.25)
+                    x[0:300] = a[0:300, 0:4]
+                    x[1234] = a[999, 0:4]
+                    z = f.create_dataset("z", shape=(200, 5), dtype="f4", chunks=(64, 2), fillvalue=-1.5)
+                    z[0:10, 0:2] = 1
+                    z[150:170, 3:5] = 2
+                    i = f.create_dataset("i", shape=(100, 3), dtype="i4", chunks=(10, 3), fillvalue=7)
+                    i[0:5] = 1
+                with h5py.File(d + "/sparse.h5") as f:
+                    np.save(d + "/sparse-x.npy", f["x"][:])
+                    np.save(d + "/sparse-z.npy", f["z"][:])
+                    np.save(d + "/sparse-i.npy", f["i"][:].astype(np.float64))
                 np.save(d + "/a.npy", a)
                 np.save(d + "/b.npy", b)
                 np.save(d + "/c.npy", c.astype(np.float64))
@@ -111,6 +124,18 @@ class Hdf5RowsTest {
         try (Hdf5Rows rows = Hdf5Rows.open(dir.resolve("many.h5"), "counts")) {
             assertThat(rows.dtype()).isEqualTo(DType.F64);
             assertThat(readAll(rows, 33)).isEqualTo(npy("c.npy"));
+        }
+    }
+
+    @Test
+    void chunksNeverWrittenReadAsTheFillValueAsH5pyReadsThem() throws Exception {
+        for (String name : new String[] {"x", "z", "i"}) {
+            try (Hdf5Rows rows = Hdf5Rows.open(dir.resolve("sparse.h5"), name)) {
+                byte[] want = npy("sparse-" + name + ".npy");
+                for (int block : new int[] {(int) rows.rows(), 64, 37, 1}) {
+                    assertThat(readAll(rows, block)).as("%s in blocks of %d rows", name, block).isEqualTo(want);
+                }
+            }
         }
     }
 
