@@ -37,12 +37,16 @@ class MdVersusLammpsTest {
         LennardJones lj = new LennardJones(1, 1, 2.5, false);
         VelocityVerlet vv = new VelocityVerlet(0.005);
         lj.compute(s);
+        double worst = 0;
         for (int step = 0; step <= 100; step++) {
             if (step > 0) {
                 vv.step(s, lj);
             }
             double e = (s.energy() + VelocityVerlet.kineticEnergy(s)) / s.atoms();
-            assertThat(Math.abs(e - lammps[step]) / Math.abs(lammps[step])).as("step %d", step).isLessThan(1e-9);
+            double rel = Math.abs(e - lammps[step]) / Math.abs(lammps[step]);
+            worst = Math.max(worst, rel);
+            assertThat(rel).as("step %d (measured 1.3e-14 at worst)", step).isLessThan(1e-13);
         }
+        System.out.printf(java.util.Locale.ROOT, "LJ NVE, 864 atoms, 100 steps: largest relative difference in total energy %.2e%n", worst);
     }
 }

@@ -21,8 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 /// EAM and Stillinger–Weber energies, forces and virials of perturbed structures against LAMMPS
 /// `run 0` with the same potential file from Debian's `lammps-data`: funcfl, setfl and
 /// Finnis–Sinclair EAM files and `*.sw` files; periodic bulk, triclinic cells, a surface slab and
-/// free clusters; one and two elements. Energy to 1e-10 (relative), every force component to 1e-8
-/// eV/Å, the virial to 1e-8 eV.
+/// free clusters; one and two elements. Energy to 1e-13 (relative), every force component to 2e-11
+/// eV/Å, the virial to 1e-13 of its largest component, 100 NVE steps' total energy to 1e-13
+/// (relative) — the figures README quotes. Measured on the project's machine (2026-12-04): at
+/// most 2.5e-14, 3.7e-12 eV/Å (4,096-atom SiC), 2e-14 and 8.3e-15; the margins are 4-12x.
 class MaterialsVersusLammpsTest {
     private static final Path LMP = Path.of("/usr/bin/lmp");
     private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
@@ -272,7 +274,7 @@ class MaterialsVersusLammpsTest {
             double e = s.energy() + dev.penstock.atoms.integrate.VelocityVerlet.kineticEnergy(s);
             double rel = Math.abs(e - lammps[step]) / Math.abs(lammps[step]);
             worst = Math.max(worst, rel);
-            assertThat(rel).as("%s step %d: %s vs LAMMPS %s", style, step, e, lammps[step]).isLessThan(1e-9);
+            assertThat(rel).as("%s step %d: %s vs LAMMPS %s", style, step, e, lammps[step]).isLessThan(1e-13);
         }
         System.out.printf(Locale.ROOT, "NVE %s, %d atoms, 100 steps: largest relative difference in total energy %.2e%n", style, s.atoms(),
                 worst);
@@ -331,14 +333,14 @@ class MaterialsVersusLammpsTest {
         double[] lammpsForces = forces(dir.resolve("forces.dump"), s.z().length);
 
         assertThat(Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).as("%s: energy %s vs LAMMPS %s", s.name(),
-                mine.energy(), lammpsEnergy).isLessThan(1e-10);
+                mine.energy(), lammpsEnergy).isLessThan(1e-13);
         double worst = 0;
         for (int i = 0; i < lammpsForces.length; i++) {
             worst = Math.max(worst, Math.abs(mine.forces()[i] - lammpsForces[i]));
         }
         System.out.printf(Locale.ROOT, "%s (%s, %d atoms): energy %.12f eV, relative difference %.2e; largest force difference %.2e eV/Å%n",
                 s.name(), file, s.z().length, mine.energy(), Math.abs(mine.energy() - lammpsEnergy) / Math.abs(lammpsEnergy), worst);
-        assertThat(worst).as("%s: largest force difference (eV/Å)", s.name()).isLessThan(1e-8);
+        assertThat(worst).as("%s: largest force difference (eV/Å)", s.name()).isLessThan(2e-11);
         assertThat(max(lammpsForces)).as("%s: the structure is perturbed (forces are not ~0)", s.name()).isGreaterThan(0.05);
         if (s.pbc()[0] && s.pbc()[1] && s.pbc()[2]) {
             // LAMMPS's virial pressure (bar) back to the virial (eV): W = P·V / nktv2p (metal units)
@@ -350,12 +352,14 @@ class MaterialsVersusLammpsTest {
             double[] lw = {p6[0], p6[3], p6[4], p6[3], p6[1], p6[5], p6[4], p6[5], p6[2]};
             double[] w = mine.virial();
             double worstW = 0;
+            double largestW = 1;
             for (int k = 0; k < 9; k++) {
                 worstW = Math.max(worstW, Math.abs(w[k] - lw[k]));
+                largestW = Math.max(largestW, Math.abs(lw[k]));
             }
             System.out.printf(Locale.ROOT, "%s: virial xx %.6f eV, largest difference from LAMMPS %.2e eV%n", s.name(), w[0], worstW);
             assertThat(volume).isCloseTo(mine.cell().volume(), org.assertj.core.data.Offset.offset(1e-9 * volume));
-            assertThat(worstW).as("%s: largest virial difference (eV)", s.name()).isLessThan(1e-8);
+            assertThat(worstW / largestW).as("%s: largest virial difference over the largest component", s.name()).isLessThan(1e-13);
         }
     }
 
