@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""NumPy amplitude encoding, the peer of `penstock bench encode` (BENCHMARKS.md `encode`).
+"""NumPy amplitude encoding, the peer of `penstock bench encode` (docs/workloads.md `encode`).
 
 Two forms, single thread, float64 rows -> complex128 states, B=4096 x L=1024 (10 qubits) and
 B=64 x L=65536 (16 qubits):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch DataLoader on the `loader` workload of BENCHMARKS.md (the peer of `penstock bench loader`).
+"""PyTorch DataLoader on the `loader` workload of docs/workloads.md (the peer of `penstock bench loader`).
 
 One DataLoader per worker count is kept across epochs (persistent workers), one warm-up epoch,
 then --repeat measured epochs (median reported). Each sample: sleep 2 ms, fill 65,536 float32 x_j = sin(j * 1e-3 * (i mod 997 + 1) + 2), normalise

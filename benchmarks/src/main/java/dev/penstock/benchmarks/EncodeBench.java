@@ -20,7 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-/// The `encode` workload (BENCHMARKS.md): amplitude encoding of float64 rows into complex128
+/// The `encode` workload (docs/workloads.md): amplitude encoding of float64 rows into complex128
 /// states, B=4096 × L=1024 (10 qubits) and B=64 × L=65536 (16 qubits), on 1 thread and on all
 /// cores; angle, phase and iqp at 10 qubits. Reports vectors/s, input GB/s and the ratio to
 /// `MemorySegment.copy` of the same input in the same run; with the peer, the ratio to NumPy at

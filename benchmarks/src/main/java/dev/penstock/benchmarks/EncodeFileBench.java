@@ -34,7 +34,7 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
-/// The `encode-file` workload (BENCHMARKS.md): a ~100 MB Parquet file of float64 feature rows
+/// The `encode-file` workload (docs/workloads.md): a ~100 MB Parquet file of float64 feature rows
 /// (1,024 columns, 10 qubits) → amplitude states (complex128) → `.npy`, end to end through
 /// `EncodePipeline`, against each stage alone in the same run: Parquet read alone, encode alone
 /// (one thread, as the pipeline's compute stream), `.npy` write alone (the faster of one write and the

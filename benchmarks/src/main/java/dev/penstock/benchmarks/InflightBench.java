@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// The `inflight` workload (BENCHMARKS.md): LJ clusters of 13…147 atoms with mixed difficulty
+/// The `inflight` workload (docs/workloads.md): LJ clusters of 13…147 atoms with mixed difficulty
 /// (noise 0.02σ, 0.1σ or 0.2σ) relaxed by FIRE (ASE-exact) to fmax 0.01 under one atom budget,
 /// three ways, in one run:
 ///

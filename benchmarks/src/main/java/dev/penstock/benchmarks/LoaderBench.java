@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// Runs the `loader` workload (BENCHMARKS.md) through Penstock's `DataLoader` at several
+/// Runs the `loader` workload (docs/workloads.md) through Penstock's `DataLoader` at several
 /// worker counts, as epochs of a loader kept across epochs (after one warm-up epoch), and reports samples/s, exposed wait and the ratio to the ideal pipelined bound
 /// `max((N·load + batches·collate) / workers, batches·step)`, with load, collate and step
 /// measured standalone in the same run. With a peer, PyTorch's `DataLoader` runs the same

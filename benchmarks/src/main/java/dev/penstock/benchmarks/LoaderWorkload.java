@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.random.RandomGenerator;
 
-/// The `loader` workload of BENCHMARKS.md: `loadHost(i)` sleeps 2 ms (simulated storage
+/// The `loader` workload of docs/workloads.md: `loadHost(i)` sleeps 2 ms (simulated storage
 /// latency), then fills 65,536 float32 `x_j = sin(j · 1e-3 · (i mod 997 + 1) + 2)` and
 /// normalises them to `(x − mean) / std`.
 ///

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// `bench md --potential eam|tersoff` (BENCHMARKS.md `md`, the "real materials" issue): 100 NVE
+/// `bench md --potential eam|tersoff` (docs/workloads.md `md --potential`): 100 NVE
 /// steps of a real material from LAMMPS's own start (`write_data`), against LAMMPS with the same
 /// potential file, in the same run:
 ///

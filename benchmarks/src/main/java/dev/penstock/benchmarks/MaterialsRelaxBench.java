@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// `bench relax --potential eam` (the "real materials" issue): the README's 16 copper
+/// `bench relax --potential eam` : the README's 16 copper
 /// nanoparticles (`examples/copper-nanoparticles.xyz`, 7–309 atoms) relaxed to fmax 0.01 eV/Å under
 /// `Cu_u3.eam`, by LAMMPS's `minimize` with `min_style fire` and by Penstock's FIRE 2.0 (`Fire2`)
 /// and ASE-exact FIRE (`Fire`), from the same positions, in the same run.

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// The `md` workload (BENCHMARKS.md): LAMMPS's classic `bench/in.lj` Lennard-Jones liquid (fcc,
+/// The `md` workload (docs/workloads.md): LAMMPS's classic `bench/in.lj` Lennard-Jones liquid (fcc,
 /// density 0.8442, T 1.44, unshifted cutoff 2.5σ, skin 0.3σ, NVE, dt 0.005 τ, 100 steps), from
 /// the very positions and velocities LAMMPS starts from (its `write_data` file). With LAMMPS
 /// present (`/usr/bin/lmp`), it runs LAMMPS with exact neighbour rebuilds (`neigh_modify delay 0

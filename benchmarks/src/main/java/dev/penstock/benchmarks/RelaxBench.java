@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// The `relax` workload (BENCHMARKS.md): FIRE in ASE-exact mode on perturbed LJ clusters (13, 38
+/// The `relax` workload (docs/workloads.md): FIRE in ASE-exact mode on perturbed LJ clusters (13, 38
 /// and 55 atoms, fixed-seed uniform ±0.05σ noise) to fmax 1e-4 and 0.05; with the peer, ASE's
 /// FIRE from the same start, for step-count and energy agreement and the per-step speed ratio.
 ///

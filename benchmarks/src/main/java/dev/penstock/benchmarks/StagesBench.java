@@ -22,7 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
-/// The `stages` workload (issue 15): a three-stage chain `fire | langevin | nve` over LJ
+/// The `stages` workload (docs/workloads.md): a three-stage chain `fire | langevin | nve` over LJ
 /// clusters of 13…147 atoms (the `inflight` clusters), each stage on its own worker under one
 /// atom budget per batch — device stages on `CpuDevice`, as `simulate` runs them (`DeviceStages`:
 /// each stage's batch packed, stepped by batch kernels split over `kernelThreads`, the model

@@ -17,7 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-/// The `transfer` workload (BENCHMARKS.md): host memory → device through `TransferEngine` on the
+/// The `transfer` workload (docs/workloads.md): host memory → device through `TransferEngine` on the
 /// default device, at several chunk sizes, with a no-op kernel and with a kernel that reads every
 /// byte; reported as GB/s and as a ratio to `MemorySegment.copy` of the same bytes in the same run.
 ///

@@ -1,3 +1,3 @@
-/// The standard workloads of BENCHMARKS.md and the JMH benchmarks, each measuring its baseline
+/// The standard workloads of docs/workloads.md and the JMH benchmarks, each measuring its baseline
 /// or peer in the same run.
 package dev.penstock.benchmarks;

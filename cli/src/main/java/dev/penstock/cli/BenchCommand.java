@@ -3,7 +3,7 @@ package dev.penstock.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/// `penstock bench NAME`: the standard workloads of BENCHMARKS.md.
+/// `penstock bench NAME`: the standard workloads of docs/workloads.md.
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a standard benchmark; figures are printed last as 'name: value' lines.",
         subcommands = {BenchLoaderCommand.class, BenchPumpCommand.class, BenchTransferCommand.class,

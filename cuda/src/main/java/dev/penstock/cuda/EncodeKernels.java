@@ -3,7 +3,7 @@ package dev.penstock.cuda;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
 
-/// The encodings of REFERENCE §2 as CUDA kernels (`cuda/src/main/cuda/encode.cu`, shipped as
+/// The encodings of docs/definitions.md as CUDA kernels (`cuda/src/main/cuda/encode.cu`, shipped as
 /// PTX and JIT-compiled by the driver when the module is loaded). Rows must have been validated
 /// on the host (`dev.penstock.quantum.Rules`): these are the arithmetic only.
 ///

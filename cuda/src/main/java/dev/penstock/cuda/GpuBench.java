@@ -16,7 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-/// The `gpu` workload (BENCHMARKS.md), on `cuda:0`, each figure against its baseline in the
+/// The `gpu` workload (docs/workloads.md), on `cuda:0`, each figure against its baseline in the
 /// same run:
 ///
 /// - host→device copy peak: one 256 MiB copy from pinned memory (best of 3); the same from

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/// `bench gpu`'s in-flight FIRE relaxation: the `inflight` clusters (BENCHMARKS.md; 2,048 of
+/// `bench gpu`'s in-flight FIRE relaxation: the `inflight` clusters (docs/workloads.md; 2,048 of
 /// 13–147 atoms, LJ cut at 2.5σ, fmax 0.01, budget 2,000 steps) relaxed as one packed batch on
 /// `cuda:0` (`PackedRelax` + `CudaRelaxKernels`), refilled as systems converge, and the same
 /// systems on `CpuDevice` (`CpuRelaxKernels` on every core) in the same run: systems/s and

@@ -1,7 +1,7 @@
 /// A CUDA device for Penstock's engine through `java.lang.foreign` and the CUDA driver API:
 /// `CudaDriver` (bindings, `probe()`), `CudaDevice`/`CudaStream`/`CudaEvent` (the engine's
 /// `Device` contract), `PinnedBacking` (page-locked staging memory), `EncodeKernels` (the
-/// encodings of REFERENCE §2, shipped as PTX and JIT-compiled by the driver).
+/// encodings of docs/definitions.md, shipped as PTX and JIT-compiled by the driver).
 ///
 /// Status: built and checked here without a GPU (the PTX by ptxas for sm_90, the bindings by
 /// the compiler, the no-driver path by tests); the GPU-tagged tests and `scripts/gpu-check.sh`

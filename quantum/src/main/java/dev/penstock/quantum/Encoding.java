@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/// The encodings of REFERENCE §2 (n qubits, N = 2^n; qubit k is bit k of the index, LSB first).
+/// The encodings of docs/definitions.md (n qubits, N = 2^n; qubit k is bit k of the index, LSB first).
 public enum Encoding {
     /// ψ_i = x_i / ‖x‖₂ for i < len(x), 0 up to N; 1 ≤ len(x) ≤ N values.
     AMPLITUDE("amplitude"),

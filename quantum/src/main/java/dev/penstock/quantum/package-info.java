@@ -1,2 +1,2 @@
-/// Quantum state encodings of classical rows: amplitude, angle, basis, phase, IQP (REFERENCE §2).
+/// Quantum state encodings of classical rows: amplitude, angle, basis, phase, IQP (docs/definitions.md).
 package dev.penstock.quantum;

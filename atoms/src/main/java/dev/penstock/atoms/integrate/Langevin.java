@@ -2,7 +2,7 @@ package dev.penstock.atoms.integrate;
 
 import dev.penstock.atoms.system.AtomicSystem;
 
-/// Langevin dynamics (NVT) by the BAOAB splitting (REFERENCE §3):
+/// Langevin dynamics (NVT) by the BAOAB splitting (docs/definitions.md):
 ///
 /// ```
 ///   B: v += ½dt·F/m    A: r += ½dt·v    O: v = c1·v + √((1 − c1²)·kT/m)·ξ,  c1 = e^(−γ·dt)

@@ -1,6 +1,6 @@
 package dev.penstock.atoms.integrate;
 
-/// Units (REFERENCE §3): eV, Å, amu; time in τ = Å·√(amu/eV) = 10.180505710759414 fs.
+/// Units (docs/definitions.md): eV, Å, amu; time in τ = Å·√(amu/eV) = 10.180505710759414 fs.
 public final class Units {
     /// One τ in femtoseconds.
     public static final double TAU_FS = 10.180505710759414;

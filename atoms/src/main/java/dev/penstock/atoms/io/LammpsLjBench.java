@@ -1,6 +1,6 @@
 package dev.penstock.atoms.io;
 
-/// The LAMMPS input of the `md` workload (BENCHMARKS.md): LAMMPS's classic `bench/in.lj` — fcc
+/// The LAMMPS input of the `md` workload (docs/workloads.md): LAMMPS's classic `bench/in.lj` — fcc
 /// lattice at density 0.8442, T = 1.44, unshifted cutoff 2.5σ, skin 0.3σ, NVE, dt 0.005 τ, 100
 /// steps — with exact neighbour rebuilds (`delay 0 every 1 check yes`), the start written to
 /// `start.data` (read it with `LammpsData`) and every step's thermo at full precision (read it

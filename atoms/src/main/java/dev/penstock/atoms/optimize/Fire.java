@@ -4,7 +4,7 @@ import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.system.AtomicSystem;
 
 /// FIRE (fast inertial relaxation engine) in ASE-exact mode: the same arithmetic as ASE's
-/// `FIRE` optimiser, step for step, so that it takes ASE's number of steps (REFERENCE §3).
+/// `FIRE` optimiser, step for step, so that it takes ASE's number of steps (docs/definitions.md).
 /// Masses are ignored; the system's velocity array holds FIRE's velocities.
 ///
 /// ```
@@ -18,7 +18,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 ///
 /// `massWeighted()` is the same loop with v += dt·F/m. Not thread-safe: one instance per system.
 public final class Fire implements Optimizer {
-    /// ASE's defaults (REFERENCE §3).
+    /// ASE's defaults (docs/definitions.md).
     public static final double DT = 0.1;
     public static final double MAXSTEP = 0.2;
     public static final double DTMAX = 1.0;

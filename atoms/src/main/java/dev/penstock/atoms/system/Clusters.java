@@ -49,7 +49,7 @@ public final class Clusters {
         return AtomicSystem.free(id, r);
     }
 
-    /// The in-flight relaxation workload (BENCHMARKS.md `inflight`): `count` perturbed clusters
+    /// The in-flight relaxation workload (docs/workloads.md `inflight`): `count` perturbed clusters
     /// (system k has id k) of 13–147 atoms, uniform, each with noise 0.02σ, 0.1σ or 0.2σ, drawn
     /// from `seed` (the benchmarks use 2026), so that FIRE needs from a few to ~1,000 steps.
     public static List<AtomicSystem> inflight(int count, long seed) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /// FIRE in ASE-exact mode against ASE's own FIRE, from the same start: the same number of
-/// steps and the same final energy (REFERENCE §3; ASE's LJ with rc = 100 shifts each pair by
+/// steps and the same final energy (docs/definitions.md; ASE's LJ with rc = 100 shifts each pair by
 /// u(rc), and so does the model here).
 class FireVersusAseTest {
     @TempDir
