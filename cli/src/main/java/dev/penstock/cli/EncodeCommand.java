@@ -5,6 +5,7 @@ import dev.penstock.metrics.PenstockMetrics;
 import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.memory.DType;
 import dev.penstock.io.OutputException;
+import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.BadRowPolicy;
@@ -284,13 +285,16 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         Progress progress = Progress.start(source.rows(), verbosity.progress());
         DType states = cfg.output();
         try {
-            try (StatesOutput w = StatesOutput.open(out, zarr ? ZarrFormat.parse(zarrFormat) : null, states, qubits, source.rows(),
+            // OUT and its sidecars: checked before anything is written, committed together or not at all
+            try (OutputSet outputs = OutputSet.begin(out, zarr, List.of(rowsFile(), skippedFile()));
+                 StatesOutput w = StatesOutput.open(out, zarr ? ZarrFormat.parse(zarrFormat) : null, states, qubits, source.rows(),
                     rowsPerChunk, cfg.encoding().label(), input.getFileName().toString())) {
                 s = dev.run(source, metered(progress.counting(w), metrics), cfg, timeline);
                 progress.stop();
                 long c0 = System.nanoTime();
                 EncodeReport.writeSkipped(skippedFile(), s, in.problems());
                 w.commit(source.rows(), s.skipped().stream().mapToLong(EncodingException::row).toArray());
+                outputs.commit();
                 commitNs = System.nanoTime() - c0;
             }
         } catch (java.io.IOException e) {

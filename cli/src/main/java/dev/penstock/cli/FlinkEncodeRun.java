@@ -117,8 +117,12 @@ final class FlinkEncodeRun {
     static Result run(PrintStream o, FlinkEncode.Spec spec, List<FlinkEncode.Range> ranges, long rows, DType states, int parallelism,
             long checkpointMs, Path out, ZarrFormat zarr) throws Exception {
         long t0 = System.nanoTime();
+        // OUT and its sidecars, checked and locked before the job, committed together after the join;
         // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
-        try (PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
+        List<Path> sidecars = List.of(dev.penstock.quantum.StatesOutput.rowsFile(out, zarr != null),
+                out.resolveSibling(out.getFileName() + ".skipped.tsv"), out.resolveSibling(out.getFileName() + ".manifest.json"));
+        try (dev.penstock.io.OutputSet outputs = dev.penstock.io.OutputSet.begin(out, zarr != null, sidecars);
+             PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
             FlinkEncode.Spec inParts = new FlinkEncode.Spec(spec.input(), spec.columns(), spec.dataset(), spec.encoding(), spec.qubits(),
                     spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString(), spec.device());
             StreamExecutionEnvironment env = FlinkEncode.localEnvironment(parallelism);
@@ -128,6 +132,7 @@ final class FlinkEncodeRun {
             env.execute("penstock encode " + Path.of(spec.input()).getFileName());
             double jobS = (System.nanoTime() - j0) / 1e9;
             EncodeJoin.Joined j = EncodeJoin.join(inParts, ranges, rows, states, parallelism, parts.path(), out, zarr);
+            outputs.commit();
             return new Result(rows, j.written(), j.skipped(), ranges.size(), (System.nanoTime() - t0) / 1e9, jobS, j.manifest());
         }
     }

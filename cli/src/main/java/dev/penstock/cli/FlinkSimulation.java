@@ -12,17 +12,14 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /// `simulate --runner flink`: the same pipeline as a Flink job on the embedded MiniCluster.
-/// The job's exactly-once sink commits part files into `OUT.parts/`; once the job has finished
-/// they are joined into OUT (and the folder removed).
+/// The job's exactly-once sink commits part files into a hidden folder of the run's own beside OUT
+/// (`PendingOutput.scratch`, owner-only, removed however the run ends); once the job has finished
+/// they are joined into OUT and `OUT.quarantined.xyz`, committed together (`OutputSet`).
 final class FlinkSimulation {
     private FlinkSimulation() {
     }
@@ -36,22 +33,26 @@ final class FlinkSimulation {
         JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room, kernelThreads, maxStep);
         int stages = spec.stages().size();
         FlinkRunner.Options options = new FlinkRunner.Options(parallelism, checkpointInterval, 4, restarts);
-        Path parts = out.resolveSibling(out.getFileName() + ".parts");
-        deleteTree(parts);
         if (parallelism.size() != 1 && parallelism.size() != stages) {
             throw new IllegalArgumentException("option '--parallelism': give one number or one per stage (" + stages + "), got " + parallelism);
         }
-        // the job's uncommitted and committed parts are the run's own files until joined into OUT
-        if (parts.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.createDirectories(parts, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        }
-        var env = FlinkRunner.localEnvironment(options.slots(stages), options);
-        FlinkRunner.Result r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");
-        long written = join(r.parts(), out);
-        List<Path> quarantined = FlinkRunner.parts(parts.resolve("quarantined"));
-        long bad = join(quarantined, out.resolveSibling(out.getFileName() + ".quarantined.xyz"));
-        if (bad == 0) {
-            deleteTree(parts);
+        Path quarantinedFile = out.resolveSibling(out.getFileName() + ".quarantined.xyz");
+        FlinkRunner.Result r;
+        long written;
+        long bad;
+        // OUT and OUT.quarantined.xyz, checked and locked before the job, committed together after the
+        // join; the job's parts in a hidden folder of the run's own (owner-only), gone however it ends
+        try (dev.penstock.io.OutputSet outputs = dev.penstock.io.OutputSet.begin(out, false, List.of(quarantinedFile));
+             PendingOutput scratch = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".parts"))) {
+            Path parts = scratch.path();
+            var env = FlinkRunner.localEnvironment(options.slots(stages), options);
+            r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");
+            written = join(r.parts(), out);
+            bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile);
+            if (bad == 0) {
+                dev.penstock.io.OutputSet.remove(quarantinedFile);
+            }
+            outputs.commit();
         }
         double wall = r.wall().toNanos() / 1e9;
         long atomSteps = 0;
@@ -85,19 +86,5 @@ final class FlinkSimulation {
             }
         });
         return n[0];
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        List<Path> all;
-        try (Stream<Path> s = Files.walk(dir)) {
-            all = new ArrayList<>(s.toList());
-        }
-        all.sort(Comparator.reverseOrder());
-        for (Path p : all) {
-            Files.delete(p);
-        }
     }
 }

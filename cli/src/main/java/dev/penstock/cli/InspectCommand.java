@@ -45,6 +45,7 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        dev.penstock.io.OutputSet.finishInterrupted(file); // a Penstock output a killed run was committing: finished first
         if (!Files.isRegularFile(file)) {
             throw new ParameterException(spec.commandLine(), "FILE " + file + (Files.exists(file) ? ": not a file" : ": no such file"));
         }

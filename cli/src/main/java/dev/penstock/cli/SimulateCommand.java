@@ -11,6 +11,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.FlinkRunner;
 import dev.penstock.formats.zarr.ZarrFormat;
 import dev.penstock.io.OutputException;
+import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
@@ -237,6 +238,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         List<AtomicSystem> systems;
+        OutputSet.finishInterrupted(input); // an earlier run's output it was committing when killed: finished first
         try (BufferedReader in = Files.newBufferedReader(input)) {
             systems = ExtXyz.read(in, input);
         }
@@ -339,8 +341,13 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             }
             java.util.function.ToLongFunction<AtomicSystem> rank = "completion".equals(order) ? null
                     : s -> position.getOrDefault(s.id(), Integer.MAX_VALUE);
-            try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank)) {
-                summary = p.results(sink).run();
+            // OUT and OUT.quarantined.xyz: checked before anything is written, committed together or not at all
+            try (OutputSet outputs = OutputSet.begin(out, zarr, List.of(quarantinedFile()))) {
+                try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank)) {
+                    summary = p.results(sink).run();
+                }
+                writeQuarantined(summary);
+                outputs.commit();
             }
         } catch (IllegalArgumentException e) {
             progress.stop();
@@ -369,18 +376,25 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             System.out.println(new SimulateReport(input, out, quarantinedFile()).json(summary, systems));
         }
         if (!summary.quarantined().isEmpty()) {
-            // kept, with their diagnosis (info `quarantined`), as the Flink runner keeps them
-            Path bad = quarantinedFile();
-            List<AtomicSystem> held = summary.quarantined().stream().map(Event::sample).toList();
-            PendingOutput.write(bad, tmp -> {
-                try (java.io.Writer w = Files.newBufferedWriter(tmp)) {
-                    ExtXyz.writeLenient(w, held);
-                }
-            });
-            po.println("quarantined systems written to " + bad);
+            po.println("quarantined systems written to " + quarantinedFile());
             return ExitCodes.QUARANTINED;
         }
         return 0;
+    }
+
+    /// `OUT.quarantined.xyz`: the quarantined systems, kept with their diagnosis (info
+    /// `quarantined`) as the Flink runner keeps them; with none, an earlier run's file goes.
+    private void writeQuarantined(Summary<AtomicSystem> summary) throws java.io.IOException {
+        if (summary.quarantined().isEmpty()) {
+            OutputSet.remove(quarantinedFile());
+            return;
+        }
+        List<AtomicSystem> held = summary.quarantined().stream().map(Event::sample).toList();
+        PendingOutput.write(quarantinedFile(), tmp -> {
+            try (java.io.Writer w = Files.newBufferedWriter(tmp)) {
+                ExtXyz.writeLenient(w, held);
+            }
+        });
     }
 
     private void atLeastOne(String option, long value) {

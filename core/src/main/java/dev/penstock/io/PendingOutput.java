@@ -35,6 +35,10 @@ import java.util.stream.Stream;
 /// previous store left aside mid-swap is put back first).
 /// A destination that is a symbolic link is written where the link points.
 ///
+/// A destination that belongs to an open `OutputSet` (a run's main output and its sidecars) is
+/// enlisted in it: `commit()` then only syncs the temporary, and the set puts every member in
+/// place together, all or nothing against a kill.
+///
 /// Threading: one thread writes and commits; `abortAll` may run on a shutdown-hook thread.
 public final class PendingOutput implements AutoCloseable {
     private static final String MARK = ".penstock-";
@@ -44,7 +48,9 @@ public final class PendingOutput implements AutoCloseable {
     private final Path destination;
     private final Path temp;
     private final boolean directory;
+    private final OutputSet set; // null: committed on its own
     private boolean done; // guarded by this: commit and discard (a shutdown hook's) exclude each other
+    private boolean prepared; // synced, waiting for its set's commit
 
     private PendingOutput(Path destination, boolean directory) throws IOException {
         this(destination, directory, false);
@@ -55,6 +61,7 @@ public final class PendingOutput implements AutoCloseable {
         this.directory = directory;
         Path parent = parentOf(destination);
         Files.createDirectories(parent);
+        OutputSet.finishAllInterrupted(parent); // a killed run's commits first: their temporaries are not stale
         removeStaleTemporaries(parent, destination);
         this.temp = parent.resolve(stem(destination) + ".tmp");
         if (directory && owner && Files.getFileStore(parent).supportsFileAttributeView("posix")) {
@@ -64,6 +71,10 @@ public final class PendingOutput implements AutoCloseable {
             Files.createDirectory(temp);
         } else {
             Files.createFile(temp);
+        }
+        this.set = owner ? null : OutputSet.of(destination);
+        if (set != null) {
+            set.enlist(this);
         }
         LIVE.add(this);
     }
@@ -159,10 +170,14 @@ public final class PendingOutput implements AutoCloseable {
     /// Flushes the written data to the disk and renames it into place; the destination now
     /// holds the complete output. Call once, after the writer has closed its files.
     public synchronized void commit() throws IOException {
-        if (done) {
+        if (done || prepared) {
             throw new IllegalStateException(destination + ": already committed or discarded");
         }
         syncTree(temp);
+        if (set != null) {
+            prepared = true; // the set renames it, with the others
+            return;
+        }
         if (!directory) {
             Files.move(temp, destination, StandardCopyOption.ATOMIC_MOVE);
         } else if (!Files.exists(destination)) {
@@ -188,12 +203,23 @@ public final class PendingOutput implements AutoCloseable {
     /// left as it was.
     @Override
     public void close() throws IOException {
+        synchronized (this) {
+            if (prepared) {
+                return; // committed into its set: the set places or discards it
+            }
+        }
         discard();
     }
 
-    /// Deletes the temporary unless `commit()` or an earlier discard came first; true if it did.
+    /// Its set was closed without committing: the temporary goes.
+    void discardForSet() throws IOException {
+        discard();
+    }
+
+    /// Deletes the temporary unless `commit()` or an earlier discard came first, or its set has
+    /// begun committing (the set's journal finishes it); true if it did.
     private synchronized boolean discard() throws IOException {
-        if (done) {
+        if (done || set != null && !set.mayDiscard()) {
             return false;
         }
         done = true;
@@ -202,8 +228,34 @@ public final class PendingOutput implements AutoCloseable {
         return true;
     }
 
+    /// The destination (absolute, a link resolved).
+    Path destination() {
+        return destination;
+    }
+
+    /// Whether it was committed and waits for its set.
+    synchronized boolean prepared() {
+        return prepared;
+    }
+
+    /// What its set's journal does to put it in place (`OutputSet`).
+    String journalLine() {
+        if (!directory) {
+            return "move\t" + temp + "\t" + destination;
+        }
+        String name = temp.getFileName().toString();
+        Path old = temp.resolveSibling(name.substring(0, name.length() - ".tmp".length()) + ".old");
+        return "swap\t" + temp + "\t" + destination + "\t" + old;
+    }
+
+    /// Its set put it in place.
+    synchronized void placed() {
+        done = true;
+        LIVE.remove(this);
+    }
+
     /// `.name.penstock-<pid>-<n>`: the hidden sibling's name without its `.tmp`/`.old` suffix.
-    private static String stem(Path destination) {
+    static String stem(Path destination) {
         return "." + destination.getFileName() + MARK + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet();
     }
 
@@ -221,6 +273,7 @@ public final class PendingOutput implements AutoCloseable {
                 aborted.add(o.destination); // best effort: a hidden temporary may remain, never the destination
             }
         }
+        OutputSet.abandonAll();
         return aborted;
     }
 
@@ -309,7 +362,7 @@ public final class PendingOutput implements AutoCloseable {
         }
     }
 
-    private static void syncDirectory(Path dir) {
+    static void syncDirectory(Path dir) {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (IOException e) {

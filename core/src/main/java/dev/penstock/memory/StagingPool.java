@@ -34,7 +34,8 @@ public final class StagingPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(StagingPool.class.getName());
     private static final long PAGE = 4096;
 
-    /// Where the buffers' memory comes from (host pages on CPU, pinned memory on CUDA).
+    /// Where the buffers' memory comes from (host pages on CPU, pinned memory on CUDA). A backing
+    /// belongs to the one pool made with it: the pool closes it, freeing every buffer it gave.
     public interface Backing extends AutoCloseable {
         /// One buffer of `bytes`, aligned to `alignment`.
         MemorySegment allocate(long bytes, long alignment);

@@ -2,6 +2,7 @@ package dev.penstock.cuda;
 
 import dev.penstock.device.CpuDevice;
 import dev.penstock.memory.DType;
+import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.DeviceEncodePipeline;
 import dev.penstock.quantum.EncodePipeline;
@@ -18,14 +19,14 @@ import dev.penstock.quantum.RowSource;
 public final class EncodeDevice implements AutoCloseable {
     private final CpuDevice cpu;
     private final CudaDevice cuda;
-    private final PinnedBacking pinned;
+    private final java.util.function.Supplier<StagingPool.Backing> pinned; // one backing per pool: a pool frees its own
     private final EncodeKernels kernels;
     private final String note;
 
     private EncodeDevice(CpuDevice cpu, CudaDevice cuda, String note) {
         this.cpu = cpu;
         this.cuda = cuda;
-        this.pinned = cuda == null ? null : cuda.pinned();
+        this.pinned = cuda == null ? null : cuda::pinned;
         this.kernels = cuda == null ? null : new EncodeKernels(cuda);
         this.note = note;
     }
@@ -108,7 +109,6 @@ public final class EncodeDevice implements AutoCloseable {
             cpu.close();
         }
         if (cuda != null) {
-            pinned.close();
             cuda.close();
         }
     }

@@ -106,7 +106,7 @@ abstract class CudaDeviceChecks {
     @Test
     void theDevicePipelineOnTheGpuWritesWhatTheCpuPipelineWrites() throws Exception {
         EncodeKernels kernels = new EncodeKernels(device);
-        try (HostArena h = Memory.newSharedArena("rows"); PinnedBacking pinned = device.pinned();
+        try (HostArena h = Memory.newSharedArena("rows");
              dev.penstock.device.CpuDevice cpu = new dev.penstock.device.CpuDevice()) {
             int rows = 1000;
             int n = 10;
@@ -121,7 +121,7 @@ abstract class CudaDeviceChecks {
             java.util.List<Double> gpu = new java.util.ArrayList<>();
             java.util.List<Double> ref = new java.util.ArrayList<>();
             var g = dev.penstock.quantum.DeviceEncodePipeline.run(device, (compute, r, count, states) -> kernels.encode((CudaStream) compute,
-                    "amplitude", r, (int) r.shape(1), n, states, count), pinned, dev.penstock.quantum.RowSources.of(in),
+                    "amplitude", r, (int) r.shape(1), n, states, count), device::pinned, dev.penstock.quantum.RowSources.of(in),
                     b -> collect(b, gpu), cfg);
             var c = dev.penstock.quantum.EncodePipeline.run(cpu, dev.penstock.quantum.RowSources.of(in), b -> collect(b, ref), cfg);
             assertThat(g.rowsWritten()).isEqualTo(c.rowsWritten()).isEqualTo(rows - 1);

@@ -178,7 +178,7 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
         int n = 6;
         int rows = 300;
         Timeline timeline = new Timeline();
-        try (HostArena h = Memory.newSharedArena("rows"); PinnedBacking pinned = device.pinned()) {
+        try (HostArena h = Memory.newSharedArena("rows")) {
             Block in = h.allocate(DType.F64, rows, 1 << n);
             for (long i = 0; i < in.elementCount(); i++) {
                 in.setDouble(i, 1 + (i % 7));
@@ -187,7 +187,7 @@ class HostCudaDeviceTest extends CudaDeviceChecks {
                     dev.penstock.quantum.BadRowPolicy.FAIL);
             long[] written = new long[1];
             var s = dev.penstock.quantum.DeviceEncodePipeline.run(device, (compute, r, count, states) -> kernels.encode((CudaStream) compute,
-                    "amplitude", r, (int) r.shape(1), n, states, count), pinned, dev.penstock.quantum.RowSources.of(in),
+                    "amplitude", r, (int) r.shape(1), n, states, count), device::pinned, dev.penstock.quantum.RowSources.of(in),
                     b -> written[0] += b.shape(0), cfg, timeline);
             assertThat(s.rowsWritten()).isEqualTo(rows).isEqualTo(written[0]);
             assertThat(s.transfer().copyNs()).isPositive();

@@ -132,6 +132,10 @@ public final class FlinkRunner {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         loopbackOnly(conf);
+        String work = FlinkWorkDir.path().toString(); // its working files: ours, private, removed
+        conf.set(org.apache.flink.configuration.CoreOptions.TMP_DIRS, work);
+        conf.set(org.apache.flink.configuration.WebOptions.TMP_DIR, work);
+        conf.set(org.apache.flink.configuration.WebOptions.UPLOAD_DIR, work);
         restarts(conf, Restarts.EMBEDDED);
         return StreamExecutionEnvironment.createLocalEnvironment(Math.max(1, o.parallelism().stream().mapToInt(Integer::intValue).max()
                 .orElse(1)), conf);

@@ -26,14 +26,15 @@ import java.lang.foreign.ValueLayout;
 /// ```
 ///
 /// Same results and errors as `EncodePipeline.run`: the rows before a fail-fast bad row are
-/// written; skipped rows are listed. `hostMemory` backs the staging and output buffers (pinned
-/// memory for a GPU; null: plain native memory).
+/// written; skipped rows are listed. `hostMemory` makes the backing of the staging and of the output
+/// buffers, one for each pool, which frees its own (pinned memory for a GPU; null: plain native
+/// memory).
 public final class DeviceEncodePipeline {
     private DeviceEncodePipeline() {
     }
 
     /// Runs the encoding of `source` into `sink` on `device` with `kernel`.
-    public static EncodeSummary run(Device device, DeviceEncoder kernel, StagingPool.Backing hostMemory, RowSource source, RowSink sink,
+    public static EncodeSummary run(Device device, DeviceEncoder kernel, java.util.function.Supplier<StagingPool.Backing> hostMemory, RowSource source, RowSink sink,
                                     EncodePipeline.Config config) throws Exception {
         return run(device, kernel, hostMemory, source, sink, config, null);
     }
@@ -41,14 +42,14 @@ public final class DeviceEncodePipeline {
     /// As `run`, recording every read, copy, kernel (copy and kernel times from the device's
     /// events) and write on `timeline` (may be null). The chunk encoder is `kernel` on the
     /// device plus the copy back, rows checked on the host first; the rest is `EncodeRun`.
-    public static EncodeSummary run(Device device, DeviceEncoder kernel, StagingPool.Backing hostMemory, RowSource source, RowSink sink,
+    public static EncodeSummary run(Device device, DeviceEncoder kernel, java.util.function.Supplier<StagingPool.Backing> hostMemory, RowSource source, RowSink sink,
                                     EncodePipeline.Config config, dev.penstock.observe.Timeline timeline) throws Exception {
         Encoder shape = Encoder.of(config.encoding(), config.qubits());
         DType inType = source.dtype();
         java.util.Set<Lease> notHandedOver = java.util.concurrent.ConcurrentHashMap.newKeySet(); // returned here after a failure
         try (EncodeRun run = new EncodeRun(source, sink, config, timeline, shape.stateSize(), hostMemory, false);
              StagingPool staging = hostMemory == null ? StagingPool.allocate("encode staging", config.slots(), run.chunkBytesIn)
-                     : StagingPool.withBacking("encode staging", config.slots(), run.chunkBytesIn, hostMemory);
+                     : StagingPool.withBacking("encode staging", config.slots(), run.chunkBytesIn, hostMemory.get());
              BlockArena deviceStates = device.newArena("encode states");
              TransferEngine engine = new TransferEngine(device, TransferConfig.of(run.chunkBytesIn, config.slots()), staging)) {
             engine.record(timeline);

@@ -61,7 +61,7 @@ final class EncodeRun implements AutoCloseable {
     /// takes the read buffers themselves (`readChunk`) and holds up to `slots` of them while the
     /// device copies from them; otherwise it copies each chunk out (`nextChunk`).
     EncodeRun(RowSource source, RowSink sink, EncodePipeline.Config config, Timeline timeline, int stateSize,
-              StagingPool.Backing hostMemory, boolean handsReadsOver) {
+              java.util.function.Supplier<StagingPool.Backing> hostMemory, boolean handsReadsOver) {
         this.source = source;
         this.sink = sink;
         this.config = config;
@@ -83,7 +83,7 @@ final class EncodeRun implements AutoCloseable {
             // depth read ahead, one being read, and the ones handed to the device's copies
             r = StagingPool.allocate("encode reads", depth + 1 + (handsReadsOver ? config.slots() : 0), chunkBytesIn);
             s = hostMemory == null ? StagingPool.allocate("encode states", config.slots() + 1, chunkRows * stateBytes)
-                    : StagingPool.withBacking("encode states", config.slots() + 1, chunkRows * stateBytes, hostMemory);
+                    : StagingPool.withBacking("encode states", config.slots() + 1, chunkRows * stateBytes, hostMemory.get());
             this.pump = EncodePipeline.readPump(r, source, chunkRows, chunks, depth, ioThreads, timeline);
         } catch (RuntimeException e) {
             writer.shutdownNow();

@@ -21,7 +21,8 @@ import java.util.Map;
 ///
 /// Everything is written beside its destination; `commit` writes the row indices and then puts
 /// the states in place (a reader never sees states without their rows); closed without it,
-/// every destination is as it was. Threading: one writer thread.
+/// every destination is as it was. Inside an `OutputSet` (what `penstock encode` opens), the set
+/// puts them in place with the sidecars, all or nothing. Threading: one writer thread.
 public final class StatesOutput implements AutoCloseable, RowSink {
     private final NpyWriter npy;
     private final Path rowsFile;
@@ -95,10 +96,11 @@ public final class StatesOutput implements AutoCloseable, RowSink {
     }
 
     /// `OUT.skipped.tsv`: a `row\treason` header, then `lines` (each `row\treason`, rows
-    /// ascending); with none, an earlier run's file is removed (it would describe other states).
+    /// ascending); with none, an earlier run's file is removed (it would describe other states) —
+    /// with the rest of the run's outputs when they form an `OutputSet`.
     public static void writeSkipped(Path file, java.util.List<String> lines) throws IOException {
         if (lines.isEmpty()) {
-            java.nio.file.Files.deleteIfExists(file);
+            dev.penstock.io.OutputSet.remove(file);
             return;
         }
         dev.penstock.io.PendingOutput.write(file, tmp -> {

@@ -32,6 +32,7 @@ public final class NpyFile implements AutoCloseable {
     /// @throws NpyFormatException naming the file, the byte and what was expected, if the file is
     ///                            not a readable `.npy` array
     public static NpyFile open(Path path) throws IOException {
+        dev.penstock.io.OutputSet.finishInterrupted(path); // a Penstock output a killed run was committing: finished first
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
             ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 1 << 20));
