@@ -15,17 +15,24 @@ public final class Threads {
     /// Joins `threads` until `deadlineNs` (a `System.nanoTime()` value); logs each one still
     /// alive with `owner` and its stack. Returns whether all ended.
     public static boolean joinUntil(List<Thread> threads, long deadlineNs, String owner) {
+        // an interrupt of the closing thread (Flink cancels a failing task's thread so) does not cut
+        // the wait short: the threads get the whole bound to stop, the interrupt is kept for later
+        boolean interrupted = false;
         for (Thread t : threads) {
-            long left = deadlineNs - System.nanoTime();
-            if (left <= 0) {
-                break;
+            while (t.isAlive()) {
+                long left = deadlineNs - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    t.join(Duration.ofNanos(left));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-            try {
-                t.join(Duration.ofNanos(left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         boolean allEnded = true;
         for (Thread t : threads) {

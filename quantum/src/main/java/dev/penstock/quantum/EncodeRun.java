@@ -50,6 +50,7 @@ final class EncodeRun implements AutoCloseable {
     private final AtomicLong writeNs = new AtomicLong();
     private final AtomicLong outputWaitNs = new AtomicLong();
     private final AtomicReference<Exception> writeFailure = new AtomicReference<>();
+    private volatile boolean closing; // close(): writes still queued return their buffers unwritten
     private final long start = System.nanoTime();
     private final ExecutorService writer;
     private final StagingPool reads;
@@ -128,9 +129,9 @@ final class EncodeRun implements AutoCloseable {
     /// Hands the first `good` states of `outBlock` (in `out`) to the writer thread, in order; the
     /// buffer goes back to the pool once written (or skipped after a write failure).
     void hand(Lease out, Block outBlock, long good) {
-        writer.execute(() -> {
+        Runnable write = () -> {
             try (out) {
-                if (good > 0 && writeFailure.get() == null) {
+                if (good > 0 && writeFailure.get() == null && !closing) {
                     long t0 = System.nanoTime();
                     sink.write(outBlock.slice(0, good));
                     long t1 = System.nanoTime();
@@ -143,7 +144,13 @@ final class EncodeRun implements AutoCloseable {
             } catch (Exception e) {
                 writeFailure.compareAndSet(null, e);
             }
-        });
+        };
+        try {
+            writer.execute(write);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            out.close(); // the run is being stopped (another failure, a cancel): the buffer goes back here
+            throw stopped;
+        }
     }
 
     /// After the transfer: waits for the writer and returns the summary (or the write failure).
@@ -182,10 +189,27 @@ final class EncodeRun implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        writer.shutdownNow();
-        writer.awaitTermination(1, TimeUnit.SECONDS);
+        closing = true;
+        for (Runnable queued : writer.shutdownNow()) {
+            queued.run(); // never ran: it only gives its buffer back
+        }
+        // an interrupt (Flink cancelling a failed task) does not cut the wait short: the writer
+        // returns its buffers before the pools close; the interrupt is kept for the caller
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!writer.isTerminated() && System.nanoTime() < deadline) {
+            try {
+                writer.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
         try (reads; states) {
             pump.close();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
