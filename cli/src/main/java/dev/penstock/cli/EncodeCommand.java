@@ -216,12 +216,21 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             }
             DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
-            Preflight.encodePlan(spec, o, source.rows(), source.rowLength(), source.dtype(), cfg, out, zarr, dryRun);
+            boolean flink = runner.equalsIgnoreCase("flink");
+            Preflight.encodePlan(spec, o, source.rows(), source.rowLength(), source.dtype(), cfg, out, zarr, dryRun, flink);
             if (dryRun) {
                 return 0;
             }
-            if (runner.equalsIgnoreCase("flink")) {
-                return FlinkEncodeRun.command(this, o, enc, cfg, source);
+            if (flink) {
+                try {
+                    return FlinkEncodeRun.command(this, o, enc, cfg, source);
+                } catch (Exception e) {
+                    // a full disk in a task or the join: one line naming OUT, exit 5, at once
+                    if (UserErrors.userCause(e) instanceof java.io.IOException io && !(io instanceof OutputException)) {
+                        throw UserErrors.naming(out, io);
+                    }
+                    throw e;
+                }
             } else if (!runner.equalsIgnoreCase("local")) {
                 throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");
             }

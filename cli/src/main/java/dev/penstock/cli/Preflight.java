@@ -82,17 +82,24 @@ final class Preflight {
     /// fit), and the plan printed when asked (`dryRun`) or when it is large.
     static void encodePlan(CommandSpec spec, PrintStream o, long rows, int rowLength, DType in, EncodePipeline.Config cfg, Path target,
             boolean zarr, boolean dryRun) {
+        encodePlan(spec, o, rows, rowLength, in, cfg, target, zarr, dryRun, false);
+    }
+
+    /// As above; on Flink (`flink`) the tasks' shards and the joined output lie on OUT's disk at
+    /// once, so twice the output must be free.
+    static void encodePlan(CommandSpec spec, PrintStream o, long rows, int rowLength, DType in, EncodePipeline.Config cfg, Path target,
+            boolean zarr, boolean dryRun, boolean flink) {
         int qubits = cfg.qubits();
         int rowsPerChunk = cfg.rowsPerChunk();
         long stateBytes = cfg.output().byteSize() << qubits;
-        double outBytes = (double) rows * stateBytes + rows * 8.0;
+        double outBytes = ((double) rows * stateBytes + rows * 8.0) * (flink ? 2 : 1);
         long memory = EncodePipeline.hostBytes(rows, rowLength, in, cfg);
         Preflight.forMemory(spec, memory, "chunks of " + Math.min(rowsPerChunk, Math.max(1, rows)) + " rows of " + qubits
                 + "-qubit states", "use a smaller --rows-per-chunk or fewer --qubits");
         long out = outBytes >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) outBytes;
         long free = Preflight.usableBytes(target);
         if (!zarr) {
-            Preflight.forOutput(spec, "option '--out' " + target, target, out);
+            Preflight.forOutput(spec, "option '--out' " + target + (flink ? " (with the Flink tasks' shards beside it)" : ""), target, out);
         }
         // a Zarr store's compressed size is known only once written: announced, not refused (a
         // full disk then fails the write and leaves OUT as it was)

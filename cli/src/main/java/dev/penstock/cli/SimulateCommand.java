@@ -285,6 +285,14 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             } catch (IllegalArgumentException e) {
                 System.err.println("penstock simulate: " + e.getMessage());
                 return 2;
+            } catch (OutputException e) {
+                throw e;
+            } catch (Exception e) {
+                // a full disk in a task or the join: one line naming OUT, exit 5
+                if (UserErrors.userCause(e) instanceof java.io.IOException io && !(io instanceof OutputException)) {
+                    throw UserErrors.naming(out, io);
+                }
+                throw e;
             }
         } else if (!runner.equalsIgnoreCase("local")) {
             throw new ParameterException(spec.commandLine(), "option '--runner': expected local or flink, got '" + runner + "'");

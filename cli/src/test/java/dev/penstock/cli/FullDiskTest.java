@@ -77,4 +77,32 @@ class FullDiskTest {
         assertThat(out).hasContent("previous results");
         assertThat(NothingLostTest.temporaries(disk)).isEmpty();
     }
+
+    @Test
+    void aFlinkSimulateOnAFullDiskEndsAtOnceInOneLineNamingOut() throws Exception {
+        Path out = Files.writeString(disk.resolve("up.xyz"), "previous results");
+        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 24 * 1024]);
+        long t0 = System.nanoTime();
+        String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "simulate", "../examples/argon-clusters.xyz", "--pipeline",
+                "fire(fmax=0.05, steps=20)", "--potential", "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--out", out.toString(),
+                "--runner", "flink");
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - t0)).as("not the slot wait of a lost TaskManager")
+                .isLessThan(java.time.Duration.ofSeconds(90));
+        assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
+        assertThat(printed).contains("cannot write " + out).containsIgnoringCase("no space left").doesNotContain("internal error");
+        assertThat(out).hasContent("previous results");
+        assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
+
+    @Test
+    void aFlinkEncodeThatFillsTheDiskEndsInOneLineNamingOut() throws Exception {
+        Path in = NothingLostTest.rows(base.resolve("rows.npy"), 2000, 16);
+        Path store = disk.resolve("s.zarr");
+        String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "4",
+                "--out", store.toString(), "--runner", "flink", "--parallelism", "2");
+        assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
+        assertThat(printed).contains("cannot write " + store).containsIgnoringCase("no space left");
+        assertThat(store).doesNotExist();
+        assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
 }

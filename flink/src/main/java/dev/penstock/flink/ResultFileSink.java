@@ -163,12 +163,27 @@ public final class ResultFileSink<S> implements Sink<byte[]>, SupportsCommitter<
             return List.of(done);
         }
 
+        /// Drops the uncommitted part (never handed to the committer, in no checkpoint): closing
+        /// must not throw, or Flink, already handling the task's failure (a full disk whose
+        /// buffered bytes cannot be flushed either), takes its TaskManager down with it and the
+        /// job waits for slots until it times out.
         @Override
-        public void close() throws IOException {
-            if (out != null) {
-                out.close(); // uncommitted: stays hidden
-                out = null;
+        public void close() {
+            if (out == null) {
+                return;
             }
+            try {
+                out.close();
+            } catch (IOException refused) {
+                // the disk refused the last buffered bytes: the part is dropped below anyway
+            }
+            out = null;
+            try {
+                Files.deleteIfExists(current);
+            } catch (IOException e) {
+                // hidden and uncommitted: the next run over this folder removes it
+            }
+            current = null;
         }
     }
 
