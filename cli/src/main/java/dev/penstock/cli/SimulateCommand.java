@@ -131,6 +131,10 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             + "moves more than this many Å in one step (a time step far too large; default: ${DEFAULT-VALUE})")
     double maxStepA;
 
+    @Option(names = "--dry-run", order = 505, description = "check everything (arguments, the systems against the batches and the "
+            + "potential, memory, disk) and print the plan without creating any file")
+    boolean dryRun;
+
     @Option(names = "--debug", order = 504, description = "print buffer populations per step at the end, and a stack trace with any error")
     boolean debug;
 
@@ -252,6 +256,12 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                 + "edges, refill every %d steps, seed %d, max step %s Å, output %s%s, order %s", runner, mode, device, threads == null ? "default (cores / chained stages)" : threads, maxSystems, maxAtoms,
                 maxEdges == null ? "any" : maxEdges, refillEvery, seed, maxStepA, out, zarr ? " (Zarr v" + format.number() + ")" : "",
                 order == null ? "input" : order));
+        // before anything is created: systems that can never fit, memory, the output's disk
+        SimulatePlan plan = SimulatePlan.of(systems, stages.size(), maxSystems, maxAtoms, zarr);
+        plan.check(spec, out, 2);
+        if (dryRun || plan.mayNotFit(out)) {
+            plan.print(po, out, 2);
+        }
         if (runner.equalsIgnoreCase("flink")) {
             if (!device.equalsIgnoreCase("cpu")) {
                 throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
@@ -269,6 +279,12 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                         + parallelism + ", " + checkpointMs);
             }
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
+            if (dryRun) {
+                plan.fitsBatches(spec, maxAtoms);
+                po.println("dry run: the systems fit the batches; the Flink job checks them against the potential when it starts; nothing "
+                        + "was created");
+                return ExitCodes.OK;
+            }
             try {
                 java.util.Optional<FlinkRunner.Restarts> restarts = restartAttempts == null && restartDelayMs == null
                         ? java.util.Optional.empty()
@@ -300,7 +316,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         StageProgress progress = StageProgress.start(stages.size(), systems.size(), verbosity.progress());
         Hook<AtomicSystem> history = History.hook(progress::left);
         Summary<AtomicSystem> summary;
-        SnapshotHook snaps = snapshots == null ? null : new SnapshotHook(snapshots, snapshotEvery);
+        SnapshotHook snaps = null; // made once the run is checked: a refusal or a dry run creates nothing
         dev.penstock.observe.Timeline timeline = timelinePng == null ? null : new dev.penstock.observe.Timeline();
         // by default the cores are shared out between the chained stages (each stage's worker is
         // busy too: more threads than cores would spin against each other)
@@ -330,9 +346,6 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
             p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
                     .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
-            if (snaps != null) {
-                p.hook(snaps);
-            }
             if (metrics != null) {
                 p.hook(PenstockMetrics.pipeline(metrics.registry(), "simulate", p));
                 PenstockMetrics.staging(metrics.registry(), "simulate");
@@ -342,6 +355,15 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                 p.timeline(timeline);
             }
             p.check(); // before the output exists
+            if (dryRun) {
+                progress.stop();
+                po.println("dry run: every system fits its stages and the potential; nothing was created");
+                return ExitCodes.OK;
+            }
+            if (snapshots != null) {
+                snaps = new SnapshotHook(snapshots, snapshotEvery);
+                p.hook(snaps);
+            }
             // committed by the pipeline when the run succeeds; closed uncommitted after a failure: OUT as it was
             java.util.Map<Long, Integer> position = new java.util.HashMap<>();
             for (int k = 0; k < systems.size(); k++) {

@@ -68,8 +68,8 @@ class FullDiskTest {
     @Test
     void aDiskThatFillsMidWriteEndsInOneLineAndThePreviousOutputSurvives() throws Exception {
         Path out = Files.writeString(disk.resolve("argon.xyz"), "previous results");
-        // fill the disk but for a few kB: 24 finished systems do not fit in them
-        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 24 * 1024]);
+        // fill the disk but for 100 kB: past the preflight (at least 72 kB), short of what the 24 finished systems take
+        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 100 * 1024]);
         String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "simulate", "../examples/argon-clusters.xyz", "--pipeline",
                 "fire(fmax=0.05, steps=20)", "--potential", "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--out", out.toString());
         assertThat(NothingLostTest.errorLines(printed)).as(printed).hasSize(1);
@@ -81,7 +81,7 @@ class FullDiskTest {
     @Test
     void aFlinkSimulateOnAFullDiskEndsAtOnceInOneLineNamingOut() throws Exception {
         Path out = Files.writeString(disk.resolve("up.xyz"), "previous results");
-        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 24 * 1024]);
+        Files.write(disk.resolve("filler"), new byte[256 * 1024 - 100 * 1024]);
         long t0 = System.nanoTime();
         String printed = MainTest.run(ExitCodes.OUTPUT_FAILED, "simulate", "../examples/argon-clusters.xyz", "--pipeline",
                 "fire(fmax=0.05, steps=20)", "--potential", "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--out", out.toString(),
@@ -104,5 +104,22 @@ class FullDiskTest {
         assertThat(printed).contains("cannot write " + store).containsIgnoringCase("no space left");
         assertThat(store).doesNotExist();
         assertThat(NothingLostTest.temporaries(disk)).isEmpty();
+    }
+
+    @Test
+    void aSimulateWhoseOutputCanNeverFitIsRefusedBeforeAnythingIsCreated() throws Exception {
+        StringBuilder xyz = new StringBuilder();
+        for (int k = 0; k < 4000; k++) {
+            xyz.append("2\nProperties=species:S:1:pos:R:3\nAr 0 0 0\nAr 3.9 0 0\n");
+        }
+        Path in = Files.writeString(base.resolve("pairs.xyz"), xyz);
+        Path out = Files.writeString(disk.resolve("out.xyz"), "previous results");
+        String printed = MainTest.run(ExitCodes.USAGE, "simulate", in.toString(), "--pipeline", "fire(fmax=0.05, steps=20)", "--potential",
+                "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--out", out.toString());
+        assertThat(printed).contains("option '--out' " + out + " (at least, 8,000 atoms) needs").contains("free there");
+        assertThat(out).hasContent("previous results");
+        try (var left = Files.list(disk)) {
+            assertThat(left.map(p -> p.getFileName().toString()).toList()).containsExactly("out.xyz");
+        }
     }
 }
