@@ -14,7 +14,10 @@ Every case protects files (inputs, the previous output) by checksum. The target 
   scripts/reliability-campaign.py --quick    (one case of each family)
 
 Needs /usr/bin/python3 with NumPy and zarr (python3-numpy python3-zarr), ASE for the simulate
-cases (python3-ase), and root for the full-disk cases (a tmpfs; skipped otherwise).
+cases (python3-ase), h5py for the HDF5 cases (python3-h5py), and root for the full-disk cases (a tmpfs; skipped
+otherwise). Families since 2026-12-04: output sets (sidecars checked first and committed with OUT, two runs on one
+OUT), Flink (a failing worker leaves nothing running or leased, no working file in java.io.tmpdir, a user's
+OUT.parts/ kept, full disks), readers (HDF5 fill values, subnormal rows, .npy dtypes, mixed extended-XYZ ids).
 """
 import hashlib
 import os
@@ -76,9 +79,9 @@ def record(family, name, kind, why=""):
     print(f"  {mark} {family}: {name}{(' — ' + why) if why else ''}", flush=True)
 
 
-def run(args, cwd, timeout=180, kill_after=None, sig=None):
-    """Runs the CLI; returns (code, stdout+stderr). kill_after: seconds before sending sig."""
-    p = subprocess.Popen(JAVA + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+def run(args, cwd, timeout=180, kill_after=None, sig=None, jvm=()):
+    """Runs the CLI; returns (code, stdout+stderr). kill_after: seconds before sending sig; jvm: extra JVM options."""
+    p = subprocess.Popen(JAVA[:1] + list(jvm) + JAVA[1:] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if kill_after is not None:
         time.sleep(kill_after)
         p.send_signal(sig)
@@ -109,6 +112,9 @@ def judge(family, name, args, cwd, expect, protect=(), check=None, out=None, **k
         why.append("left " + ", ".join(os.path.basename(t) for t in left))
     if traced:
         why.append("stack trace")
+    noise = [l for l in lines if "did not stop" in l or "still leased" in l]
+    if noise:
+        why.append("left running or leased: " + noise[0][:80])
     if expect == 0:
         if code != 0:
             why.append(f"exit {code}: {penstock[-1] if penstock else lines[-1:]}")
@@ -422,15 +428,200 @@ def full_disk_cases(w):
         open(xprev, "w").write("previous results")
         judge(fam, "simulate output fills the disk", ["simulate", os.path.join(ROOT, "examples", "argon-clusters.xyz"),
                                                      "--pipeline", "fire(fmax=0.05, steps=20)", "--potential", LJ, "--out",
-                                                     xprev], disk, {5}, protect=[xprev])
+                                                     xprev], disk, {2, 5}, protect=[xprev])  # 2: the preflight saw it
+        os.remove(os.path.join(disk, "filler"))
+        open(os.path.join(disk, "filler"), "wb").write(b"\0" * (512 * 1024 - 100 * 1024))
+        judge(fam, "flink simulate output fills the disk (past the preflight)", [
+            "simulate", os.path.join(ROOT, "examples", "argon-clusters.xyz"), "--pipeline", "fire(fmax=0.05, steps=20)",
+            "--potential", LJ, "--out", xprev, "--runner", "flink"], disk, {5}, protect=[xprev], timeout=120)
+        os.remove(os.path.join(disk, "filler"))
+        z2 = os.path.join(disk, "f.zarr")
+        judge(fam, "flink encode zarr that may not fit", ["encode", good, "--encoding", "amplitude", "--qubits", "4", "--out", z2,
+                                                          "--runner", "flink"], disk, {0, 5}, protect=[prev, good], out=z2,
+              timeout=120)
     finally:
         subprocess.run(["umount", disk])
+
+
+def sidecar_cases(w):
+    """A run's outputs are one set: checked before anything is written, committed together, never mixed."""
+    fam = "output sets"
+    bad = npy_rows(os.path.join(w, "bad.npy"), 50, 8, nan_rows=(3,))
+    out = os.path.join(w, "s.npy")
+    open(out, "w").write("previous states")
+    skipped = out + ".skipped.tsv"
+    open(skipped, "w").write("previous skipped")
+    os.makedirs(out + ".rows.npy")
+    judge(fam, "OUT.rows.npy is a folder", ["encode", bad, "--encoding", "amplitude", "--qubits", "3", "--on-bad-row", "skip",
+                                            "--out", out], w, {5}, protect=[out, skipped, bad])
+    os.rmdir(out + ".rows.npy")
+    judge(fam, "skip run writes its sidecars", ["encode", bad, "--encoding", "amplitude", "--qubits", "3", "--on-bad-row", "skip",
+                                                "--out", out], w, 0, check=states_ok(49, 3), out=out)
+    good = npy_rows(os.path.join(w, "good.npy"), 20, 8)
+    judge(fam, "a clean run removes the old skipped rows", ["encode", good, "--encoding", "amplitude", "--qubits", "3", "--out", out],
+          w, 0, check=lambda o: states_ok(20, 3)(o) or ("OUT.skipped.tsv of the earlier run kept" if os.path.exists(skipped) else None),
+          out=out)
+    ex = os.path.join(ROOT, "examples", "argon-clusters.xyz")
+    xout = os.path.join(w, "r.xyz")
+    open(xout, "w").write("previous results")
+    os.makedirs(xout + ".quarantined.xyz")
+    judge(fam, "OUT.quarantined.xyz is a folder", ["simulate", ex, "--pipeline", "fire(fmax=0.05, steps=20)", "--potential", LJ,
+                                                   "--out", xout], w, {5}, protect=[xout])
+    os.rmdir(xout + ".quarantined.xyz")
+    big = npy_rows(os.path.join(w, "big.npy"), 20000, 78)
+    two = os.path.join(w, "two.npy")
+    first = subprocess.Popen(JAVA + ["encode", big, "--encoding", "iqp", "--qubits", "12", "--out", two], cwd=w,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lock = os.path.join(w, ".two.npy.penstock-lock")
+    deadline = time.time() + 60
+    while not os.path.exists(lock) and first.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    judge(fam, "a second run on the same OUT while the first runs", ["encode", good, "--encoding", "amplitude", "--qubits", "3",
+                                                                    "--out", two], w, {5}, protect=[good])
+    first.communicate(timeout=300)
+    try:
+        n = np.load(two).shape
+        ok = first.returncode == 0 and n == (20000, 4096) and np.load(two + ".rows.npy").shape == (20000,)
+    except Exception as e:
+        ok, n = False, e
+    record(fam, "the first run then commits whole", "result" if ok else "BAD", "" if ok else f"exit {first.returncode}, OUT {n}")
+    plan_dir = os.path.join(w, "plan")
+    judge(fam, "simulate --dry-run creates nothing", ["simulate", ex, "--pipeline", "fire(fmax=0.05)", "--potential", LJ, "--out",
+                                                      os.path.join(plan_dir, "o.xyz"), "--snapshots", os.path.join(plan_dir, "s"),
+                                                      "--dry-run"], w, 0,
+          check=lambda o: "created " + o if os.path.exists(o) else None, out=plan_dir)
+
+
+def flink_cases(w):
+    """Flink runs leave nothing behind: no thread, no leased buffer, no working file, no user folder touched."""
+    fam = "flink"
+    nan = npy_rows(os.path.join(w, "nan.npy"), 5000, 16, nan_rows=(3000,))
+    out = os.path.join(w, "s.npy")
+    for k in range(1 if QUICK else 3):
+        judge(fam, f"a NaN row on Flink ({k + 1})", ["encode", nan, "--encoding", "amplitude", "--qubits", "4", "--out", out,
+                                                    "--runner", "flink", "--parallelism", "2"], w, {3}, protect=[nan], out=out,
+              timeout=120)
+    tmp = os.path.join(w, "jvm-tmp")
+    os.makedirs(tmp)
+    good = npy_rows(os.path.join(w, "good.npy"), 2000, 16)
+    judge(fam, "encode on Flink leaves no working file", ["encode", good, "--encoding", "amplitude", "--qubits", "4", "--out",
+                                                         os.path.join(w, "g.npy"), "--runner", "flink"], w, 0,
+          check=lambda o: states_ok(2000, 4)(o) or (f"{os.listdir(tmp)} left in java.io.tmpdir" if os.listdir(tmp) else None),
+          out=os.path.join(w, "g.npy"), jvm=["-Djava.io.tmpdir=" + tmp], timeout=120)
+    ex = os.path.join(ROOT, "examples", "argon-clusters.xyz")
+    up = os.path.join(w, "up.xyz")
+    mine = up + ".parts"
+    os.makedirs(mine)
+    open(os.path.join(mine, "notes.txt"), "w").write("mine")
+    judge(fam, "simulate on Flink keeps the user's OUT.parts/", ["simulate", ex, "--pipeline", "fire(fmax=0.05, steps=20)",
+                                                                "--potential", LJ, "--out", up, "--runner", "flink"], w, 0,
+          check=lambda o: None if os.path.exists(os.path.join(mine, "notes.txt")) else "OUT.parts/notes.txt is gone", out=up,
+          timeout=120)
+    big = npy_rows(os.path.join(w, "big.npy"), 20000, 78)
+    prev = os.path.join(w, "prev.npy")
+    run(["encode", good, "--encoding", "amplitude", "--qubits", "4", "--out", prev], w)
+    for sig, name, codes in [(signal.SIGTERM, "SIGTERM", {143}), (signal.SIGKILL, "SIGKILL", {-9})][: 1 if QUICK else None]:
+        judge(fam, f"{name} during a Flink encode", ["encode", big, "--encoding", "iqp", "--qubits", "10", "--out", prev, "--runner",
+                                                    "flink"], w, codes | {0}, protect=[big], kill_after=6, sig=sig, timeout=120)
+        try:
+            n = np.load(prev).shape[0]
+            ok = n in (2000, 20000)
+        except Exception as e:
+            ok, n = False, e
+        record(fam, f"{name} during a Flink encode: OUT complete", "result" if ok else "BAD", "" if ok else f"OUT holds {n}")
+        for t in temporaries(w):
+            shutil.rmtree(t, ignore_errors=True) if os.path.isdir(t) else os.remove(t)
+    judge(fam, "a refusal on Flink creates nothing", ["simulate", ex, "--pipeline", "fire(fmax=0.05)", "--potential", LJ, "--out",
+                                                      os.path.join(w, "none", "o.xyz"), "--runner", "flink", "--parallelism", "0"],
+          w, {2}, out=os.path.join(w, "none"))
+
+
+def reader_cases(w):
+    """Inputs read exactly as their own tools read them, or refused in one line."""
+    fam = "readers"
+    try:
+        import h5py
+    except ImportError:
+        record(fam, "h5py", "skip", "python3-h5py is not installed")
+        h5py = None
+    if h5py is not None:
+        f = os.path.join(w, "sparse.h5")
+        with h5py.File(f, "w") as h:
+            x = h.create_dataset("x", shape=(1500, 4), dtype="f8", chunks=(100, 4), fillvalue=0.25)
+            x[0:300] = np.arange(1, 1201, dtype=np.float64).reshape(300, 4)
+        with h5py.File(f, "r") as h:
+            data = h["x"][:]
+        want = data / np.linalg.norm(data, axis=1, keepdims=True)
+        o = os.path.join(w, "h.npy")
+
+        def fill_ok(out):
+            got = np.load(out)
+            return None if np.allclose(got.real, want, atol=1e-12) else "states differ from h5py's values (fill value?)"
+        judge(fam, "HDF5 chunks never written hold the fill value", ["encode", f, "--dataset", "/x", "--encoding", "amplitude",
+                                                                     "--qubits", "2", "--out", o], w, 0, check=fill_ok, out=o)
+    sub = os.path.join(w, "subnormal.npy")
+    np.save(sub, np.array([[5e-324, 0, 5e-324, 0], [1e-310, 2e-310, 0, 0], [3, 4, 0, 0]]))
+    so = os.path.join(w, "sub-states.npy")
+
+    def sub_ok(out):
+        s = np.load(out)
+        return None if np.all(np.isfinite(s)) and np.allclose(np.sum(np.abs(s) ** 2, axis=1), 1) else f"states {s}"
+    for policy in ["fail", "skip"]:
+        judge(fam, f"subnormal rows ({policy})", ["encode", sub, "--encoding", "amplitude", "--qubits", "2", "--on-bad-row", policy,
+                                                 "--out", so], w, 0, check=sub_ok, out=so)
+    for dt in ([">f8", "<i4", "<f2", "F"] if not QUICK else [">f8"]):
+        f = os.path.join(w, f"dtype-{dt.replace('<', 'le').replace('>', 'be')}.npy")
+        a = np.sin(np.arange(64).reshape(8, 8)) + 2
+        np.save(f, np.asfortranarray(a) if dt == "F" else a.astype(dt))
+        o = f + ".states.npy"
+        judge(fam, f".npy of dtype {dt}", ["encode", f, "--encoding", "amplitude", "--qubits", "3", "--out", o], w, {0, 2, 3},
+              protect=[f], check=states_ok(8, 3), out=o)
+    v3 = os.path.join(w, "v3.zarr")
+
+    def v3_ok(out):
+        import json
+        meta = json.load(open(os.path.join(out, "states", "zarr.json")))
+        return None if meta.get("zarr_format") == 3 and meta.get("shape") == [20, 8] else f"zarr.json {meta}"
+    g20 = npy_rows(os.path.join(w, "g20.npy"), 20, 8)
+    judge(fam, "Zarr v3 output", ["encode", g20, "--encoding", "amplitude", "--qubits", "3", "--out", v3, "--zarr-format", "3"], w, 0,
+          check=v3_ok, out=v3)
+    arrow_js = os.environ.get("PENSTOCK_ARROW_JS", os.path.expanduser("~/.cache/penstock/arrow-js"))
+    if shutil.which("node") and os.path.isdir(os.path.join(arrow_js, "node_modules", "apache-arrow")):
+        af = os.path.join(w, "t.arrow")
+        js = ("const a=require('apache-arrow');const fs=require('fs');const n=16;const x=new Float64Array(n),y=new Float64Array(n);"
+              "for(let i=0;i<n;i++){x[i]=i+1;y[i]=i===5?NaN:2*i+1;}"
+              "fs.writeFileSync(process.argv[1],a.tableToIPC(a.tableFromArrays({x,y}),'file'));")
+        subprocess.run(["node", "-e", js, af], cwd=arrow_js, check=True)
+        ao = os.path.join(w, "arrow-states.npy")
+        judge(fam, "Arrow IPC with a NaN, skip mode", ["encode", af, "--columns", "x,y", "--encoding", "amplitude", "--qubits", "1",
+                                                       "--on-bad-row", "skip", "--out", ao], w, 0, protect=[af], check=states_ok(15, 1),
+              out=ao)
+        judge(fam, "Arrow IPC with a NaN, fail mode", ["encode", af, "--columns", "x,y", "--encoding", "amplitude", "--qubits", "1",
+                                                       "--out", os.path.join(w, "arrow-fail.npy")], w, {3}, protect=[af],
+              out=os.path.join(w, "arrow-fail.npy"))
+    else:
+        record(fam, "Arrow IPC", "skip", "Arrow JS (npm apache-arrow, as .ci/run installs it) is not here")
+    mixed = os.path.join(w, "mixed.xyz")
+    with open(mixed, "w") as m:
+        for k in range(14):
+            tag = {1: " id=12", 3: " id=0"}.get(k, "")
+            m.write(f'2\nLattice="9 0 0 0 9 0 0 0 9" Properties=species:S:1:pos:R:3 pbc="T T T"{tag}\nAr 0 0 0\nAr 3.9 0 {k * 0.01}\n')
+    mo = os.path.join(w, "mixed-out.xyz")
+
+    def ids_ok(out):
+        from ase.io import read
+        frames = read(out, ":")
+        ids = [a.info.get("id") for a in frames]
+        return None if len(frames) == 14 and len(set(ids)) == 14 else f"ids {ids}"
+    judge(fam, "extended XYZ, frames with and without id=", ["simulate", mixed, "--pipeline", "fire(fmax=0.05, steps=50)", "--potential",
+                                                            LJ, "--out", mo], w, 0, protect=[mixed], check=ids_ok, out=mo)
 
 
 def main():
     work = tempfile.mkdtemp(prefix="penstock-campaign-")
     try:
-        for fn in [encode_cases, option_cases, output_cases, interrupt_cases, simulate_cases, full_disk_cases]:
+        for fn in [encode_cases, option_cases, output_cases, interrupt_cases, simulate_cases, full_disk_cases, sidecar_cases,
+                   flink_cases, reader_cases]:
             d = os.path.join(work, fn.__name__)
             os.makedirs(d)
             print(fn.__name__, flush=True)
