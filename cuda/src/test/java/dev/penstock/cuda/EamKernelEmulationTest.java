@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /// over a full neighbour list) checked without a GPU: `src/test/cpp/emulate_eam.cpp` compiles
 /// them for the host, and their energies and forces must match the CPU `Eam` (a half list, each
 /// pair once — so to rounding) for funcfl, setfl and Finnis–Sinclair files, periodic and free.
-/// The shipped `eam.ptx` must hold the three entries, assemble for the H200 and be what the
-/// source compiles to. Needs g++ (and the CUDA toolkit for the PTX checks); LAMMPS's potential files.
+/// The shipped `eam.ptx` must hold the three entries (`PtxTest` assembles it and compares it with
+/// what the source compiles to). Needs g++ and LAMMPS's potential files.
 class EamKernelEmulationTest {
     private static final Path POTENTIALS = Path.of("/usr/share/lammps/potentials");
     private static final String PTX = "/dev/penstock/cuda/eam.ptx";
@@ -74,30 +74,12 @@ class EamKernelEmulationTest {
     }
 
     @Test
-    void theShippedPtxHoldsTheKernelsAssemblesAndIsWhatTheSourceCompilesTo() throws Exception {
+    void theShippedPtxHoldsTheKernels() throws Exception {
         String ptx = new String(ptx(), StandardCharsets.US_ASCII);
         for (String k : List.of("eam_density", "eam_embed", "eam_force")) {
             assertThat(ptx).as(k).contains(".entry " + k + "(");
         }
-        assumeTrue(Ci.required() || Files.isExecutable(Path.of("/usr/local/bin/nvcc")) || Files.isExecutable(Path.of("/usr/local/cuda/bin/nvcc")),
-                "nvcc (CUDA toolkit) is not installed");
-        Path f = dir.resolve("eam.ptx");
-        Files.write(f, ptx());
-        assertThat(run("ptxas", "-arch=sm_90", "-o", dir.resolve("eam.cubin").toString(), f.toString())).isZero();
-        Path fresh = dir.resolve("fresh-eam.ptx");
-        assertThat(run("nvcc", "-ptx", "-arch=compute_90", "-O3", "-std=c++17", "-o", fresh.toString(),
-                Path.of("src/main/cuda/eam.cu").toAbsolutePath().toString())).isZero();
-        assertThat(Files.readString(fresh, StandardCharsets.US_ASCII)).as("rerun scripts/build-kernels.sh and commit the PTX").isEqualTo(ptx);
-    }
-
-    private static int run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        int rc = p.waitFor();
-        if (rc != 0) {
-            System.err.println(String.join(" ", cmd) + ":\n" + out);
-        }
-        return rc;
+        // that it assembles for its target and the H200, and is what eam.cu compiles to: PtxTest
     }
 
     private static byte[] ptx() throws Exception {
