@@ -70,13 +70,14 @@ class LoopbackOnlyTest {
     @Timeout(180)
     void aFlinkSimulateListensOnLoopbackOnly() throws Exception {
         Set<String> beyond = new HashSet<>();
-        Path parts = dir.resolve("f.xyz.parts");
         Set<String> partsModes = java.util.concurrent.ConcurrentHashMap.newKeySet();
         Thread watch = Thread.ofPlatform().daemon().start(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                try {
-                    partsModes.add(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(parts)));
-                } catch (java.io.IOException notYetOrGone) {
+                try (var all = java.nio.file.Files.list(dir)) { // the parts live in .f.xyz.parts.penstock-<pid>-<n>.tmp
+                    for (Path p : all.filter(p -> p.getFileName().toString().startsWith(".f.xyz.parts.penstock-")).toList()) {
+                        partsModes.add(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(p)));
+                    }
+                } catch (java.io.IOException | java.io.UncheckedIOException notYetOrGone) {
                     // the folder exists only while the job runs
                 }
                 try {

@@ -24,23 +24,11 @@ class OutputSetCommandsTest {
     Path dir;
 
     private List<String> listing() throws IOException {
-        try (Stream<Path> all = Files.list(dir)) {
-            return all.map(p -> p.getFileName().toString()).sorted().toList();
-        }
+        return SimulatePreflightTest.listing(dir);
     }
 
     private Path clusters() throws IOException {
-        return Files.writeString(dir.resolve("clusters.xyz"), """
-                3
-                Properties=species:S:1:pos:R:3
-                Ar 0 0 0
-                Ar 3.9 0 0
-                Ar 1.9 3.3 0
-                2
-                Properties=species:S:1:pos:R:3
-                Ar 0 0 0
-                Ar 4.0 0 0
-                """);
+        return SimulatePreflightTest.clusters(dir);
     }
 
     @Test

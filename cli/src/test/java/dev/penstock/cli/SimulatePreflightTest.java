@@ -18,13 +18,19 @@ class SimulatePreflightTest {
     @TempDir
     Path dir;
 
-    private List<String> listing() throws IOException {
+    /// The names in `dir`, hidden ones included, sorted.
+    static List<String> listing(Path dir) throws IOException {
         try (Stream<Path> all = Files.list(dir)) {
             return all.map(p -> p.getFileName().toString()).sorted().toList();
         }
     }
 
-    private Path clusters() throws IOException {
+    private List<String> listing() throws IOException {
+        return listing(dir);
+    }
+
+    /// Two argon clusters (3 and 2 atoms) in extended XYZ, as `dir/clusters.xyz`.
+    static Path clusters(Path dir) throws IOException {
         return Files.writeString(dir.resolve("clusters.xyz"), """
                 3
                 Properties=species:S:1:pos:R:3
@@ -36,6 +42,10 @@ class SimulatePreflightTest {
                 Ar 0 0 0
                 Ar 4.0 0 0
                 """);
+    }
+
+    private Path clusters() throws IOException {
+        return clusters(dir);
     }
 
     @Test

@@ -192,9 +192,9 @@ public final class OutputSet implements AutoCloseable {
             committing = true;
         }
         List<PendingOutput> order = new ArrayList<>(members);
-        order.sort(java.util.Comparator.comparing((PendingOutput o) -> o.destination().equals(main))); // OUT last
+        order.sort(java.util.Comparator.comparing((PendingOutput o) -> normal(o.destination()).equals(main))); // OUT last
         for (Path d : removals) {
-            if (order.stream().noneMatch(o -> o.destination().equals(d)) && Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
+            if (order.stream().noneMatch(o -> normal(o.destination()).equals(d)) && Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
                 Path gone = d.resolveSibling(PendingOutput.stem(d) + ".gone");
                 ops.add("delete\t" + d + "\t" + gone);
             }
@@ -445,6 +445,10 @@ public final class OutputSet implements AutoCloseable {
             }
             default -> throw new IOException("unknown journal line '" + op + "'");
         }
+    }
+
+    private static Path normal(Path p) {
+        return p.toAbsolutePath().normalize();
     }
 
     private static Path absolute(Path p) throws IOException {

@@ -72,7 +72,7 @@ public final class PendingOutput implements AutoCloseable {
         } else {
             Files.createFile(temp);
         }
-        this.set = owner ? null : OutputSet.of(destination);
+        this.set = owner ? null : OutputSet.of(destination.toAbsolutePath().normalize());
         if (set != null) {
             set.enlist(this);
         }

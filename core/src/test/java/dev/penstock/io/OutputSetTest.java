@@ -77,6 +77,19 @@ class OutputSetTest {
     }
 
     @Test
+    void anOutputSpelledAnotherWayIsStillOneOfTheSet() throws Exception {
+        oldSet();
+        Files.createDirectories(dir.resolve("sub"));
+        Path other = dir.resolve("sub").resolve("..").resolve("states.npy");
+        try (OutputSet set = OutputSet.begin(out, false, List.of(rows, skipped))) {
+            PendingOutput.write(other, tmp -> Files.writeString(tmp, "new states"));
+            assertThat(Files.readString(out)).as("enlisted: not placed before the set commits").isEqualTo("old states");
+            set.commit();
+        }
+        assertThat(Files.readString(out)).isEqualTo("new states");
+    }
+
+    @Test
     void aSidecarWithNothingToSayIsRemovedAtCommitNotBefore() throws Exception {
         oldSet();
         try (OutputSet set = newSet(false)) {
