@@ -12,6 +12,7 @@ Every case protects files (inputs, the previous output) by checksum. The target 
 
   scripts/reliability-campaign.py            (builds with ./penstock first; about 5 minutes)
   scripts/reliability-campaign.py --quick    (one case of each family)
+  scripts/reliability-campaign.py --only sidecar,flink   (the families whose function names contain these)
 
 Needs /usr/bin/python3 with NumPy and zarr (python3-numpy python3-zarr), ASE for the simulate
 cases (python3-ase), h5py for the HDF5 cases (python3-h5py), and root for the full-disk cases (a tmpfs; skipped
@@ -469,15 +470,19 @@ def sidecar_cases(w):
                                                    "--out", xout], w, {5}, protect=[xout])
     os.rmdir(xout + ".quarantined.xyz")
     big = npy_rows(os.path.join(w, "big.npy"), 20000, 78)
-    two = os.path.join(w, "two.npy")
+    busy = os.path.join(w, "busy")  # the first run's folder: its own temporaries are there while it runs
+    os.makedirs(busy)
+    two = os.path.join(busy, "two.npy")
     first = subprocess.Popen(JAVA + ["encode", big, "--encoding", "iqp", "--qubits", "12", "--out", two], cwd=w,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    lock = os.path.join(w, ".two.npy.penstock-lock")
+    lock = os.path.join(busy, ".two.npy.penstock-lock")
     deadline = time.time() + 60
     while not os.path.exists(lock) and first.poll() is None and time.time() < deadline:
         time.sleep(0.01)
+    second = os.path.join(w, "second")
+    os.makedirs(second)
     judge(fam, "a second run on the same OUT while the first runs", ["encode", good, "--encoding", "amplitude", "--qubits", "3",
-                                                                    "--out", two], w, {5}, protect=[good])
+                                                                    "--out", two], second, {5}, protect=[good])
     first.communicate(timeout=300)
     try:
         n = np.load(two).shape
@@ -521,8 +526,8 @@ def flink_cases(w):
     prev = os.path.join(w, "prev.npy")
     run(["encode", good, "--encoding", "amplitude", "--qubits", "4", "--out", prev], w)
     for sig, name, codes in [(signal.SIGTERM, "SIGTERM", {143}), (signal.SIGKILL, "SIGKILL", {-9})][: 1 if QUICK else None]:
-        judge(fam, f"{name} during a Flink encode", ["encode", big, "--encoding", "iqp", "--qubits", "10", "--out", prev, "--runner",
-                                                    "flink"], w, codes | {0}, protect=[big], kill_after=6, sig=sig, timeout=120)
+        judge(fam, f"{name} during a Flink encode", ["encode", big, "--encoding", "iqp", "--qubits", "12", "--out", prev, "--runner",
+                                                    "flink"], w, codes | {0}, protect=[big], kill_after=6, sig=sig, timeout=180)
         try:
             n = np.load(prev).shape[0]
             ok = n in (2000, 20000)
@@ -620,8 +625,11 @@ def reader_cases(w):
 def main():
     work = tempfile.mkdtemp(prefix="penstock-campaign-")
     try:
+        only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
         for fn in [encode_cases, option_cases, output_cases, interrupt_cases, simulate_cases, full_disk_cases, sidecar_cases,
                    flink_cases, reader_cases]:
+            if only and not any(o in fn.__name__ for o in only):
+                continue
             d = os.path.join(work, fn.__name__)
             os.makedirs(d)
             print(fn.__name__, flush=True)

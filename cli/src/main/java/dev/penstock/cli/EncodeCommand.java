@@ -214,6 +214,13 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                 throw new ParameterException(spec.commandLine(), "INPUT " + input + ": its " + source.rows()
                         + " rows have no values; nothing to encode");
             }
+            long need = enc.inputLength(qubits); // known before any row is read: a width that can never encode is refused here
+            boolean exact = enc != Encoding.AMPLITUDE;
+            if (source.rows() > 0 && (exact ? source.rowLength() != need : source.rowLength() > need)) {
+                throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "INPUT %s has %d values a row, and %s on %d "
+                        + "qubits takes %s %d: choose the columns with --columns%s", input, source.rowLength(), enc.label(), qubits,
+                        exact ? "exactly" : "at most", need, exact ? " or set --qubits" : " or use more --qubits"));
+            }
             DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
             boolean flink = runner.equalsIgnoreCase("flink");
@@ -300,6 +307,13 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
                     rowsPerChunk, cfg.encoding().label(), input.getFileName().toString())) {
                 s = dev.run(source, metered(progress.counting(w), metrics), cfg, timeline);
                 progress.stop();
+                if (s.rowsWritten() == 0 && source.rows() > 0) { // not a success: nothing committed, OUT as it was
+                    EncodingException first = s.skipped().isEmpty() ? null : s.skipped().getFirst();
+                    System.err.println("penstock encode: " + input + ": none of its " + source.rows() + " rows could be encoded"
+                            + (first == null ? "" : " (the first: " + first.getMessage() + ")") + "; " + out
+                            + " left as it was");
+                    return ExitCodes.BAD_INPUT;
+                }
                 long c0 = System.nanoTime();
                 EncodeReport.writeSkipped(skippedFile(), s, in.problems());
                 w.commit(source.rows(), s.skipped().stream().mapToLong(EncodingException::row).toArray());

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class Main implements Runnable {
     private static final AtomicBoolean FINISHED = new AtomicBoolean();
+    private static final java.util.logging.Logger HARDWOOD_LOG = java.util.logging.Logger.getLogger("dev.hardwood"); // held: JUL keeps loggers weakly
 
     /// Runs the command line and exits with its code.
     public static void main(String[] args) {
@@ -31,10 +32,13 @@ public final class Main implements Runnable {
     /// Runs the command line and returns its exit code (for tests).
     public static int execute(String... args) {
         boolean debug = List.of(args).contains("--debug");
+        // the Parquet decoder's notes ("SIMD support: enabled", "Using GZIP decompressor") are not the
+        // user's to read: warnings and errors pass, the rest only with --debug
+        HARDWOOD_LOG.setLevel(debug ? java.util.logging.Level.INFO : java.util.logging.Level.WARNING);
         CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((e, a) -> {
             PrintWriter err = e.getCommandLine().getErr();
-            err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": " + e.getMessage()
+            err.println(e.getCommandLine().getCommandSpec().qualifiedName() + ": " + misuse(e)
                     + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             if (debug) {
                 e.printStackTrace(err);
@@ -51,6 +55,24 @@ public final class Main implements Runnable {
             OptionGroups.install(sub);
         }
         return cl.execute(args);
+    }
+
+    /// What was wrong with the command line, in one line. An unknown option comes first, with
+    /// the options it may be a typo of (picocli reports a missing required option before it:
+    /// `--encodng amplitude` would say "Missing required option '--encoding'").
+    static String misuse(CommandLine.ParameterException e) {
+        CommandLine cl = e.getCommandLine();
+        List<String> unknown = cl.getParseResult() == null ? List.of()
+                : cl.getParseResult().unmatched().stream().filter(u -> u.startsWith("-")).toList();
+        CommandLine.UnmatchedArgumentException u = e instanceof CommandLine.UnmatchedArgumentException un ? un
+                : unknown.isEmpty() ? null : new CommandLine.UnmatchedArgumentException(cl, unknown);
+        if (u == null) {
+            return e.getMessage();
+        }
+        List<String> close = u.getSuggestions();
+        String first = u.getUnmatched().isEmpty() ? "" : u.getUnmatched().getFirst();
+        return first.startsWith("-") ? "unknown option '" + first + "'" + (close.isEmpty() ? "" : "; did you mean " + String.join(" or ", close)
+                .replace(", ", " or ") + "?") : e.getMessage();
     }
 
     /// A shutdown hook: a run still going when the JVM shuts down was interrupted (SIGINT or

@@ -245,6 +245,9 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         OutputSet.finishInterrupted(input); // an earlier run's output it was committing when killed: finished first
         try (BufferedReader in = Files.newBufferedReader(input)) {
             systems = ExtXyz.read(in, input);
+        } catch (java.nio.charset.CharacterCodingException binary) {
+            throw new dev.penstock.io.BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
+                    + "; simulate reads extended XYZ (.xyz, .extxyz: ase.io.write(path, frames, format='extxyz') writes it)", binary);
         }
         if (order != null && !order.equals("input") && !order.equals("completion")) {
             throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");

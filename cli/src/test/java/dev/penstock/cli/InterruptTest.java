@@ -24,7 +24,9 @@ class InterruptTest {
     /// A child JVM running `penstock encode` on `in` into `out`, stdout and stderr to `log`.
     private Process encode(Path in, Path out, Path log) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-modules",
+        // a build run in the background (`./penstock test &`, nohup) hands its children SIGINT ignored,
+        // and a JVM started so keeps ignoring it: the child gets the default disposition back first
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/env", "--default-signal=INT,TERM", java, "--enable-native-access=ALL-UNNAMED", "--add-modules",
                 "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "encode", in.toString(),
                 "--encoding", "iqp", "--qubits", "12", "--out", out.toString(), "--rows-per-chunk", "64"));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -182,7 +182,7 @@ class NothingLostTest {
     @Test
     void runsThatCannotFitAreRefusedBeforeAnyFileIsCreatedNamingTheFigure() throws IOException {
         Path in = rows(dir.resolve("rows.npy"), 2, 8);
-        String out = MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "angle", "--qubits", "30",
+        String out = MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "30",
                 "--out", dir.resolve("s.npy").toString());
         assertThat(out).contains("memory").contains("GB");
         out = MainTest.run(ExitCodes.USAGE, "encode", "--example", "2147483648", "--encoding", "angle", "--qubits", "3",
