@@ -67,6 +67,21 @@ class FirstHourTest {
     }
 
     @Test
+    void zstdAndSnappyParquetFilesEncodeAsTheirRowsSay() throws Exception {
+        for (var codec : List.of(org.apache.parquet.hadoop.metadata.CompressionCodecName.ZSTD,
+                org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY)) {
+            Path pq = ParquetFiles.compressed(dir.resolve(codec + ".parquet"), 500, codec);
+            Path out = dir.resolve(codec + ".npy");
+            MainTest.run(0, "encode", pq.toString(), "--encoding", "amplitude", "--qubits", "2", "--out", out.toString());
+            try (var f = dev.penstock.formats.npy.NpyFile.open(out)) {
+                assertThat(f.shape()).containsExactly(500, 4);
+                double norm = Math.sqrt(8 * 8 + 15 * 15 + 22 * 22); // row 7: 8, 15, 22
+                assertThat(f.block().getReal(7 * 4 + 1)).as(codec.toString()).isCloseTo(15 / norm, org.assertj.core.api.Assertions.within(1e-15));
+            }
+        }
+    }
+
+    @Test
     void theParquetDecodersNotesStayOffStderr() throws Exception {
         Path pq = ParquetFiles.wide(dir.resolve("wide.parquet"), 200, 3);
         String java = ProcessHandle.current().info().command().orElse("java");

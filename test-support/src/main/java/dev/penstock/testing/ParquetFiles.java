@@ -54,6 +54,21 @@ public final class ParquetFiles {
         return file;
     }
 
+    /// `rows` rows of three required doubles `x`, `y`, `z` (row r: r + 1, 2r + 1, 3r + 1),
+    /// compressed with `codec` (as Spark, DuckDB and pyarrow write ZSTD or SNAPPY by default).
+    public static Path compressed(Path file, int rows, CompressionCodecName codec) throws Exception {
+        MessageType schema = MessageTypeParser.parseMessageType("message rows { required double x; required double y; required double z; }");
+        SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+        try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
+                .withConf(new PlainParquetConfiguration()).withCodecFactory(new DirectCodecs()).withCompressionCodec(codec)
+                .withPageSize(4096).build()) {
+            for (int r = 0; r < rows; r++) {
+                w.write(groups.newGroup().append("x", r + 1.0).append("y", 2.0 * r + 1).append("z", 3.0 * r + 1));
+            }
+        }
+        return file;
+    }
+
     /// `cols` numeric columns `c0…` cycling through the types a reader converts — required
     /// double, required float, required int32, optional double (null where (row + column) % 7 is
     /// 0) — each row's value `row · 100 + column` (exact in every type), in small pages and row

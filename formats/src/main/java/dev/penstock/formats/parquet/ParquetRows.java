@@ -363,13 +363,44 @@ public final class ParquetRows implements AutoCloseable {
         } catch (BadInputException e) {
             checkStall();
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             checkStall();
+            String codec = missingCodec(e);
+            if (codec != null) {
+                throw new BadInputException(file, file + ": its pages are compressed with " + codec + ", and this build has no "
+                        + "decompressor for it (" + rootMessage(e) + "); the file is not damaged", e);
+            }
             throw new BadInputException(file, file + ": row " + (firstRow + delivered) + ": the Parquet data does not decode ("
                     + (e.getMessage() != null ? e.getMessage() : e.toString()) + "): damaged or truncated file", e);
         } finally {
             batchStartedNs = 0;
         }
+    }
+
+    /// The codec a decoder failure says it lacks (a codec library missing from the class path,
+    /// or a codec it does not know), or null when the failure is something else.
+    static String missingCodec(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (t instanceof LinkageError || t instanceof ClassNotFoundException || m.matches("(?is).*(codec|decompress|compression).*")) {
+                java.util.regex.Matcher named = java.util.regex.Pattern.compile("(?i)(zstd|snappy|brotli|lz4|lzo|gzip)").matcher(m);
+                if (named.find()) {
+                    return named.group(1).toUpperCase(java.util.Locale.ROOT);
+                }
+                if (t instanceof LinkageError || t instanceof ClassNotFoundException) {
+                    return "a codec whose library is missing";
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.toString();
     }
 
     private void checkStall() {

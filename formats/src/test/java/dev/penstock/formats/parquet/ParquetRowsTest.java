@@ -24,6 +24,37 @@ class ParquetRowsTest {
     }
 
     @Test
+    void everyCodecWritersUseByDefaultIsRead() throws Exception {
+        for (var codec : List.of(org.apache.parquet.hadoop.metadata.CompressionCodecName.ZSTD,
+                org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY, org.apache.parquet.hadoop.metadata.CompressionCodecName.GZIP,
+                org.apache.parquet.hadoop.metadata.CompressionCodecName.LZ4_RAW)) {
+            Path f = dev.penstock.testing.ParquetFiles.compressed(dir.resolve(codec + ".parquet"), 3000, codec);
+            try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
+                MemorySegment buf = arena.allocateBytes(3000L * 3 * 8);
+                long r = 0;
+                int k;
+                while ((k = rows.next(buf, 1000)) > 0) {
+                    for (int i = 0; i < k; i++, r++) {
+                        for (int c = 0; c < 3; c++) {
+                            assertThat(buf.getAtIndex(ValueLayout.JAVA_DOUBLE, i * 3L + c)).as("%s row %d col %d", codec, r, c)
+                                    .isEqualTo((c + 1) * (double) r + 1);
+                        }
+                    }
+                }
+                assertThat(r).as(codec.toString()).isEqualTo(3000);
+            }
+        }
+    }
+
+    @Test
+    void aMissingCodecLibraryIsNamedNeverCalledDamage() {
+        assertThat(ParquetRows.missingCodec(new IllegalStateException("decoding failed",
+                new NoClassDefFoundError("com/github/luben/zstd/Zstd")))).isEqualTo("ZSTD");
+        assertThat(ParquetRows.missingCodec(new UnsupportedOperationException("Unsupported compression codec: LZO"))).isEqualTo("LZO");
+        assertThat(ParquetRows.missingCodec(new IllegalStateException("page CRC mismatch"))).isNull();
+    }
+
+    @Test
     void numericColumnsStreamAsRowsAcrossRowGroupsAndBatches() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 5000, 32 * 1024);
         try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
