@@ -416,7 +416,22 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
         try {
             return f.get();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw new ParameterException(spec.commandLine(), asOption(e.getMessage()));
         }
+    }
+
+    /// A library's message about one of its parameters, said of the option that set it: the
+    /// library names `rowsPerChunk`, the user typed `--rows-per-chunk`.
+    static String asOption(String message) {
+        String[][] names = {{"qubits", "--qubits"}, {"rowsPerChunk", "--rows-per-chunk"}, {"slots", "--slots"},
+                {"ioThreads", "--io-threads"}, {"output:", "--precision"}, {"unknown encoding", "--encoding"},
+                {"unknown bad-row policy", "--on-bad-row"}};
+        for (String[] n : names) {
+            if (message.startsWith(n[0])) {
+                return n[0].startsWith("unknown") ? "option '" + n[1] + "': " + message
+                        : "option '" + n[1] + "'" + message.substring(n[0].endsWith(":") ? n[0].length() - 1 : n[0].length());
+            }
+        }
+        return message;
     }
 }

@@ -82,6 +82,21 @@ class FirstHourTest {
     }
 
     @Test
+    void theCommandLineNamesItsOptionsWhereTheLibraryNamesItsParameters() throws Exception {
+        Path in = NothingLostTest.rows(dir.resolve("rows.npy"), 10, 8);
+        String out = dir.resolve("s.npy").toString();
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "3", "--rows-per-chunk", "0",
+                "--out", out)).contains("option '--rows-per-chunk' must be at least 1, got 0");
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "ampl", "--qubits", "3", "--out", out))
+                .contains("option '--encoding': unknown encoding 'ampl'");
+        assertThat(MainTest.run(ExitCodes.USAGE, "encode", in.toString(), "--encoding", "amplitude", "--qubits", "3", "--on-bad-row", "maybe",
+                "--out", out)).contains("option '--on-bad-row': unknown bad-row policy 'maybe'");
+        assertThat(EncodeCommand.asOption("ioThreads must be at least 1, got 0")).isEqualTo("option '--io-threads' must be at least 1, got 0");
+        assertThat(EncodeCommand.asOption("output: states are c64 (f32) or c128 (f64), got f64"))
+                .isEqualTo("option '--precision': states are c64 (f32) or c128 (f64), got f64");
+    }
+
+    @Test
     void theParquetDecodersNotesStayOffStderr() throws Exception {
         Path pq = ParquetFiles.wide(dir.resolve("wide.parquet"), 200, 3);
         String java = ProcessHandle.current().info().command().orElse("java");

@@ -9,12 +9,12 @@ public enum BadRowPolicy {
     /// Leave the row out, count and list it, and write every good row, in order.
     SKIP;
 
-    /// Parses `fail` or `skip`; fails naming the option and the value.
+    /// Parses `fail` or `skip`; fails naming the value and the choices.
     public static BadRowPolicy parse(String s) {
         return switch (s.trim().toLowerCase(Locale.ROOT)) {
             case "fail" -> FAIL;
             case "skip" -> SKIP;
-            default -> throw new IllegalArgumentException("option '--on-bad-row': unknown policy '" + s + "'; expected 'fail' or 'skip'");
+            default -> throw new IllegalArgumentException("unknown bad-row policy '" + s + "'; expected 'fail' or 'skip'");
         };
     }
 }

@@ -47,16 +47,16 @@ public final class EncodePipeline {
         /// Validates the settings.
         public Config {
             if (output != DType.C64 && output != DType.C128) {
-                throw new IllegalArgumentException("option '--precision': states are c64 (f32) or c128 (f64), got " + output.label());
+                throw new IllegalArgumentException("output: states are c64 (f32) or c128 (f64), got " + output.label());
             }
             if (rowsPerChunk < 1) {
-                throw new IllegalArgumentException("option '--rows-per-chunk' must be at least 1, got " + rowsPerChunk);
+                throw new IllegalArgumentException("rowsPerChunk must be at least 1, got " + rowsPerChunk);
             }
             if (slots < 1) {
-                throw new IllegalArgumentException("option '--slots' must be at least 1, got " + slots);
+                throw new IllegalArgumentException("slots must be at least 1, got " + slots);
             }
             if (ioThreads < 1) {
-                throw new IllegalArgumentException("option '--io-threads' must be at least 1, got " + ioThreads);
+                throw new IllegalArgumentException("ioThreads must be at least 1, got " + ioThreads);
             }
         }
     }

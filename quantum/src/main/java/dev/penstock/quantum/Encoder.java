@@ -31,7 +31,7 @@ public final class Encoder {
 
     private Encoder(Encoding encoding, int qubits, boolean simd) {
         if (qubits < 1 || qubits > MAX_QUBITS) {
-            throw new IllegalArgumentException("option '--qubits' must be in [1, " + MAX_QUBITS + "], got " + qubits);
+            throw new IllegalArgumentException("qubits must be in [1, " + MAX_QUBITS + "], got " + qubits);
         }
         if (encoding == Encoding.IQP && encoding.inputLength(qubits) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("iqp encoding of " + qubits + " qubits needs too many parameters");

@@ -50,7 +50,7 @@ public enum Encoding {
                 return e;
             }
         }
-        throw new IllegalArgumentException("option '--encoding': unknown encoding '" + label + "'; expected one of "
+        throw new IllegalArgumentException("unknown encoding '" + label + "'; expected one of "
                 + Arrays.stream(values()).map(Encoding::label).collect(Collectors.joining(", ")));
     }
 }

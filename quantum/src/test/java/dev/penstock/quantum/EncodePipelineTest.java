@@ -184,10 +184,10 @@ class EncodePipelineTest {
     }
 
     @Test
-    void invalidSettingsNameTheOption() {
+    void invalidSettingsNameTheParameter() {
         assertThatThrownBy(() -> new EncodePipeline.Config(Encoding.ANGLE, 2, DType.F64, 1, 1, 1, BadRowPolicy.FAIL))
-                .hasMessageContaining("'--precision'");
+                .hasMessageStartingWith("output: states are c64");
         assertThatThrownBy(() -> new EncodePipeline.Config(Encoding.ANGLE, 2, DType.C64, 0, 1, 1, BadRowPolicy.FAIL))
-                .hasMessageContaining("'--rows-per-chunk'");
+                .hasMessageStartingWith("rowsPerChunk must be at least 1");
     }
 }

@@ -192,7 +192,7 @@ class EncoderTest {
         assertThatThrownBy(() -> basis.encode(new double[] {1.5}, 1, out, 0, 0)).hasMessageContaining("whole index in [0, 4)");
         assertThatThrownBy(() -> basis.encode(new double[] {4}, 1, out, 0, 0)).hasMessageContaining("got 4.0");
         assertThatThrownBy(() -> basis.encode(new double[] {-1}, 1, out, 0, 0)).hasMessageContaining("got -1.0");
-        assertThatThrownBy(() -> Encoder.of(Encoding.AMPLITUDE, 0)).hasMessageContaining("'--qubits'").hasMessageContaining("0");
+        assertThatThrownBy(() -> Encoder.of(Encoding.AMPLITUDE, 0)).hasMessageContaining("qubits must be in [1, 30]").hasMessageContaining("0");
         assertThatThrownBy(() -> Encoder.of(Encoding.AMPLITUDE, 31)).hasMessageContaining("31");
         assertThatThrownBy(() -> Encoding.parse("dense")).hasMessageContaining("'dense'").hasMessageContaining("iqp-z");
     }
@@ -216,7 +216,7 @@ class EncoderTest {
         assertThatThrownBy(() -> Encoder.of(Encoding.AMPLITUDE, 1).encodeBatch(in, out, 100, BadRowPolicy.FAIL))
                 .isInstanceOf(EncodingException.class).hasMessageContaining("row 101");
         assertThat(BadRowPolicy.parse("skip")).isEqualTo(BadRowPolicy.SKIP);
-        assertThatThrownBy(() -> BadRowPolicy.parse("ignore")).hasMessageContaining("'--on-bad-row'");
+        assertThatThrownBy(() -> BadRowPolicy.parse("ignore")).hasMessageContaining("unknown bad-row policy 'ignore'");
     }
 
     @Test
@@ -267,6 +267,15 @@ class EncoderTest {
                 }
             }
         }
+    }
+
+    @Test
+    void libraryErrorsNameTheParameterNotACommandLineOption() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Encoder.of(Encoding.AMPLITUDE, 31)).hasMessage("qubits must be in [1, 30], got 31");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Encoding.parse("ampl")).hasMessageStartingWith("unknown encoding 'ampl'")
+                .hasMessageNotContaining("--");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new EncodePipeline.Config(Encoding.AMPLITUDE, 3, DType.C128, 0, 3, 2,
+                BadRowPolicy.FAIL)).hasMessage("rowsPerChunk must be at least 1, got 0");
     }
 
     @Test
