@@ -224,6 +224,9 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
             DType stateType = states != null ? states : source.dtype() == DType.F32 ? DType.C64 : DType.C128;
             var cfg = parse(() -> new EncodePipeline.Config(enc, qubits, stateType, rowsPerChunk, 3, ioThreads, policy));
             boolean flink = runner.equalsIgnoreCase("flink");
+            if (!in.read().isEmpty()) { // which columns (or dataset) the rows are made of, before anything runs
+                o.println("reading " + input.getFileName() + ": " + in.read());
+            }
             Preflight.encodePlan(spec, o, source.rows(), source.rowLength(), source.dtype(), cfg, out, zarr, dryRun, flink);
             if (dryRun) {
                 return 0;

@@ -97,6 +97,17 @@ class FirstHourTest {
     }
 
     @Test
+    void theColumnsTheRowsAreMadeOfAreSaidBeforeTheRunAndInADryRun() throws Exception {
+        Path pq = ParquetFiles.compressed(dir.resolve("xyz.parquet"), 50, org.apache.parquet.hadoop.metadata.CompressionCodecName.ZSTD);
+        String dry = MainTest.run(0, "encode", pq.toString(), "--encoding", "amplitude", "--qubits", "2", "--out",
+                dir.resolve("s.npy").toString(), "--dry-run");
+        assertThat(dry).contains("reading xyz.parquet: columns x, y, z");
+        String some = MainTest.run(0, "encode", pq.toString(), "--columns", "z,x", "--encoding", "angle", "--qubits", "2", "--out",
+                dir.resolve("s.npy").toString());
+        assertThat(some).contains("reading xyz.parquet: columns z, x");
+    }
+
+    @Test
     void theParquetDecodersNotesStayOffStderr() throws Exception {
         Path pq = ParquetFiles.wide(dir.resolve("wide.parquet"), 200, 3);
         String java = ProcessHandle.current().info().command().orElse("java");

@@ -1,6 +1,5 @@
 package dev.penstock.quantum;
 
-import dev.penstock.formats.FeatureRows;
 import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
@@ -25,6 +24,12 @@ public final class EncodeInputs {
         /// Rows the reader let through as bad (NaN) for skip-and-report, with why (input row → reason).
         default Map<Long, String> problems() {
             return Map.of();
+        }
+
+        /// What of the file is read, for the user: `columns a, b, c` (Parquet, Arrow), `dataset /x`
+        /// (HDF5); empty for a `.npy`, which is read whole.
+        default String read() {
+            return "";
         }
 
         @Override
@@ -58,7 +63,7 @@ public final class EncodeInputs {
             throw new IllegalArgumentException("INPUT " + file + ": expected [rows, values] of f32 or f64, found "
                     + in.dtype().label() + Arrays.toString(in.shape()));
         }
-        return opened(RowSources.of(in.block()), in::close);
+        return opened(RowSources.of(in.block()), in::close, "");
     }
 
     /// A Parquet file's numeric `columns` (all if empty) as float64 rows, read in order; with
@@ -87,6 +92,11 @@ public final class EncodeInputs {
             }
 
             @Override
+            public String read() {
+                return "columns " + String.join(", ", rows.columnNames());
+            }
+
+            @Override
             public void close() throws IOException {
                 rows.close();
             }
@@ -96,25 +106,28 @@ public final class EncodeInputs {
     /// A 2-D numeric dataset of an HDF5 file (`dataset`, or null: the file's only one), read a
     /// block of rows at a time.
     public static Opened hdf5(Path file, String dataset) throws IOException {
-        return opened(Hdf5Rows.open(file, dataset));
+        Hdf5Rows rows = Hdf5Rows.open(file, dataset);
+        return opened(RowSources.of(rows), rows::close, "dataset " + rows.dataset());
     }
 
     /// An Arrow IPC file (`.arrow`, `.feather`) or stream (`.arrows`): its numeric `columns` (all
     /// if empty) or one fixed-size-list column as float64 rows, read from any I/O thread.
     public static Opened arrow(Path file, List<String> columns) throws IOException {
-        return opened(ArrowRows.open(file, columns));
+        ArrowRows rows = ArrowRows.open(file, columns);
+        return opened(RowSources.of(rows), rows::close, "columns " + String.join(", ", rows.columnNames()));
     }
 
-    private static Opened opened(FeatureRows rows) {
-        return opened(RowSources.of(rows), rows::close);
-    }
-
-    /// `source`, closed by `closer` (which throws nothing).
-    private static Opened opened(RowSource source, Runnable closer) {
+    /// `source`, closed by `closer` (which throws nothing), reading `read` of its file.
+    private static Opened opened(RowSource source, Runnable closer, String read) {
         return new Opened() {
             @Override
             public RowSource source() {
                 return source;
+            }
+
+            @Override
+            public String read() {
+                return read;
             }
 
             @Override
