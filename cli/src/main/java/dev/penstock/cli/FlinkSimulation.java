@@ -28,7 +28,7 @@ final class FlinkSimulation {
     /// split over `kernelThreads`, quarantining a system flung more than `maxStep` Å in a step.
     static int run(PrintStream o, List<AtomicSystem> systems, String pipeline, String potential, long seed, long[] room,
                    List<Integer> parallelism, Duration checkpointInterval, java.util.Optional<FlinkRunner.Restarts> restarts, Path out,
-                   int kernelThreads, double maxStep)
+                   int kernelThreads, double maxStep, boolean inputOrder)
             throws Exception {
         JobSpec<AtomicSystem> spec = AtomsJob.spec(pipeline, potential, seed, room, kernelThreads, maxStep);
         int stages = spec.stages().size();
@@ -47,8 +47,8 @@ final class FlinkSimulation {
             Path parts = scratch.path();
             var env = FlinkRunner.localEnvironment(options.slots(stages), options);
             r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");
-            written = join(r.parts(), out);
-            bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile);
+            written = join(r.parts(), out, inputOrder ? positions(systems) : null);
+            bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile, inputOrder ? positions(systems) : null);
             if (bad == 0) {
                 dev.penstock.io.OutputSet.remove(quarantinedFile);
             }
@@ -67,24 +67,91 @@ final class FlinkSimulation {
         return bad == 0 ? 0 : 4;
     }
 
-    /// Joins `parts` into `target` in name order, byte for byte (each part is checked to read as
-    /// extended XYZ first, never parsed and re-written: every field stays exactly as the
-    /// stage wrote it); returns the systems written.
-    private static long join(List<Path> parts, Path target) throws IOException {
+    /// Each system's index in the input, by id.
+    private static java.util.Map<Long, Integer> positions(List<AtomicSystem> systems) {
+        java.util.Map<Long, Integer> position = new java.util.HashMap<>();
+        for (int k = 0; k < systems.size(); k++) {
+            position.put(systems.get(k).id(), k);
+        }
+        return position;
+    }
+
+    /// Joins `parts` into `target` byte for byte (each part is checked to read as extended XYZ
+    /// first, never parsed and re-written: every field stays exactly as the stage wrote it), its
+    /// frames in input order when `position` is given (system id → index in the input; the parts
+    /// hold them in completion order), else in the parts' name order; returns the systems written.
+    private static long join(List<Path> parts, Path target, java.util.Map<Long, Integer> position) throws IOException {
         if (parts.isEmpty()) {
             return 0;
         }
-        long[] n = {0};
+        List<Frame> frames = new java.util.ArrayList<>();
+        for (Path p : parts) {
+            List<AtomicSystem> read;
+            try (BufferedReader in = Files.newBufferedReader(p)) {
+                read = ExtXyz.read(in, p);
+            }
+            frames.addAll(Frame.of(p, read));
+        }
+        if (position != null) {
+            frames.sort(java.util.Comparator.comparingInt(f -> position.getOrDefault(f.id(), Integer.MAX_VALUE)));
+        }
         PendingOutput.write(target, tmp -> {
-            try (OutputStream w = Files.newOutputStream(tmp)) {
-                for (Path p : parts) {
-                    try (BufferedReader in = Files.newBufferedReader(p)) {
-                        n[0] += ExtXyz.read(in, p).size();
-                    }
-                    Files.copy(p, w);
+            try (OutputStream w = Files.newOutputStream(tmp); var files = new Frame.Parts()) {
+                for (Frame f : frames) {
+                    files.copy(f, w);
                 }
             }
         });
-        return n[0];
+        return frames.size();
+    }
+
+    /// One frame of a part file: where its bytes lie, and its system's id.
+    private record Frame(Path part, long offset, long length, long id) {
+        /// The frames of `part`, whose systems (in file order) are `systems`: each frame is its
+        /// count line, its comment line and one line per atom.
+        static List<Frame> of(Path part, List<AtomicSystem> systems) throws IOException {
+            byte[] all = Files.readAllBytes(part);
+            List<Frame> out = new java.util.ArrayList<>(systems.size());
+            int at = 0;
+            for (AtomicSystem s : systems) {
+                while (at < all.length && (all[at] == '\n' || all[at] == '\r' || all[at] == ' ')) {
+                    at++; // blank lines between frames belong to none
+                }
+                int start = at;
+                for (int line = 0; line < s.atoms() + 2; line++) {
+                    while (at < all.length && all[at] != '\n') {
+                        at++;
+                    }
+                    at = Math.min(all.length, at + 1);
+                }
+                out.add(new Frame(part, start, at - start, s.id()));
+            }
+            return out;
+        }
+
+        /// The parts, opened once each, for copying frames out of them.
+        static final class Parts implements AutoCloseable {
+            private final java.util.Map<Path, java.nio.channels.FileChannel> open = new java.util.HashMap<>();
+
+            void copy(Frame f, OutputStream w) throws IOException {
+                java.nio.channels.FileChannel ch = open.get(f.part());
+                if (ch == null) {
+                    ch = java.nio.channels.FileChannel.open(f.part());
+                    open.put(f.part(), ch);
+                }
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) f.length());
+                while (b.hasRemaining() && ch.read(b, f.offset() + b.position()) > 0) {
+                    // read the frame's bytes
+                }
+                w.write(b.array(), 0, b.position());
+            }
+
+            @Override
+            public void close() throws IOException {
+                for (java.nio.channels.FileChannel ch : open.values()) {
+                    ch.close();
+                }
+            }
+        }
     }
 }

@@ -139,7 +139,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
     boolean debug;
 
     @Option(names = "--order", paramLabel = "input|completion", order = 102, description = "order of the systems in OUT: input (as they came in; the default) or "
-            + "completion (as they finished); local runner (the Flink runner writes its parts' order)")
+            + "completion (as they finished; on Flink: as the parts were committed)")
     String order;
 
     @Option(names = "--zarr-format", order = 103, paramLabel = "2|3", defaultValue = "2", description = "Zarr specification of a .zarr OUT: 2 (zarr-python "
@@ -270,8 +270,8 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                 throw new ParameterException(spec.commandLine(), "option '--device': --runner flink runs device stages on cpu only for now "
                         + "(each task its own CpuDevice), got '" + device + "'");
             }
-            if (json || order != null || timelinePng != null) {
-                throw new ParameterException(spec.commandLine(), "options '--json', '--order' and '--timeline' are not available with "
+            if (json || timelinePng != null) {
+                throw new ParameterException(spec.commandLine(), "options '--json' and '--timeline' are not available with "
                         + "--runner flink yet (local runner only)");
             }
             if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
@@ -300,7 +300,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                     throw new ParameterException(spec.commandLine(), "option '--threads' must be at least 1, got " + kernelThreads);
                 }
                 return FlinkSimulation.run(po, systems, pipeline, potential, seed, new long[] {maxSystems, maxAtoms, edges}, parallelism,
-                        java.time.Duration.ofMillis(checkpointMs), restarts, out, kernelThreads, maxStepA);
+                        java.time.Duration.ofMillis(checkpointMs), restarts, out, kernelThreads, maxStepA, !"completion".equals(order));
             } catch (IllegalArgumentException e) {
                 System.err.println("penstock simulate: " + e.getMessage());
                 return 2;

@@ -277,6 +277,8 @@ class SimulateCommandTest {
         assertThat(frames(flink).values()).allMatch(f -> f.lines().skip(2).anyMatch(l -> !l.endsWith(" 0.0 0.0 0.0")),
                 "forces are written, not zeros");
         assertThat(dir.resolve("flink.xyz.parts")).as("the committed parts were joined and removed").doesNotExist();
+        assertThat(java.nio.file.Files.readString(flink)).as("the same file: input order (the default) on both runners")
+                .isEqualTo(java.nio.file.Files.readString(local));
     }
 
     @Test
