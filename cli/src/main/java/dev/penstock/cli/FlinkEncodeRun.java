@@ -3,6 +3,7 @@ package dev.penstock.cli;
 import dev.penstock.flink.EncodeJoin;
 import dev.penstock.flink.FlinkEncode;
 import dev.penstock.formats.zarr.ZarrFormat;
+import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
 import dev.penstock.memory.DType;
 import dev.penstock.quantum.EncodingException;
@@ -121,7 +122,7 @@ final class FlinkEncodeRun {
         // the shards: a folder of our own beside OUT, the user's alone, never committed (closing deletes it)
         List<Path> sidecars = List.of(dev.penstock.quantum.StatesOutput.rowsFile(out, zarr != null),
                 out.resolveSibling(out.getFileName() + ".skipped.tsv"), out.resolveSibling(out.getFileName() + ".manifest.json"));
-        try (dev.penstock.io.OutputSet outputs = dev.penstock.io.OutputSet.begin(out, zarr != null, sidecars);
+        try (OutputSet outputs = OutputSet.begin(out, zarr != null, sidecars);
              PendingOutput parts = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".shards"))) {
             FlinkEncode.Spec inParts = new FlinkEncode.Spec(spec.input(), spec.columns(), spec.dataset(), spec.encoding(), spec.qubits(),
                     spec.states(), spec.rowsPerChunk(), spec.skipBadRows(), parts.path().toString(), spec.device());

@@ -5,6 +5,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.AtomsJob;
 import dev.penstock.flink.FlinkRunner;
 import dev.penstock.flink.JobSpec;
+import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -42,7 +43,7 @@ final class FlinkSimulation {
         long bad;
         // OUT and OUT.quarantined.xyz, checked and locked before the job, committed together after the
         // join; the job's parts in a hidden folder of the run's own (owner-only), gone however it ends
-        try (dev.penstock.io.OutputSet outputs = dev.penstock.io.OutputSet.begin(out, false, List.of(quarantinedFile));
+        try (OutputSet outputs = OutputSet.begin(out, false, List.of(quarantinedFile));
              PendingOutput scratch = PendingOutput.scratch(out.resolveSibling(out.getFileName() + ".parts"))) {
             Path parts = scratch.path();
             var env = FlinkRunner.localEnvironment(options.slots(stages), options);
@@ -50,7 +51,7 @@ final class FlinkSimulation {
             written = join(r.parts(), out, inputOrder ? positions(systems) : null);
             bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile, inputOrder ? positions(systems) : null);
             if (bad == 0) {
-                dev.penstock.io.OutputSet.remove(quarantinedFile);
+                OutputSet.remove(quarantinedFile);
             }
             outputs.commit();
         }

@@ -4,6 +4,7 @@ import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
 import dev.penstock.io.BadInputException;
+import dev.penstock.io.OutputSet;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -45,7 +46,7 @@ public final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        dev.penstock.io.OutputSet.finishInterrupted(file); // a Penstock output a killed run was committing: finished first
+        OutputSet.finishInterrupted(file); // a Penstock output a killed run was committing: finished first
         if (!Files.isRegularFile(file)) {
             throw new ParameterException(spec.commandLine(), "FILE " + file + (Files.exists(file) ? ": not a file" : ": no such file"));
         }

@@ -10,6 +10,7 @@ import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.FlinkRunner;
 import dev.penstock.formats.zarr.ZarrFormat;
+import dev.penstock.io.BadInputException;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
@@ -246,7 +247,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         try (BufferedReader in = Files.newBufferedReader(input)) {
             systems = ExtXyz.read(in, input);
         } catch (java.nio.charset.CharacterCodingException binary) {
-            throw new dev.penstock.io.BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
+            throw new BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
                     + "; simulate reads extended XYZ (.xyz, .extxyz: ase.io.write(path, frames, format='extxyz') writes it)", binary);
         }
         if (order != null && !order.equals("input") && !order.equals("completion")) {
