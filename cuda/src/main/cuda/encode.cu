@@ -1,4 +1,4 @@
-// Penstock's CUDA kernels: the quantum state encodings of REFERENCE §2 and the transfer
+// Penstock's CUDA kernels: the quantum state encodings of docs/definitions.md and the transfer
 // benchmark's read kernel. Rows are validated on the host (dev.penstock.quantum.Rules) before
 // they are copied; these kernels are the arithmetic only. Qubit k = bit k of the index.
 //
