@@ -334,14 +334,19 @@ public final class OutputSet implements AutoCloseable {
     /// short by a kill was never acted on (renames start once every copy is complete): it is
     /// deleted.
     static void finishAllInterrupted(Path folder) throws IOException {
-        List<Path> journals;
         try (Stream<Path> siblings = Files.list(folder)) {
-            journals = siblings.filter(f -> f.getFileName().toString().endsWith(JOURNAL)).sorted().toList();
-        } catch (IOException e) {
-            return; // an unreadable folder: nothing of ours to finish there
+            finishAllInterrupted(siblings.sorted().toList());
+        } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException | java.nio.file.AccessDeniedException e) {
+            // an unreadable folder: nothing of ours to finish there
         }
-        for (Path journal : journals) {
-            finish(journal, true);
+    }
+
+    /// As `finishAllInterrupted(folder)`, given the folder's entries (a writer lists it once).
+    static void finishAllInterrupted(List<Path> siblings) throws IOException {
+        for (Path journal : siblings) {
+            if (journal.getFileName().toString().endsWith(JOURNAL)) {
+                finish(journal, true);
+            }
         }
     }
 

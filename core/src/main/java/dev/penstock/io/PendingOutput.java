@@ -61,8 +61,12 @@ public final class PendingOutput implements AutoCloseable {
         this.directory = directory;
         Path parent = parentOf(destination);
         Files.createDirectories(parent);
-        OutputSet.finishAllInterrupted(parent); // a killed run's commits first: their temporaries are not stale
-        removeStaleTemporaries(parent, destination);
+        List<Path> siblings;
+        try (Stream<Path> all = Files.list(parent)) {
+            siblings = all.sorted().toList();
+        }
+        OutputSet.finishAllInterrupted(siblings); // a killed run's commits first: their temporaries are not stale
+        removeStaleTemporaries(siblings, destination);
         this.temp = parent.resolve(stem(destination) + ".tmp");
         if (directory && owner && Files.getFileStore(parent).supportsFileAttributeView("posix")) {
             Files.createDirectory(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
@@ -290,30 +294,28 @@ public final class PendingOutput implements AutoCloseable {
     /// Removes `.name.penstock-<pid>-*` left by a process that is no longer alive. A SIGKILL
     /// between a directory swap's two renames leaves the previous store aside as `….old` and
     /// nothing at the destination: that store is put back, not deleted.
-    private static void removeStaleTemporaries(Path parent, Path destination) throws IOException {
+    private static void removeStaleTemporaries(List<Path> siblings, Path destination) throws IOException {
         String prefix = "." + destination.getFileName() + MARK;
-        try (Stream<Path> siblings = Files.list(parent)) {
-            for (Path p : siblings.sorted().toList()) {
-                String f = p.getFileName().toString();
-                if (!f.startsWith(prefix)) {
-                    continue;
-                }
-                String rest = f.substring(prefix.length());
-                int dash = rest.indexOf('-');
-                long pid;
-                try {
-                    pid = Long.parseLong(rest.substring(0, dash < 0 ? rest.length() : dash));
-                } catch (NumberFormatException e) {
-                    continue; // not ours after all: leave it
-                }
-                if (ProcessHandle.of(pid).isPresent()) {
-                    continue;
-                }
-                if (f.endsWith(".old") && !Files.exists(destination, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.move(p, destination, StandardCopyOption.ATOMIC_MOVE);
-                } else {
-                    deleteTree(p);
-                }
+        for (Path p : siblings) {
+            String f = p.getFileName().toString();
+            if (!f.startsWith(prefix) || !Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                continue; // not ours, or placed by a journal finished just before
+            }
+            String rest = f.substring(prefix.length());
+            int dash = rest.indexOf('-');
+            long pid;
+            try {
+                pid = Long.parseLong(rest.substring(0, dash < 0 ? rest.length() : dash));
+            } catch (NumberFormatException e) {
+                continue; // not ours after all: leave it
+            }
+            if (ProcessHandle.of(pid).isPresent()) {
+                continue;
+            }
+            if (f.endsWith(".old") && !Files.exists(destination, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.move(p, destination, StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                deleteTree(p);
             }
         }
     }

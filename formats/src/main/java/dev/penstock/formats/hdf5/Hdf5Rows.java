@@ -39,7 +39,8 @@ public final class Hdf5Rows implements FeatureRows {
     private final int width;
     private final DType dtype;
     private final Class<?> javaType;
-    /// Origins `{row, column}` of the chunks never written, when the fill value is not zero.
+    /// Origins `{row, column}` of the chunks never written, when the fill value is not zero, in
+    /// row order.
     private final List<long[]> unwritten;
     private final int[] chunk;
     private final double fill;
@@ -292,8 +293,13 @@ public final class Hdf5Rows implements FeatureRows {
                         + row.getClass().getSimpleName());
             }
         }
-        for (long[] u : unwritten) {
-            fillUnwritten(u, first, count, dst, rowBytes);
+        for (long[] u : unwritten) { // in row order: the chunks past this read end the loop
+            if (u[0] >= first + count) {
+                break;
+            }
+            if (u[0] + chunk[0] > first) {
+                fillUnwritten(u, first, count, dst, rowBytes);
+            }
         }
     }
 
