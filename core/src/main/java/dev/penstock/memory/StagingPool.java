@@ -267,16 +267,6 @@ public final class StagingPool implements AutoCloseable {
         }
     }
 
-    /// Whether the buffers' memory has gone back (closed, and every lease returned).
-    public boolean isFreed() {
-        lock.lock();
-        try {
-            return freed;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /// Leases out right now (for tests and leak checks).
     public int leased() {
         lock.lock();
