@@ -159,7 +159,7 @@ public final class StagingPool implements AutoCloseable {
             }
             out[lease.index()] = null;
             free[freeCount++] = lease.index();
-            returned.signal();
+            returned.signalAll(); // an acquirer, and whoever awaits every lease back
             lastAfterClose = closed && freeCount == buffers.length && !freed;
             freed |= lastAfterClose;
         } finally {
@@ -264,6 +264,30 @@ public final class StagingPool implements AutoCloseable {
         }
         if (freeNow) {
             backing.close();
+        }
+    }
+
+    /// Waits up to `timeout` for every lease to come back (signalled by each return, not polled);
+    /// an interrupt does not cut the wait short and is kept for the caller. Returns whether all
+    /// came back: a run's close waits so for the buffers its streams still hold.
+    public boolean awaitAllReturned(Duration timeout) {
+        boolean interrupted = false;
+        lock.lock();
+        try {
+            long left = timeout.toNanos();
+            while (freeCount < buffers.length && left > 0) {
+                try {
+                    left = returned.awaitNanos(left);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            return freeCount == buffers.length;
+        } finally {
+            lock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

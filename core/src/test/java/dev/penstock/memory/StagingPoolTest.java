@@ -166,6 +166,25 @@ class StagingPoolTest {
     }
 
     @Test
+    void awaitingEveryLeaseBackReturnsWhenTheLastComesBackEvenWhenInterrupted() throws Exception {
+        Lease a = pool.tryAcquire();
+        Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            a.close();
+        });
+        Thread.currentThread().interrupt(); // Flink cancelling the closing thread
+        assertThat(pool.awaitAllReturned(Duration.ofSeconds(10))).isTrue();
+        assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+        Lease b = pool.tryAcquire();
+        assertThat(pool.awaitAllReturned(Duration.ofMillis(20))).as("one still out").isFalse();
+        b.close();
+    }
+
+    @Test
     void aPoolClosedWithALeaseOutFreesNothingUntilTheLastLeaseComesBack() {
         StagingPool early = StagingPool.allocate("closed early", 2, 4096);
         Lease a = early.tryAcquire();

@@ -206,6 +206,10 @@ final class EncodeRun implements AutoCloseable {
         }
         try (reads; states) {
             pump.close();
+            // a stream op cut off by a failure may still hold a state or read buffer for a moment
+            // (it gives it back as it ends): the pools close once they are back, within a bound
+            states.awaitAllReturned(java.time.Duration.ofSeconds(1));
+            reads.awaitAllReturned(java.time.Duration.ofSeconds(1));
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
