@@ -1,7 +1,10 @@
 package dev.penstock.quantum;
 
+import dev.penstock.device.VectorSupport;
 import dev.penstock.memory.Block;
 import dev.penstock.memory.DType;
+import dev.penstock.memory.HostArena;
+import dev.penstock.memory.Memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -11,8 +14,9 @@ import java.util.List;
 /// float64 rows into complex128 (or either into either), one row or a batch at a time.
 ///
 /// An encoder holds its scratch buffers: one per thread. The `simd` choice picks
-/// `VectorKernels` or the reference `ScalarKernels`; both compute the same states (tested
-/// against each other and against independent formulas).
+/// `VectorKernels` or the reference `ScalarKernels`; both compute the same states to rounding
+/// (tested against each other to 1e-13 and against independent formulas). A JVM without the
+/// Vector API (`VectorSupport`) always gets the scalar kernels, said once in the log.
 public final class Encoder {
     /// The largest qubit count (the original's limit): 2^30 amplitudes per state.
     public static final int MAX_QUBITS = 30;
@@ -21,6 +25,7 @@ public final class Encoder {
     private final int qubits;
     private final int size;
     private final Kernels kernels;
+    private final boolean simd;
     private double[] x = new double[0];
     private float[] xf = new float[0];
     private final double[] re;
@@ -39,12 +44,13 @@ public final class Encoder {
         this.encoding = encoding;
         this.qubits = qubits;
         this.size = 1 << qubits;
-        this.kernels = simd ? VectorKernels.INSTANCE : ScalarKernels.INSTANCE;
+        this.simd = simd && VectorSupport.orFallBack("the encoder");
+        this.kernels = this.simd ? VectorKernels.INSTANCE : ScalarKernels.INSTANCE;
         this.re = new double[size];
         this.im = new double[size];
     }
 
-    /// An encoder of `encoding` on `qubits` qubits, SIMD path.
+    /// An encoder of `encoding` on `qubits` qubits, SIMD path (the scalar one without the Vector API).
     public static Encoder of(Encoding encoding, int qubits) {
         return new Encoder(encoding, qubits, true);
     }
@@ -91,7 +97,7 @@ public final class Encoder {
         ensureScratch(len);
         List<EncodingException> skipped = new ArrayList<>();
         long written = 0;
-        boolean fastAmplitude = encoding == Encoding.AMPLITUDE && kernels == VectorKernels.INSTANCE && len >= 1 && len <= size;
+        boolean fastAmplitude = encoding == Encoding.AMPLITUDE && simd && len >= 1 && len <= size;
         statsReadyFor = -1;
         for (long r = 0; r < rows; r++) {
             if (fastAmplitude && amplitudeFastPath(in, r, rows, len, out, written)) {
@@ -113,6 +119,85 @@ public final class Encoder {
             write(out, written++);
         }
         return new EncodeResult(rows, written, List.copyOf(skipped));
+    }
+
+    /// Encodes each row of `rows` into a complex128 state, failing on the first bad row
+    /// (`EncodingException` naming it and the rule). The rows must all have the same length.
+    public States encode(double[][] rows) {
+        return encode(rows, BadRowPolicy.FAIL);
+    }
+
+    /// Encodes each row of `rows` into a complex128 state; under `SKIP` bad rows are left out
+    /// (`States.skipped()`, `States.keptRows()`). The rows must all have the same length.
+    public States encode(double[][] rows, BadRowPolicy policy) {
+        int width = width(rows.length, i -> rows[i].length);
+        return encodeCopy(DType.F64, rows.length, width, policy, in -> {
+            for (int r = 0; r < rows.length; r++) {
+                MemorySegment.copy(rows[r], 0, in.segment(), ValueLayout.JAVA_DOUBLE, (long) r * width * 8, width);
+            }
+        });
+    }
+
+    /// Encodes each row of `rows` into a complex64 state, as `encode(double[][], BadRowPolicy)`.
+    public States encode(float[][] rows, BadRowPolicy policy) {
+        int width = width(rows.length, i -> rows[i].length);
+        return encodeCopy(DType.F32, rows.length, width, policy, in -> {
+            for (int r = 0; r < rows.length; r++) {
+                MemorySegment.copy(rows[r], 0, in.segment(), ValueLayout.JAVA_FLOAT, (long) r * width * 4, width);
+            }
+        });
+    }
+
+    /// Encodes the row-major `[rows, width]` table in `rows` (float32 or float64 values in native
+    /// byte order, `dtype` F32 or F64) into complex64 or complex128 states. A native segment is
+    /// read in place; a heap one is copied first.
+    public States encode(MemorySegment rows, DType dtype, int width, BadRowPolicy policy) {
+        if (dtype != DType.F32 && dtype != DType.F64) {
+            throw new IllegalArgumentException("dtype must be F32 or F64, got " + dtype);
+        }
+        long rowBytes = (long) width * dtype.byteSize();
+        if (width < 1 || rows.byteSize() % rowBytes != 0) {
+            throw new IllegalArgumentException("width " + width + " does not divide a segment of " + rows.byteSize() + " bytes into "
+                    + dtype + " rows");
+        }
+        long count = rows.byteSize() / rowBytes;
+        if (rows.isNative()) {
+            return encodeInto(Block.wrap(rows, dtype, rows, count, width), policy);
+        }
+        return encodeCopy(dtype, count, width, policy, in -> MemorySegment.copy(rows, 0, in.segment(), 0, rows.byteSize()));
+    }
+
+    private static int width(int count, java.util.function.IntUnaryOperator length) {
+        if (count == 0) {
+            throw new IllegalArgumentException("rows is empty");
+        }
+        int width = length.applyAsInt(0);
+        for (int r = 1; r < count; r++) {
+            if (length.applyAsInt(r) != width) {
+                throw new IllegalArgumentException("rows[" + r + "] has " + length.applyAsInt(r) + " values, rows[0] has " + width
+                        + " (the rows must all have the same length)");
+            }
+        }
+        return width;
+    }
+
+    private States encodeCopy(DType dtype, long count, int width, BadRowPolicy policy, java.util.function.Consumer<Block> fill) {
+        try (HostArena staging = Memory.newConfinedArena("encode input")) {
+            Block in = staging.allocate(dtype, count, width);
+            fill.accept(in);
+            return encodeInto(in, policy);
+        }
+    }
+
+    private States encodeInto(Block in, BadRowPolicy policy) {
+        HostArena arena = Memory.newSharedArena("states");
+        try {
+            Block out = arena.allocate(in.dtype() == DType.F32 ? DType.C64 : DType.C128, in.shape(0), size);
+            return new States(arena, out, encodeBatch(in, out, 0, policy));
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
     }
 
     /// Encodes row `r` straight from the input segment into output row `outRow` (two passes,

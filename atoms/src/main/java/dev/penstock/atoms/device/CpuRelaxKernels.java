@@ -26,6 +26,7 @@ import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
+import dev.penstock.device.VectorSupport;
 import dev.penstock.memory.Block;
 import dev.penstock.stage.PackedColumns;
 import java.lang.foreign.MemorySegment;
@@ -74,6 +75,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// CUDA's device stages (their emulation checks, `bench gpu`'s CPU side, `bench inflight`'s
     /// packed row).
     public static CpuRelaxKernels summingPairs(int threads) {
+        VectorSupport.require("CpuRelaxKernels.summingPairs (the pair sums of CUDA's kernels, on the CPU)");
         return new CpuRelaxKernels(threads, true, true);
     }
 
@@ -81,6 +83,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// instead of keeping their Verlet lists (`PairList`; scanned cells keep theirs), their
     /// stages summing pairs: the same numbers, slower (for the tests that hold them so).
     static CpuRelaxKernels allPairs(int threads) {
+        VectorSupport.require("CpuRelaxKernels.allPairs");
         return new CpuRelaxKernels(threads, false, true);
     }
 
