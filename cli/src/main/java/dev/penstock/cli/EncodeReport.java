@@ -11,7 +11,7 @@ import java.util.Map;
 
 /// What `penstock encode` says when a local run has ended: the summary (rows, skipped rows with
 /// their reasons, where the time went, the bottleneck, staging starvation, copy/compute overlap,
-/// the figures; `--json`: the same as one JSON object on stdout) and `OUT.skipped.tsv`.
+/// and with `--json` its figures as one JSON object on stdout) and `OUT.skipped.tsv`.
 ///
 /// @param out         OUT
 /// @param rowsFile    where the input row of each state went
@@ -69,12 +69,12 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
                 t.slotWaitNs() / 1e6, t.overlapPercent(), warmUp);
         o.printf(Locale.ROOT, "then made durable in %.1f ms (row indices written, every file synced to disk and renamed "
                 + "into place)%n", commitNs / 1e6);
-        Map<String, String> figures = new LinkedHashMap<>();
-        figures.put("rows", Long.toString(s.rowsRead()));
-        figures.put("rows_written", Long.toString(s.rowsWritten()));
-        figures.put("rows_skipped", Integer.toString(s.skipped().size()));
-        figures.put("rows_per_s", String.format(Locale.ROOT, "%.1f", s.rowsPerSecond()));
-        if (json) {
+        if (json) { // the machine lines: only when asked for
+            Map<String, String> figures = new LinkedHashMap<>();
+            figures.put("rows", Long.toString(s.rowsRead()));
+            figures.put("rows_written", Long.toString(s.rowsWritten()));
+            figures.put("rows_skipped", Integer.toString(s.skipped().size()));
+            figures.put("rows_per_s", String.format(Locale.ROOT, "%.1f", s.rowsPerSecond()));
             figures.put("wall_s", String.format(Locale.ROOT, "%.3f", s.wallNs() / 1e9));
             figures.put("read_wait_ms", ms(s.ioWaitNs()));
             figures.put("staging_wait_ms", ms(t.slotWaitNs()));
@@ -92,7 +92,6 @@ record EncodeReport(Path out, Path rowsFile, Path skippedFile, String encoding, 
             figures.put("rows_file", rowsFile.toString());
             System.out.println(JsonFigures.toJson(figures));
         }
-        Figures.print(figures, o);
         o.println("input row of each state: " + rowsFile);
     }
 

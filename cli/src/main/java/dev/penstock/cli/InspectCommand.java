@@ -3,6 +3,7 @@ package dev.penstock.cli;
 import dev.penstock.formats.arrow.ArrowRows;
 import dev.penstock.formats.hdf5.Hdf5Rows;
 import dev.penstock.formats.npy.NpyFile;
+import dev.penstock.formats.parquet.ParquetRows;
 import dev.penstock.io.BadInputException;
 import dev.penstock.io.OutputSet;
 import java.nio.file.Files;
@@ -61,14 +62,15 @@ public final class InspectCommand implements Callable<Integer> {
                 if (json) {
                     System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"arrow\", \"rows\": " + r.rows()
                             + ", \"batches\": " + r.batches() + ", \"list_column\": " + (r.listMode() ? JsonFigures.quote(r.columnNames().getFirst())
-                            : "null") + ", \"columns\": " + strings(r.columnNames()) + ", \"values_per_row\": " + r.rowLength() + "}");
+                            : "null") + ", \"columns\": " + strings(r.columnNames()) + ", \"not_read\": " + strings(r.leftOutColumns()) + ", \"values_per_row\": "
+                            + r.rowLength() + "}");
                     return 0;
                 }
                 System.out.println(file + ": Arrow IPC, " + r.rows() + " rows in " + r.batches() + " record batches; read by default: "
                         + (r.listMode() ? "list column " + r.columnNames().getFirst() : "columns " + String.join(", ",
                         r.columnNames().subList(0, Math.min(20, r.columnNames().size())))
                         + (r.columnNames().size() > 20 ? " … and " + (r.columnNames().size() - 20) + " more" : ""))
-                        + " (" + r.rowLength() + " values per row)");
+                        + " (" + r.rowLength() + " values per row" + notRead(r.leftOutColumns()) + ")");
             }
             return 0;
         }
@@ -98,9 +100,17 @@ public final class InspectCommand implements Callable<Integer> {
                                 .append(JsonFigures.quote(String.valueOf(c.type()))).append(", \"nullable\": ").append(c.maxDefinitionLevel() > 0)
                                 .append(", \"repeated\": ").append(c.maxRepetitionLevel() > 0).append('}');
                     }
+                    List<String> read = List.of();
+                    List<String> notRead = List.of();
+                    try (ParquetRows rows = ParquetRows.open(file, List.of())) {
+                        read = rows.columnNames();
+                        notRead = rows.leftOutColumns();
+                    } catch (BadInputException e) {
+                        // nothing encode would read by default: empty lists
+                    }
                     System.out.println("{\"file\": " + JsonFigures.quote(name) + ", \"format\": \"parquet\", \"rows\": "
                             + r.getFileMetaData().numRows() + ", \"row_groups\": " + r.getFileMetaData().rowGroups().size() + ", \"columns\": ["
-                            + b + "]}");
+                            + b + "], \"read_by_default\": " + strings(read) + ", \"not_read\": " + strings(notRead) + "}");
                     return 0;
                 }
                 System.out.println(file + ": Parquet, " + r.getFileMetaData().numRows() + " rows in "
@@ -108,6 +118,12 @@ public final class InspectCommand implements Callable<Integer> {
                 for (var c : r.getFileSchema().getColumns()) {
                     System.out.println("  " + c.name() + " " + c.type() + (c.maxRepetitionLevel() > 0 ? " (repeated)" : "")
                             + (c.maxDefinitionLevel() > 0 ? " (nullable)" : ""));
+                }
+                try (ParquetRows rows = ParquetRows.open(file, List.of())) {
+                    System.out.println("read by default: " + (rows.listMode() ? "list column " : "columns ") + String.join(", ", rows.columnNames())
+                            + " (" + rows.rowLength() + " values per row" + notRead(rows.leftOutColumns()) + ")");
+                } catch (BadInputException e) {
+                    System.out.println("read by default: nothing (" + e.getMessage() + ")");
                 }
             }
             return 0;
@@ -131,5 +147,9 @@ public final class InspectCommand implements Callable<Integer> {
             b.append(b.length() == 1 ? "" : ", ").append(JsonFigures.quote(v));
         }
         return b.append(']').toString();
+    }
+
+    private static String notRead(List<String> leftOut) {
+        return leftOut.isEmpty() ? "" : "; not read: " + String.join(", ", leftOut);
     }
 }

@@ -73,10 +73,10 @@ class EncodeArrowTest {
     @Test
     void arrowFileAndStreamEncodeAsTheSameRowsFromNpy() throws Exception {
         String npy = encode("rows.npy", "npy.npy");
-        assertThat(npy).contains("rows_written: 636").contains("rows_skipped: 64");
+        assertThat(npy).contains("encoded 636 of").contains("skipped 64 bad rows");
         for (String in : new String[] {"rows.arrow", "rows.arrows"}) {
-            String out = encode(in, in + ".npy");
-            assertThat(out).contains("rows_written: 636").contains("rows_skipped: 64").contains("row 4: value 1 is NaN");
+            String out = encode(in, in + ".npy", "--columns", "a,b,c,e");
+            assertThat(out).contains("encoded 636 of").contains("skipped 64 bad rows").contains("row 4: value 1 is NaN");
             sameFiles(dir.resolve(in + ".npy"), dir.resolve("npy.npy"));
             sameFiles(dir.resolve(in + ".npy.rows.npy"), dir.resolve("npy.npy.rows.npy"));
         }
@@ -94,11 +94,11 @@ class EncodeArrowTest {
     @Test
     void inspectSaysWhatEncodeWouldRead() {
         assertThat(run(0, "inspect", dir.resolve("rows.arrows").toString()))
-                .contains("Arrow IPC, 700 rows in 3 record batches; read by default: columns a, b, c, e (4 values per row)");
+                .contains("Arrow IPC, 700 rows in 3 record batches; read by default: columns a, b (2 values per row; not read: c, e)");
         assertThat(run(0, "inspect", dir.resolve("lists.feather").toString())).contains("read by default: list column x (8 values per row)");
         InspectJson.check(MainTest.stdout(0, "inspect", dir.resolve("rows.arrows").toString(), "--json"),
-                "j['format'] == 'arrow' and j['rows'] == 700 and j['batches'] == 3 and j['columns'] == ['a', 'b', 'c', 'e'] "
-                        + "and j['list_column'] is None and j['values_per_row'] == 4");
+                "j['format'] == 'arrow' and j['rows'] == 700 and j['batches'] == 3 and j['columns'] == ['a', 'b'] "
+                        + "and j['not_read'] == ['c', 'e'] and j['list_column'] is None and j['values_per_row'] == 2");
         InspectJson.check(MainTest.stdout(0, "inspect", dir.resolve("lists.feather").toString(), "--json"),
                 "j['list_column'] == 'x' and j['values_per_row'] == 8");
     }

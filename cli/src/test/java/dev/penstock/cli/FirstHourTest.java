@@ -105,6 +105,12 @@ class FirstHourTest {
         String some = MainTest.run(0, "encode", pq.toString(), "--columns", "z,x", "--encoding", "angle", "--qubits", "2", "--out",
                 dir.resolve("s.npy").toString());
         assertThat(some).contains("reading xyz.parquet: columns z, x");
+        // ids and labels beside the features: left out by the default choice, and said so
+        Path labelled = ParquetFiles.table(dir.resolve("labelled.parquet"), 20, "required int64 id; required double f0; "
+                + "required double f1; required int32 label;");
+        String chosen = MainTest.run(0, "encode", labelled.toString(), "--encoding", "angle", "--qubits", "2", "--out",
+                dir.resolve("l.npy").toString());
+        assertThat(chosen).contains("reading labelled.parquet: columns f0, f1 (not read: id, label;").contains("encoded 20 of 20 rows");
     }
 
     @Test

@@ -92,7 +92,7 @@ class MainTest {
         String outFile = dir.resolve("states.npy").toString();
         String out = run(0, "encode", in, "--example", "300", "--encoding", "amplitude", "--qubits", "4", "--precision", "f32",
                 "--out", outFile, "--rows-per-chunk", "64");
-        assertThat(out).contains("encoded 300 of 300 rows", "rows_written: 300", "rows_skipped: 0");
+        assertThat(out).contains("encoded 300 of 300 rows").doesNotContain("bad rows").doesNotContain("rows_written"); // one summary, no machine lines
         assertThat(run(0, "inspect", outFile)).contains("<c8").contains("[300, 16]");
     }
 
@@ -120,7 +120,7 @@ class MainTest {
         java.nio.file.Path store = dir.resolve("states.zarr");
         String out = run(0, "encode", in, "--example", "100", "--encoding", "phase", "--qubits", "3", "--out", store.toString(),
                 "--rows-per-chunk", "32");
-        assertThat(out).contains("rows_written: 100");
+        assertThat(out).contains("encoded 100 of");
         assertThat(java.nio.file.Files.readString(store.resolve("states/.zarray"))).contains("\"shape\": [100, 8]").contains("<c16");
         assertThat(java.nio.file.Files.exists(store.resolve("states/3.0"))).isTrue();
     }
@@ -156,13 +156,16 @@ class MainTest {
         String states = dir.resolve("s.npy").toString();
         String out = run(0, "encode", in.toString(), "--columns", "f0,f1,f2,f3", "--encoding", "amplitude", "--qubits", "2",
                 "--out", states, "--rows-per-chunk", "100");
-        assertThat(out).contains("rows_written: 2000").contains("rows_skipped: 0");
+        assertThat(out).contains("encoded 2000 of").doesNotContain("bad rows");
         // f4 is null every 10th row: NaN, so those rows are bad; skip leaves 1800 (row 0 is all zeros but f4)
-        String skip = run(0, "encode", in.toString(), "--encoding", "angle", "--qubits", "5", "--out", states, "--on-bad-row", "skip");
-        assertThat(skip).contains("rows_skipped: 200").contains("row 10: value 4 is NaN");
-        assertThat(run(0, "inspect", in.toString())).contains("2000 rows").contains("label BYTE_ARRAY").contains("f4 DOUBLE (nullable)");
+        String skip = run(0, "encode", in.toString(), "--columns", "f0,f1,f2,f3,f4", "--encoding", "angle", "--qubits", "5", "--out", states,
+                "--on-bad-row", "skip");
+        assertThat(skip).contains("skipped 200 bad rows").contains("row 10: value 4 is NaN");
+        assertThat(run(0, "inspect", in.toString())).contains("2000 rows").contains("label BYTE_ARRAY").contains("f4 DOUBLE (nullable)")
+                .contains("read by default: columns f0, f1, f4 (3 values per row; not read: f2, f3)");
         InspectJson.check(stdout(0, "inspect", in.toString(), "--json"), "j['format'] == 'parquet' and j['rows'] == 2000 "
-                + "and {'name': 'f4', 'type': 'DOUBLE', 'nullable': True, 'repeated': False} in j['columns'] and j['row_groups'] >= 1");
+                + "and {'name': 'f4', 'type': 'DOUBLE', 'nullable': True, 'repeated': False} in j['columns'] and j['row_groups'] >= 1 "
+                + "and j['read_by_default'] == ['f0', 'f1', 'f4'] and j['not_read'] == ['f2', 'f3']");
         InspectJson.check(stdout(0, "inspect", states, "--json"), "j['format'] == 'npy' and j['dtype'] == '<c16' and j['shape'] == [1800, 32] "
                 + "and j['data_bytes'] == 1800 * 32 * 16");
     }
@@ -263,7 +266,7 @@ class MainTest {
         String reason = dev.penstock.cuda.CudaDriver.probe().reason();
         String out = run(0, "encode", "--example", "100", "--encoding", "angle", "--qubits", "3", "--device", "auto",
                 "--out", dir.resolve("s.npy").toString());
-        assertThat(out).contains("device: auto: cpu (" + reason).contains("rows_written: 100");
+        assertThat(out).contains("device: auto: cpu (" + reason).contains("encoded 100 of");
         assertThat(run(2, "encode", "--example", "100", "--encoding", "angle", "--qubits", "3", "--device", "cuda",
                 "--out", dir.resolve("t.npy").toString())).contains("option '--device': cuda is not available: " + reason);
     }

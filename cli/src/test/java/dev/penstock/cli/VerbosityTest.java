@@ -42,7 +42,7 @@ class VerbosityTest {
         assertThat(Files.size(states)).isEqualTo(128 + 3000L * 16 * 16);
         String verbose = MainTest.run(0, "encode", rows.toString(), "--encoding", "angle", "--qubits", "4", "--out",
                 dir.resolve("t.npy").toString(), "-v");
-        assertThat(verbose).contains("settings: encoding angle, 4 qubits, c128 states, 1024 rows per chunk, 4 I/O threads").contains("rows_written: 3000");
+        assertThat(verbose).contains("settings: encoding angle, 4 qubits, c128 states, 1024 rows per chunk, 4 I/O threads").contains("encoded 3000 of");
         assertThat(Files.readAllBytes(dir.resolve("t.npy"))).isEqualTo(Files.readAllBytes(states));
     }
 }

@@ -93,7 +93,7 @@ public final class EncodeInputs {
 
             @Override
             public String read() {
-                return "columns " + String.join(", ", rows.columnNames());
+                return columnsRead(rows.columnNames(), rows.leftOutColumns());
             }
 
             @Override
@@ -114,7 +114,7 @@ public final class EncodeInputs {
     /// if empty) or one fixed-size-list column as float64 rows, read from any I/O thread.
     public static Opened arrow(Path file, List<String> columns) throws IOException {
         ArrowRows rows = ArrowRows.open(file, columns);
-        return opened(RowSources.of(rows), rows::close, "columns " + String.join(", ", rows.columnNames()));
+        return opened(RowSources.of(rows), rows::close, columnsRead(rows.columnNames(), rows.leftOutColumns()));
     }
 
     /// `source`, closed by `closer` (which throws nothing), reading `read` of its file.
@@ -135,5 +135,11 @@ public final class EncodeInputs {
                 closer.run();
             }
         };
+    }
+
+    /// "columns a, b", and the numeric columns the default choice left out.
+    private static String columnsRead(List<String> names, List<String> leftOut) {
+        return "columns " + String.join(", ", names) + (leftOut.isEmpty() ? "" : " (not read: " + String.join(", ", leftOut)
+                + "; the default reads a table's one list column, else its float columns, else its integer ones)");
     }
 }

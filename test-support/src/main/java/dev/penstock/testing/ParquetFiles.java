@@ -143,4 +143,36 @@ public final class ParquetFiles {
         }
         return file;
     }
+
+    /// `rows` records of the schema `fields` (required fields in Parquet's schema syntax: `double`,
+    /// `float`, `int32`, `int64`, `binary` and 3-element `(LIST)` groups of doubles); record r holds
+    /// r + 0.5 in a float field, r in an integer one, "r" in a binary one, [r, r + 1, r + 2] in a list.
+    public static Path table(Path file, int rows, String fields) throws Exception {
+        MessageType schema = MessageTypeParser.parseMessageType("message rows { " + fields + " }");
+        SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+        try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
+                .withConf(new PlainParquetConfiguration()).withCompressionCodec(CompressionCodecName.UNCOMPRESSED).build()) {
+            for (int r = 0; r < rows; r++) {
+                Group g = groups.newGroup();
+                for (org.apache.parquet.schema.Type t : schema.getFields()) {
+                    if (!t.isPrimitive()) {
+                        Group list = g.addGroup(t.getName());
+                        for (int j = 0; j < 3; j++) {
+                            list.addGroup("list").append("element", (double) r + j);
+                        }
+                        continue;
+                    }
+                    switch (t.asPrimitiveType().getPrimitiveTypeName()) {
+                        case DOUBLE -> g.append(t.getName(), r + 0.5);
+                        case FLOAT -> g.append(t.getName(), r + 0.5f);
+                        case INT32 -> g.append(t.getName(), r);
+                        case INT64 -> g.append(t.getName(), (long) r);
+                        default -> g.append(t.getName(), Integer.toString(r));
+                    }
+                }
+                w.write(g);
+            }
+        }
+        return file;
+    }
 }

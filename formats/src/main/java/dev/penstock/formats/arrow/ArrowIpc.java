@@ -1,5 +1,6 @@
 package dev.penstock.formats.arrow;
 
+import dev.penstock.formats.DefaultColumns;
 import dev.penstock.io.BadInputException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -56,7 +57,7 @@ final class ArrowIpc {
     }
 
     /// What opening found: the selection and every record batch.
-    record Parsed(List<String> names, Kind[] kinds, boolean list, int width, List<Batch> batches) {
+    record Parsed(List<String> names, Kind[] kinds, boolean list, int width, List<Batch> batches, List<String> leftOut) {
     }
 
     /// The record batches of the memory-mapped Arrow IPC `map` (of `file`), `columns` selected
@@ -161,7 +162,7 @@ final class ArrowIpc {
         if (sel == null) {
             throw bad(file, size == 0 ? "an empty file, not Arrow IPC" : "no Arrow schema at the start: not an Arrow IPC file or stream");
         }
-        return new Parsed(sel.names(), sel.kinds(), sel.list(), sel.width(), batches);
+        return new Parsed(sel.names(), sel.kinds(), sel.list(), sel.width(), batches, sel.leftOut());
     }
 
     /// The file format: the footer at the end (its length and the magic after it) gives the
@@ -218,7 +219,7 @@ final class ArrowIpc {
         } catch (RuntimeException e) {
             throw bad(file, "byte " + at + ": a damaged footer or message header (" + e.getClass().getSimpleName() + ")");
         }
-        return new Parsed(sel.names(), sel.kinds(), sel.list(), sel.width(), batches);
+        return new Parsed(sel.names(), sel.kinds(), sel.list(), sel.width(), batches, sel.leftOut());
     }
 
     private static BadInputException bad(Path file, String what) {
@@ -226,7 +227,7 @@ final class ArrowIpc {
     }
 
     /// The selected columns: their top-level field indices, names, value kinds; list mode's row width.
-    private record Selection(int[] fields, List<String> names, Kind[] kinds, boolean list, int width) {
+    private record Selection(int[] fields, List<String> names, Kind[] kinds, boolean list, int width, List<String> leftOut) {
     }
 
     private static Selection select(Path file, Schema schema, List<String> columns) {
@@ -237,25 +238,18 @@ final class ArrowIpc {
             all.add(name != null ? name : "#" + f); // a column without a name: by its position
         }
         List<Integer> picked = new ArrayList<>();
+        List<String> leftOut = List.of();
         if (columns.isEmpty()) {
+            List<DefaultColumns.Kind> kinds = new ArrayList<>();
             for (int f = 0; f < n; f++) {
-                if (kind(schema.fields(f)) != null) {
-                    picked.add(f);
-                }
+                Field fd = schema.fields(f);
+                Kind k = kind(fd);
+                kinds.add(k == Kind.F32 || k == Kind.F64 ? DefaultColumns.Kind.FLOAT : k != null ? DefaultColumns.Kind.INTEGER
+                        : listKind(fd) != null ? DefaultColumns.Kind.LIST : DefaultColumns.Kind.OTHER);
             }
-            if (picked.isEmpty()) {
-                for (int f = 0; f < n; f++) {
-                    if (listKind(schema.fields(f)) != null) {
-                        picked.add(f);
-                    }
-                }
-                if (picked.size() > 1) {
-                    throw bad(file, "no flat numeric column and " + picked.size() + " fixed-size-list columns; name one with --columns");
-                }
-            }
-            if (picked.isEmpty()) {
-                throw bad(file, "no numeric column (of " + all + ")");
-            }
+            DefaultColumns.Choice choice = DefaultColumns.choose(file, all, kinds);
+            picked.addAll(choice.picked());
+            leftOut = choice.leftOut();
         } else {
             for (String c : columns) {
                 int f = all.indexOf(c);
@@ -276,7 +270,7 @@ final class ArrowIpc {
             if (size < 1) {
                 throw bad(file, "column '" + list.name() + "': a fixed-size list of " + size + " values");
             }
-            return new Selection(fields, names, new Kind[] {listKind(list)}, true, size);
+            return new Selection(fields, names, new Kind[] {listKind(list)}, true, size, leftOut);
         }
         Kind[] kinds = new Kind[fields.length];
         for (int k = 0; k < fields.length; k++) {
@@ -288,7 +282,7 @@ final class ArrowIpc {
                         + (fd.dictionary() != null ? " (dictionary-encoded)" : ""));
             }
         }
-        return new Selection(fields, names, kinds, false, fields.length);
+        return new Selection(fields, names, kinds, false, fields.length, leftOut);
     }
 
     private static String describe(Field f) {

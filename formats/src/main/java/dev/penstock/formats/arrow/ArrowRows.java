@@ -36,14 +36,17 @@ public final class ArrowRows implements FeatureRows {
     private final Arena arena;
     private final MemorySegment map;
     private final List<String> names;
+    private final List<String> leftOut;
     private final Kind[] kinds;
     private final boolean listMode;
     private final int width;
     private final long rows;
     private final Batch[] batches;
 
-    private ArrowRows(Path file, Arena arena, MemorySegment map, List<String> names, Kind[] kinds, boolean listMode, int width, List<Batch> batches) {
+    private ArrowRows(Path file, Arena arena, MemorySegment map, List<String> names, Kind[] kinds, boolean listMode, int width, List<Batch> batches,
+            List<String> leftOut) {
         this.file = file;
+        this.leftOut = leftOut;
         this.arena = arena;
         this.map = map;
         this.names = List.copyOf(names);
@@ -54,8 +57,7 @@ public final class ArrowRows implements FeatureRows {
         this.rows = batches.isEmpty() ? 0 : batches.getLast().first() + batches.getLast().rows();
     }
 
-    /// Opens `file` and selects `columns` (empty: every flat numeric column in schema order, or
-    /// the one fixed-size-list-of-numbers column when there is no flat one).
+    /// Opens `file` and selects `columns` (empty: `DefaultColumns`' choice).
     ///
     /// @throws BadInputException naming the file (and column) when it is not Arrow IPC, is
     ///                           damaged or compressed, or a column is missing or of another type
@@ -67,7 +69,7 @@ public final class ArrowRows implements FeatureRows {
                 map = ch.size() == 0 ? MemorySegment.NULL : ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
             }
             ArrowIpc.Parsed p = ArrowIpc.read(file, map, columns);
-            return new ArrowRows(file, arena, map, p.names(), p.kinds(), p.list(), p.width(), p.batches());
+            return new ArrowRows(file, arena, map, p.names(), p.kinds(), p.list(), p.width(), p.batches(), p.leftOut());
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
@@ -98,6 +100,11 @@ public final class ArrowRows implements FeatureRows {
     /// The selected columns.
     public List<String> columnNames() {
         return names;
+    }
+
+    /// The numeric columns the default choice left out (none when columns were named).
+    public List<String> leftOutColumns() {
+        return leftOut;
     }
 
     /// Whether the rows are one fixed-size-list column's lists.

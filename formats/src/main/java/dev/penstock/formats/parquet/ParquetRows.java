@@ -7,6 +7,7 @@ import dev.hardwood.reader.ColumnReaders;
 import dev.hardwood.reader.ParquetFileReader;
 import dev.hardwood.schema.ColumnProjection;
 import dev.hardwood.schema.ColumnSchema;
+import dev.penstock.formats.DefaultColumns;
 import dev.penstock.io.BadInputException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -69,6 +70,7 @@ public final class ParquetRows implements AutoCloseable {
     private volatile boolean stalled;
     private volatile boolean closing;
     private Thread watchdog;                // virtual, started with the first batch
+    private List<String> leftOut = List.of(); // numeric columns the default choice left out
 
     private ParquetRows(Path file, ParquetFileReader reader, List<String> names, boolean listMode, ParquetRowGroups groups,
                         boolean decoder) throws IOException {
@@ -123,7 +125,7 @@ public final class ParquetRows implements AutoCloseable {
         return null;
     }
 
-    /// Opens `file` and selects `columns` (empty: every flat numeric column, in schema order).
+    /// Opens `file` and selects `columns` (empty: `DefaultColumns`' choice).
     ///
     /// @throws IllegalArgumentException naming the file and column when a column is missing,
     ///                                  nested or not numeric
@@ -155,21 +157,27 @@ public final class ParquetRows implements AutoCloseable {
                 return new ParquetRows(file, reader, columns, true, groups, decoder);
             }
             if (columns.isEmpty()) {
+                List<String> tops = new ArrayList<>();
+                List<DefaultColumns.Kind> kinds = new ArrayList<>();
                 for (ColumnSchema c : reader.getFileSchema().getColumns()) {
-                    if (NUMERIC.contains(c.type()) && c.maxRepetitionLevel() == 0) {
-                        names.add(c.name());
+                    String top = c.fieldPath().toString().split("\\.")[0];
+                    DefaultColumns.Kind kind;
+                    if (c.maxRepetitionLevel() == 0 && c.fieldPath().toString().equals(c.name()) && NUMERIC.contains(c.type())) {
+                        kind = c.type() == PhysicalType.DOUBLE || c.type() == PhysicalType.FLOAT ? DefaultColumns.Kind.FLOAT
+                                : DefaultColumns.Kind.INTEGER;
+                    } else {
+                        kind = listLeaf(reader, top) != null ? DefaultColumns.Kind.LIST : DefaultColumns.Kind.OTHER;
+                    }
+                    if (!tops.contains(top)) {
+                        tops.add(top);
+                        kinds.add(kind);
                     }
                 }
-                if (names.isEmpty()) {
-                    for (ColumnSchema c : reader.getFileSchema().getColumns()) {
-                        String top = c.fieldPath().toString().split("\\.")[0];
-                        if (listLeaf(reader, top) != null) {
-                            return new ParquetRows(file, reader, List.of(top), true, groups, decoder);
-                        }
-                    }
-                    throw new BadInputException(file, file + ": no flat numeric column (double, float, int32, int64) to read; columns are "
-                            + reader.getFileSchema().getColumns().stream().map(c -> c.name() + " " + c.type()).toList());
-                }
+                DefaultColumns.Choice choice = DefaultColumns.choose(file, tops, kinds);
+                List<String> chosen = choice.picked().stream().map(tops::get).toList();
+                ParquetRows rows = new ParquetRows(file, reader, chosen, choice.list(), groups, decoder);
+                rows.leftOut = choice.leftOut();
+                return rows;
             } else {
                 for (String name : columns) {
                     ColumnSchema c;
@@ -228,6 +236,17 @@ public final class ParquetRows implements AutoCloseable {
     /// Values per row: the selected columns, or the length of the list column's lists.
     public int rowLength() {
         return width;
+    }
+
+    /// The numeric columns the default choice (`DefaultColumns`) left out; none when columns
+    /// were named.
+    public List<String> leftOutColumns() {
+        return leftOut;
+    }
+
+    /// Whether the rows are one list column's lists.
+    public boolean listMode() {
+        return listMode;
     }
 
     /// The selected columns, in row order.

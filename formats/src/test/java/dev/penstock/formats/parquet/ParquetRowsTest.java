@@ -29,7 +29,7 @@ class ParquetRowsTest {
                 org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY, org.apache.parquet.hadoop.metadata.CompressionCodecName.GZIP,
                 org.apache.parquet.hadoop.metadata.CompressionCodecName.LZ4_RAW)) {
             Path f = dev.penstock.testing.ParquetFiles.compressed(dir.resolve(codec + ".parquet"), 3000, codec);
-            try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
+            try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, NumericColumns.of(f))) {
                 MemorySegment buf = arena.allocateBytes(3000L * 3 * 8);
                 long r = 0;
                 int k;
@@ -57,7 +57,7 @@ class ParquetRowsTest {
     @Test
     void numericColumnsStreamAsRowsAcrossRowGroupsAndBatches() throws Exception {
         Path f = write(dir.resolve("rows.parquet"), 5000, 32 * 1024);
-        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, NumericColumns.of(f))) {
             assertThat(rows.columnNames()).containsExactly("f0", "f1", "f2", "f3", "f4");
             assertThat(rows.rows()).isEqualTo(5000);
             MemorySegment buf = arena.allocateBytes(333L * 5 * 8);
@@ -88,7 +88,7 @@ class ParquetRowsTest {
     void wideRowsOfMixedColumnsLandEachValueAtItsRowAndColumn() throws Exception {
         int cols = 19;
         Path f = ParquetFiles.wide(dir.resolve("wide.parquet"), 3000, cols);
-        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, List.of())) {
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(f, NumericColumns.of(f))) {
             assertThat(rows.rowLength()).isEqualTo(cols);
             MemorySegment buf = arena.allocateBytes(257L * cols * 8);
             long r = 0;
@@ -148,6 +148,41 @@ class ParquetRowsTest {
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ParquetRows.open(f, List.of(), new ParquetRowGroups(groups.length, 1, 0, 0)))
                 .hasMessageContaining("row groups " + groups.length);
+    }
+
+    /// Without named columns: the one list column, else the float columns, else the integer ones
+    /// (`DefaultColumns`); the numeric columns left out are named.
+    @Test
+    void theDefaultChoiceReadsFeaturesNotIdsOrLabels() throws Exception {
+        String list = "required group x (LIST) { repeated group list { required double element; } }";
+        Path idsAndFloats = ParquetFiles.table(dir.resolve("labelled.parquet"), 4, "required int64 id; required double a; "
+                + "required int32 label; required float b; required binary name;");
+        try (ParquetRows rows = ParquetRows.open(idsAndFloats, List.of())) {
+            assertThat(rows.columnNames()).containsExactly("a", "b");
+            assertThat(rows.leftOutColumns()).containsExactly("id", "label");
+        }
+        Path listAndLabel = ParquetFiles.table(dir.resolve("list-y.parquet"), 4, list + " required int32 y; required double w;");
+        try (HostArena arena = Memory.newConfinedArena("p"); ParquetRows rows = ParquetRows.open(listAndLabel, List.of())) {
+            assertThat(rows.columnNames()).containsExactly("x");
+            assertThat(rows.leftOutColumns()).containsExactly("y", "w");
+            MemorySegment buf = arena.allocateBytes(4L * 3 * 8);
+            assertThat(rows.next(buf, 4)).isEqualTo(4);
+            assertThat(buf.getAtIndex(ValueLayout.JAVA_DOUBLE, 3 * 2 + 1)).isEqualTo(3.0); // row 2 is [2, 3, 4]
+        }
+        Path ints = ParquetFiles.table(dir.resolve("ints.parquet"), 4, "required int64 j; required int32 k;");
+        try (ParquetRows rows = ParquetRows.open(ints, List.of())) {
+            assertThat(rows.columnNames()).containsExactly("j", "k");
+            assertThat(rows.leftOutColumns()).isEmpty();
+        }
+        Path twoLists = ParquetFiles.table(dir.resolve("two-lists.parquet"), 4, list + " " + list.replace(" x ", " z "));
+        assertThatThrownBy(() -> ParquetRows.open(twoLists, List.of())).isInstanceOf(BadInputException.class)
+                .hasMessageContaining("two-lists.parquet: 2 list columns (x, z)");
+        Path text = ParquetFiles.table(dir.resolve("text.parquet"), 4, "required binary name;");
+        assertThatThrownBy(() -> ParquetRows.open(text, List.of())).isInstanceOf(BadInputException.class)
+                .hasMessageContaining("text.parquet: no numeric column").hasMessageContaining("name other");
+        try (ParquetRows rows = ParquetRows.open(idsAndFloats, List.of("id", "a"))) {
+            assertThat(rows.leftOutColumns()).as("named columns: nothing is left out by a choice").isEmpty();
+        }
     }
 
     @Test
@@ -273,12 +308,12 @@ class ParquetRowsTest {
         assertThat(files).hasSizeGreaterThanOrEqualTo(5);
         for (Path f : files) {
             long t0 = System.nanoTime();
-            assertThatThrownBy(() -> ParquetRows.open(f, List.of())).as(f.toString()).isInstanceOf(BadInputException.class)
+            assertThatThrownBy(() -> ParquetRows.open(f, NumericColumns.of(f))).as(f.toString()).isInstanceOf(BadInputException.class)
                     .hasMessageContaining(f.getFileName().toString()).hasMessageMatching("(?s).*row group \\d+, column '[^']+': the page at byte \\d+ claims .*")
                     .hasMessageEndingWith("damaged file");
             assertThat((System.nanoTime() - t0) / 1e9).as("seconds to refuse %s", f).isLessThan(5);
         }
-        assertThatThrownBy(() -> ParquetRows.open(root.resolve("overruns/page-past-chunk-end.parquet"), List.of()))
+        assertThatThrownBy(() -> ParquetRows.open(root.resolve("overruns/page-past-chunk-end.parquet"), NumericColumns.of(root.resolve("overruns/page-past-chunk-end.parquet"))))
                 .hasMessageContaining("row group 0, column 'id': the page at byte 4 claims 240 bytes of data, past its column chunk's end at byte 269");
     }
 }

@@ -23,7 +23,7 @@ class ParquetStallTest {
     /// The child: reads the file to the end or to its error, prints the outcome, exits.
     public static void main(String[] args) throws Exception {
         ParquetRows.checkPages = !"unchecked".equals(System.getProperty("stall.pages")); // these files fail that check at open
-        try (ParquetRows rows = ParquetRows.open(Path.of(args[0]), List.of()); Arena arena = Arena.ofConfined()) {
+        try (ParquetRows rows = ParquetRows.open(Path.of(args[0]), NumericColumns.of(Path.of(args[0]))); Arena arena = Arena.ofConfined()) {
             MemorySegment dst = arena.allocate(Math.max(1, rows.rowLength()) * 8 * 64, 8);
             long read = 0;
             for (int k; (k = rows.next(dst, 64)) > 0; ) {

@@ -25,7 +25,7 @@ class PlainPagesTest {
     /// in place or through the decoder, as the bytes of the row-major result.
     private static byte[] readAll(Path file, List<String> columns, ParquetRowGroups groups, int batch, boolean decoder,
                                   boolean expectInPlace) throws Exception {
-        try (ParquetRows rows = ParquetRows.open(file, columns, groups, decoder); Arena arena = Arena.ofConfined()) {
+        try (ParquetRows rows = ParquetRows.open(file, columns.isEmpty() ? NumericColumns.of(file) : columns, groups, decoder); Arena arena = Arena.ofConfined()) {
             assertThat(rows.readsInPlace()).as("read in place").isEqualTo(expectInPlace);
             int width = rows.rowLength();
             MemorySegment all = arena.allocate(Math.max(1, rows.rows() * width * 8), 8);
@@ -77,7 +77,7 @@ class PlainPagesTest {
         int width = 19;
         long rowBytes = 8L * width;
         java.util.Random random = new java.util.Random(7);
-        try (ParquetRows rows = ParquetRows.open(f, List.of()); Arena arena = Arena.ofShared()) {
+        try (ParquetRows rows = ParquetRows.open(f, NumericColumns.of(f)); Arena arena = Arena.ofShared()) {
             MemorySegment buf = arena.allocate(3000 * rowBytes, 8);
             for (int i = 0; i < 200; i++) {
                 long first = random.nextInt(3000);
@@ -105,7 +105,7 @@ class PlainPagesTest {
             assertThat(all.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).as("four threads at once").isEqualTo(inOrder);
             assertThatThrownBy(() -> rows.read(2990, 11, buf)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("3000 rows");
         }
-        try (ParquetRows decoded = ParquetRows.open(f, List.of(), null, true); Arena arena = Arena.ofConfined()) {
+        try (ParquetRows decoded = ParquetRows.open(f, NumericColumns.of(f), null, true); Arena arena = Arena.ofConfined()) {
             assertThatThrownBy(() -> decoded.read(0, 1, arena.allocate(rowBytes))).isInstanceOf(UnsupportedOperationException.class);
         }
     }
@@ -191,7 +191,7 @@ class PlainPagesTest {
         Path damaged = dir.resolve("late-header.parquet");
         Files.write(damaged, bytes);
         byte[] good = readAll(f, List.of(), null, 100, false, true);
-        try (ParquetRows rows = ParquetRows.open(damaged, List.of()); Arena arena = Arena.ofConfined()) {
+        try (ParquetRows rows = ParquetRows.open(damaged, NumericColumns.of(damaged)); Arena arena = Arena.ofConfined()) {
             assertThat(rows.readsInPlace()).as("the first group's pages are fine: read in place").isTrue();
             long width = rows.rowLength();
             MemorySegment before = arena.allocate(groupFirst * width * 8, 8);
