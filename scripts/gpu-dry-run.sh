@@ -80,7 +80,8 @@ potentials="${PENSTOCK_POTENTIALS:-/usr/share/lammps/potentials}"
 if [ -r "$potentials/Cu_u3.eam" ]; then
   for d in cuda cpu; do
     ./penstock simulate examples/copper-nanoparticles.xyz --pipeline "fire(fmax=0.01, steps=300) + langevin(T=600, dt=2, steps=100) | nve(dt=2, steps=50)" \
-      --potential "eam(file=$potentials/Cu_u3.eam)" --max-atoms 1200 --device $d --out "$out/copper-$d.xyz"
+      --potential "eam(file=$potentials/Cu_u3.eam)" --max-atoms 1200 --device $d --out "$out/copper-$d.xyz" \
+      || test $? -eq 6  # 6: written, some systems spent their FIRE budget (compared all the same)
   done
   compare eam "$out/copper-cuda.xyz" "$out/copper-cpu.xyz"
 else

@@ -356,7 +356,7 @@ def simulate_cases(w):
     fam = "simulate"
     ex = os.path.join(ROOT, "examples", "argon-clusters.xyz")
     prev = os.path.join(w, "prev.xyz")
-    run(["simulate", ex, "--pipeline", "fire(fmax=0.05, steps=50)", "--potential", LJ, "--out", prev], w)
+    run(["simulate", ex, "--pipeline", "fire(steps=50)", "--potential", LJ, "--out", prev], w)
     specs = ["nve(dt=0, steps=10)", "nve(dt=-5, steps=10)", "langevin(T=-5, dt=1, steps=10)",
              "langevin(T=300, dt=1, steps=10, friction=-1)", "fire(fmax=0)", "fire(fmax=-1)", "nve(dt=NaN, steps=3)",
              "nve(dt=1)", "nvt(dt=1, steps=3)", "fire(fmax=0.1) ++ nve(dt=1, steps=3)", "fire(fmax=0.1, steps=2.5)",
@@ -399,7 +399,7 @@ def simulate_cases(w):
         if [a.info.get("comment") for a in frames] != ["LJ38 start: relaxed minimum", 'free text "quoted"']:
             return f"comments {[a.info.get('comment') for a in frames]}"
         return None
-    judge(fam, "plain XYZ with free-text comments", ["simulate", plain, "--pipeline", "fire(fmax=0.01, steps=300)",
+    judge(fam, "plain XYZ with free-text comments", ["simulate", plain, "--pipeline", "fire(steps=300)",
                                                      "--potential", LJ, "--out", out], w, 0, protect=[plain],
           check=ase_ok, out=out)
     judge(fam, "dt=1e5 flings atoms apart", ["simulate", plain, "--pipeline", "langevin(T=300, dt=100000, steps=20)",
@@ -428,12 +428,12 @@ def full_disk_cases(w):
         xprev = os.path.join(disk, "prev.xyz")
         open(xprev, "w").write("previous results")
         judge(fam, "simulate output fills the disk", ["simulate", os.path.join(ROOT, "examples", "argon-clusters.xyz"),
-                                                     "--pipeline", "fire(fmax=0.05, steps=20)", "--potential", LJ, "--out",
+                                                     "--pipeline", "fire(steps=20)", "--potential", LJ, "--out",
                                                      xprev], disk, {2, 5}, protect=[xprev])  # 2: the preflight saw it
         os.remove(os.path.join(disk, "filler"))
         open(os.path.join(disk, "filler"), "wb").write(b"\0" * (512 * 1024 - 100 * 1024))
         judge(fam, "flink simulate output fills the disk (past the preflight)", [
-            "simulate", os.path.join(ROOT, "examples", "argon-clusters.xyz"), "--pipeline", "fire(fmax=0.05, steps=20)",
+            "simulate", os.path.join(ROOT, "examples", "argon-clusters.xyz"), "--pipeline", "fire(steps=20)",
             "--potential", LJ, "--out", xprev, "--runner", "flink"], disk, {5}, protect=[xprev], timeout=120)
         os.remove(os.path.join(disk, "filler"))
         z2 = os.path.join(disk, "f.zarr")
@@ -466,7 +466,7 @@ def sidecar_cases(w):
     xout = os.path.join(w, "r.xyz")
     open(xout, "w").write("previous results")
     os.makedirs(xout + ".quarantined.xyz")
-    judge(fam, "OUT.quarantined.xyz is a folder", ["simulate", ex, "--pipeline", "fire(fmax=0.05, steps=20)", "--potential", LJ,
+    judge(fam, "OUT.quarantined.xyz is a folder", ["simulate", ex, "--pipeline", "fire(steps=20)", "--potential", LJ,
                                                    "--out", xout], w, {5}, protect=[xout])
     os.rmdir(xout + ".quarantined.xyz")
     big = npy_rows(os.path.join(w, "big.npy"), 20000, 78)
@@ -518,7 +518,7 @@ def flink_cases(w):
     mine = up + ".parts"
     os.makedirs(mine)
     open(os.path.join(mine, "notes.txt"), "w").write("mine")
-    judge(fam, "simulate on Flink keeps the user's OUT.parts/", ["simulate", ex, "--pipeline", "fire(fmax=0.05, steps=20)",
+    judge(fam, "simulate on Flink keeps the user's OUT.parts/", ["simulate", ex, "--pipeline", "fire(steps=20)",
                                                                 "--potential", LJ, "--out", up, "--runner", "flink"], w, 0,
           check=lambda o: None if os.path.exists(os.path.join(mine, "notes.txt")) else "OUT.parts/notes.txt is gone", out=up,
           timeout=120)
@@ -618,7 +618,7 @@ def reader_cases(w):
         frames = read(out, ":")
         ids = [a.info.get("id") for a in frames]
         return None if len(frames) == 14 and len(set(ids)) == 14 else f"ids {ids}"
-    judge(fam, "extended XYZ, frames with and without id=", ["simulate", mixed, "--pipeline", "fire(fmax=0.05, steps=50)", "--potential",
+    judge(fam, "extended XYZ, frames with and without id=", ["simulate", mixed, "--pipeline", "fire(steps=50)", "--potential",
                                                             LJ, "--out", mo], w, 0, protect=[mixed], check=ids_ok, out=mo)
 
 

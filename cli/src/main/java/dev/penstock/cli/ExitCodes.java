@@ -13,6 +13,9 @@ final class ExitCodes {
     static final int BAD_INPUT = 3;
     /// Finished, with systems quarantined (written beside OUT with their diagnoses).
     static final int QUARANTINED = 4;
+    /// Finished, with systems whose relaxation spent its step budget before its fmax (written,
+    /// with `outcome=unconverged`; a relaxation given `steps` alone is a budget only, never this).
+    static final int UNCONVERGED = 6;
     /// An output could not be written (no space, no permission, an I/O error): left as it was.
     static final int OUTPUT_FAILED = 5;
     /// Interrupted by SIGINT (Ctrl-C) / SIGTERM: outputs left as they were.
@@ -23,7 +26,8 @@ final class ExitCodes {
     static final String HELP = """
             Exit codes: 0 done; 1 internal error (a bug: trace printed); 2 bad option or argument (nothing run, \
             no file created); 3 bad input data (outputs left as they were); 4 done with quarantined systems; \
-            5 output could not be written (left as it was); 130/143 interrupted by SIGINT/SIGTERM (outputs left as they were).""";
+            5 output could not be written (left as it was); 6 done, but some systems did not converge (a relaxation spent its \
+            step budget first; written with outcome=unconverged); 130/143 interrupted by SIGINT/SIGTERM (outputs left as they were).""";
 
     private ExitCodes() {
     }

@@ -39,6 +39,7 @@ final class FlinkSimulation {
         }
         Path quarantinedFile = out.resolveSibling(out.getFileName() + ".quarantined.xyz");
         FlinkRunner.Result r;
+        Outcomes outcomes = new Outcomes();
         long written;
         long bad;
         // OUT and OUT.quarantined.xyz, checked and locked before the job, committed together after the
@@ -48,8 +49,8 @@ final class FlinkSimulation {
             Path parts = scratch.path();
             var env = FlinkRunner.localEnvironment(options.slots(stages), options);
             r = FlinkRunner.run(env, spec, systems, parts, options, "penstock simulate");
-            written = join(r.parts(), out, inputOrder ? positions(systems) : null);
-            bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile, inputOrder ? positions(systems) : null);
+            written = join(r.parts(), out, inputOrder ? positions(systems) : null, outcomes);
+            bad = join(FlinkRunner.parts(parts.resolve("quarantined")), quarantinedFile, inputOrder ? positions(systems) : null, null);
             if (bad == 0) {
                 OutputSet.remove(quarantinedFile);
             }
@@ -65,7 +66,8 @@ final class FlinkSimulation {
         o.printf(Locale.ROOT, "%,d of %,d systems finished on Flink (local MiniCluster, parallelism %s, checkpoint every %d ms) in "
                 + "%.2f s (%,d quarantined); %.3g atom-steps/s; written to %s%n", written, systems.size(), parallelism.toString(),
                 checkpointInterval.toMillis(), wall, bad, atomSteps / wall, out);
-        return bad == 0 ? 0 : 4;
+        o.println(outcomes.line());
+        return bad > 0 ? ExitCodes.QUARANTINED : outcomes.unconverged() > 0 ? ExitCodes.UNCONVERGED : ExitCodes.OK;
     }
 
     /// Each system's index in the input, by id.
@@ -80,8 +82,8 @@ final class FlinkSimulation {
     /// Joins `parts` into `target` byte for byte (each part is checked to read as extended XYZ
     /// first, never parsed and re-written: every field stays exactly as the stage wrote it), its
     /// frames in input order when `position` is given (system id → index in the input; the parts
-    /// hold them in completion order), else in the parts' name order; returns the systems written.
-    private static long join(List<Path> parts, Path target, java.util.Map<Long, Integer> position) throws IOException {
+    /// hold them in completion order), else in the parts' name order; returns the systems written, each counted in `outcomes` (when given).
+    private static long join(List<Path> parts, Path target, java.util.Map<Long, Integer> position, Outcomes outcomes) throws IOException {
         if (parts.isEmpty()) {
             return 0;
         }
@@ -92,6 +94,9 @@ final class FlinkSimulation {
                 read = ExtXyz.read(in, p);
             }
             frames.addAll(Frame.of(p, read));
+            if (outcomes != null) {
+                read.forEach(outcomes::add);
+            }
         }
         if (position != null) {
             frames.sort(java.util.Comparator.comparingInt(f -> position.getOrDefault(f.id(), Integer.MAX_VALUE)));

@@ -250,6 +250,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             throw new BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
                     + "; simulate reads extended XYZ (.xyz, .extxyz: ase.io.write(path, frames, format='extxyz') writes it)", binary);
         }
+        systems.forEach(History::fresh); // an earlier run's outcome is not this run's
         if (order != null && !order.equals("input") && !order.equals("completion")) {
             throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");
         }
@@ -320,6 +321,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         StageProgress progress = StageProgress.start(stages.size(), systems.size(), verbosity.progress());
         Hook<AtomicSystem> history = History.hook(progress::left);
         Summary<AtomicSystem> summary;
+        Outcomes outcomes = new Outcomes();
         SnapshotHook snaps = null; // made once the run is checked: a refusal or a dry run creates nothing
         dev.penstock.observe.Timeline timeline = timelinePng == null ? null : new dev.penstock.observe.Timeline();
         // by default the cores are shared out between the chained stages (each stage's worker is
@@ -377,7 +379,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                     : s -> position.getOrDefault(s.id(), Integer.MAX_VALUE);
             // OUT and OUT.quarantined.xyz: checked before anything is written, committed together or not at all
             try (OutputSet outputs = OutputSet.begin(out, zarr, List.of(quarantinedFile()))) {
-                try (Sink<AtomicSystem> sink = zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank)) {
+                try (Sink<AtomicSystem> sink = outcomes.counting(zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank))) {
                     summary = p.results(sink).run();
                 }
                 writeQuarantined(summary);
@@ -401,19 +403,20 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         }
         progress.stop();
         new SimulateReport(input, out, quarantinedFile()).print(po, summary, systems.size());
+        po.println(outcomes.line());
         if (timeline != null) {
             TimelinePlot.write(timeline, timelinePng, "penstock simulate " + input.getFileName() + " — " + systems.size() + " systems, "
                     + summary.stages().size() + (summary.stages().size() == 1 ? " stage" : " stages"));
             po.println("timeline: " + timelinePng);
         }
         if (json) {
-            System.out.println(new SimulateReport(input, out, quarantinedFile()).json(summary, systems));
+            System.out.println(new SimulateReport(input, out, quarantinedFile()).json(summary, systems, outcomes));
         }
         if (!summary.quarantined().isEmpty()) {
             po.println("quarantined systems written to " + quarantinedFile());
             return ExitCodes.QUARANTINED;
         }
-        return 0;
+        return outcomes.unconverged() > 0 ? ExitCodes.UNCONVERGED : ExitCodes.OK;
     }
 
     /// `OUT.quarantined.xyz`: the quarantined systems, kept with their diagnosis (info

@@ -17,7 +17,7 @@ import java.util.Locale;
 /// @param quarantined `OUT.quarantined.xyz`
 record SimulateReport(Path input, Path out, Path quarantined) {
     /// The run's summary as one JSON object: the same figures as the table (`--json`).
-    String json(Summary<AtomicSystem> s, List<AtomicSystem> systems) {
+    String json(Summary<AtomicSystem> s, List<AtomicSystem> systems, Outcomes outcomes) {
         double wall = s.wall().toNanos() / 1e9;
         long atomSteps = 0;
         StringBuilder stageList = new StringBuilder();
@@ -43,7 +43,7 @@ record SimulateReport(Path input, Path out, Path quarantined) {
                 + s.quarantined().size() + ", \"wall_s\": " + JsonFigures.number(wall) + ", \"atom_steps_per_s\": "
                 + JsonFigures.number(atomSteps / wall) + ", \"out\": " + JsonFigures.quote(out.toString()) + ", \"quarantined_out\": "
                 + (s.quarantined().isEmpty() ? "null" : JsonFigures.quote(quarantined.toString())) + ", \"stages\": [" + stageList
-                + "], \"diagnoses\": [" + diagnoses + "]}";
+                + "], \"diagnoses\": [" + diagnoses + "], " + outcomes.json() + "}";
     }
 
     /// The table: per stage steps, graduations, atom-steps, occupancy and waits; the quarantined

@@ -100,7 +100,7 @@ class SimulateCommandTest {
         }
         Path crystal = dir.resolve("crystal.xyz");
         java.nio.file.Files.writeString(crystal, xyz);
-        String pipeline = "fire(fmax=0.01, steps=8) | nve(dt=5, steps=8)";
+        String pipeline = "fire(steps=8) | nve(dt=5, steps=8)";
         String one = null;
         for (int threads = 1; threads <= 3; threads++) {
             Path out = dir.resolve("crystal-" + threads + ".xyz");

@@ -43,6 +43,12 @@ public interface Method<S> {
         /// Steps taken in this method.
         long steps();
 
+        /// How the method ended for its sample, once `finished()`: its convergence rule met, its
+        /// step budget spent before it, or (the default: dynamics, budgets only) its steps run.
+        default Event.Ending ending() {
+            return Event.Ending.STEPS_RUN;
+        }
+
         /// Writes the motion's state (for a checkpoint), read back by `Method.restore`.
         default void save(java.io.DataOutput out) throws java.io.IOException {
             throw new UnsupportedOperationException("this motion cannot save its state for a checkpoint");

@@ -223,7 +223,7 @@ final class PerSampleBatch<S> implements BatchEngine<S> {
             int from = e.status++;
             boolean last = e.status == methods.size();
             events.accept(new Event<>(last ? Event.Kind.EXITED : Event.Kind.GRADUATED, e.sample, from,
-                    methods.get(from).name(), e.motion.steps(), null));
+                    methods.get(from).name(), e.motion.steps(), null, e.motion.ending()));
             if (!last) {
                 e.motion = methods.get(e.status).enter(e.sample);
             }

@@ -9,6 +9,7 @@ import dev.penstock.atoms.stage.SystemCodec;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.CpuDevice;
+import dev.penstock.stage.Event;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -55,13 +56,8 @@ public final class AtomsJob {
     /// The stage history and quarantine diagnoses in each system's info (`History`).
     static final class Notes implements JobSpec.Notes<AtomicSystem> {
         @Override
-        public void graduated(AtomicSystem s, String method, long steps) {
-            History.graduated(s, method, steps);
-        }
-
-        @Override
-        public void quarantined(AtomicSystem s, String method, String diagnosis) {
-            History.quarantined(s, method, diagnosis);
+        public void noted(Event<AtomicSystem> e) {
+            History.record(e);
         }
     }
 

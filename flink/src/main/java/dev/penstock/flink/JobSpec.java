@@ -2,6 +2,7 @@ package dev.penstock.flink;
 
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Codec;
+import dev.penstock.stage.Event;
 import dev.penstock.stage.Sizer;
 import dev.penstock.stage.Stage;
 import java.io.IOException;
@@ -53,26 +54,16 @@ public record JobSpec<S>(List<StageFactory<S>> stages, SerializableSizer<S> size
     public interface SerializableCodec<S> extends Codec<S>, Serializable {
     }
 
-    /// Records on a sample what happened to it: `graduated(sample, method, steps)` once per
-    /// sub-stage it finished, `quarantined(sample, method, diagnosis)` when it was removed.
+    /// Records on a sample what happened to it: each event of a stage (a sub-stage finished, how
+    /// it ended, or a quarantine), before the sample is emitted.
+    @FunctionalInterface
     public interface Notes<S> extends Serializable {
-        /// The sample finished sub-stage `method` after `steps` steps.
-        void graduated(S sample, String method, long steps);
-
-        /// The sample was quarantined in sub-stage `method` for `diagnosis`.
-        void quarantined(S sample, String method, String diagnosis);
+        /// Records `event` on its sample.
+        void noted(Event<S> event);
 
         /// Notes that record nothing.
         static <S> Notes<S> none() {
-            return new Notes<>() {
-                @Override
-                public void graduated(S sample, String method, long steps) {
-                }
-
-                @Override
-                public void quarantined(S sample, String method, String diagnosis) {
-                }
-            };
+            return event -> { };
         }
     }
 

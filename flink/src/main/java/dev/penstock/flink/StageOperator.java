@@ -193,11 +193,7 @@ final class StageOperator<S> extends AbstractStreamOperator<byte[]> implements O
 
     private void emit() {
         for (Event<S> e : events) {
-            if (e.kind() == Event.Kind.QUARANTINED) {
-                spec.notes().quarantined(e.sample(), e.method(), e.diagnosis());
-            } else {
-                spec.notes().graduated(e.sample(), e.method(), e.steps());
-            }
+            spec.notes().noted(e);
             if (e.kind() == Event.Kind.EXITED) {
                 output.collect(new StreamRecord<>(Bytes.encode(spec.codec(), e.sample())));
             } else if (e.kind() == Event.Kind.QUARANTINED) {

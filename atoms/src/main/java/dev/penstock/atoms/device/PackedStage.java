@@ -394,8 +394,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 double fmax = back.getDouble(FMAX, x);
                 double energy = back.getDouble(ENERGY, x);
                 boolean stays = false;
+                double previous = back.getDouble(PREV_ENERGY, x);
                 while (sub < last) {
-                    events.accept(new Event<>(Event.Kind.GRADUATED, rows.sample(k), sub, names.get(sub), back.getInt(TAKEN, x), null));
+                    events.accept(new Event<>(Event.Kind.GRADUATED, rows.sample(k), sub, names.get(sub), back.getInt(TAKEN, x), null,
+                            ending(sub, fmax, energy, previous)));
+                    previous = Double.NaN; // a sub-stage finished on entry: judged as `finishedOnEntry` judges it
                     SubStage.enter(kinds.get(++sub), back, x, sub);
                     moved = true;
                     if (!kinds.get(sub).finishedOnEntry(fmax, energy)) {
@@ -504,14 +507,24 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
             };
-            boolean converged = diagnosis == null && kinds.get(sub) instanceof SubStage.Relaxation r && r.rule().converged(fmax, energy,
-                    back.getDouble(PREV_ENERGY, x));
+            Event.Ending ending = ending(sub, fmax, energy, back.getDouble(PREV_ENERGY, x));
+            boolean converged = diagnosis == null && ending == Event.Ending.CONVERGED;
             terms.left(s.id());
-            events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null)
+            events.accept(diagnosis == null ? new Event<>(Event.Kind.EXITED, s, sub, names.get(sub), taken, null, ending)
                     : new Event<>(Event.Kind.QUARANTINED, s, sub, names.get(sub), taken, diagnosis));
             exitListener.accept(new Exit(s, taken, converged, diagnosis));
         }
         rows.releaseLeavers();
+    }
+
+    /// How sub-stage `sub` ended for a system that finished it with these max |F|, energy and
+    /// energy before its last step: met its rule, spent its budget, or ran its steps (dynamics and
+    /// budget-only relaxations).
+    private Event.Ending ending(int sub, double fmax, double energy, double previous) {
+        if (!(kinds.get(sub) instanceof SubStage.Optimising o) || o.rule().isBudgetOnly()) {
+            return Event.Ending.STEPS_RUN;
+        }
+        return o.rule().converged(fmax, energy, previous) ? Event.Ending.CONVERGED : Event.Ending.BUDGET_SPENT;
     }
 
     /// Copies the per-system columns and the first `atomRows` atom rows of `from` to host
@@ -567,7 +580,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             readAtoms(live, readBack, rows.elements());
             stream.synchronize();
             for (int k = 0; k < systems; k++) {
-                unpack(rows.sample(k), k, heldBack);
+                AtomicSystem s = rows.sample(k);
+                unpack(s, k, heldBack);
+                s.held(names.get(heldBack.getInt(SUB, k)), heldBack.getInt(TAKEN, k)); // the steps whose state it holds
             }
         }
         return rows.samples();

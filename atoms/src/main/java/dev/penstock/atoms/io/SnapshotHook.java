@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /// Snapshots to extended XYZ: every `every` steps of each stage, every system the stage holds
-/// (a frame each, with `stage=` and `step=` in its comment), into `DIR/stage-<i>.xyz`; and, once
+/// (a frame each, with `stage=` and `step=` in its comment: on a device stage the sub-stage it is
+/// in and the steps it has taken there, so `step=0` is its input and `step=k` the state a run of
+/// k steps ends with), into `DIR/stage-<i>.xyz`; and, once
 /// per system and sub-stage, the system as it graduates (`DIR/converged.xyz`, with `stage=`
 /// naming the sub-stage and `steps=` the steps it took there). Thread-safe: each file is
 /// written under its own lock. `close()` flushes and closes the files.
@@ -58,7 +60,10 @@ public final class SnapshotHook implements Hook<AtomicSystem>, AutoCloseable {
         Writer w = stageFile(stage);
         synchronized (w) {
             for (AtomicSystem s : samples) {
-                write(w, s, name, "step", step);
+                // labelled with the step whose state it holds: a device stage says, per system, the
+                // sub-stage and the steps taken there (the first evaluation is step 0: the input)
+                boolean known = s.heldStep() >= 0;
+                write(w, s, known ? s.heldIn() : name, "step", known ? s.heldStep() : step);
             }
         }
     }

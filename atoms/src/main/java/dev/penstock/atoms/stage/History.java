@@ -1,34 +1,92 @@
 package dev.penstock.atoms.stage;
 
+import dev.penstock.atoms.integrate.Units;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Event;
 import dev.penstock.stage.Hook;
+import java.util.Set;
 import java.util.function.IntConsumer;
 
-/// What happened to a system in a pipeline, kept in its info (and so in extended XYZ output):
-/// `stages="fire:32,langevin:2000,nve:1000"` (each sub-stage finished, with its steps) and, for a
-/// quarantined system, `quarantined="<diagnosis>"`. Both runners write it the same way.
+/// What happened to a system in a pipeline, kept in its info (and so in its output record; both
+/// runners write it the same way):
+///
+/// - `stages="fire:32,langevin:2000,nve:1000"`: each sub-stage finished, with its steps;
+/// - `outcome`: `converged` (every relaxation met its fmax), `unconverged` (one spent its step
+///   budget first), `completed` (nothing had to converge: dynamics, step budgets only) or
+///   `quarantined` (with `quarantined="<diagnosis>"`);
+/// - when it leaves a stage: `fmax`, its max |F_i| (eV/Å), and after dynamics `temperature`, its
+///   kinetic temperature Σ m v² / (3 N k_B) in K (3N degrees of freedom, as ASE's
+///   `Atoms.get_temperature`).
 public final class History {
+    /// The info keys `History` writes.
+    public static final Set<String> KEYS = Set.of("stages", "outcome", "quarantined", "fmax", "temperature");
+    private static final Set<String> DYNAMICS = Set.of("langevin", "nve");
+
     private History() {
     }
 
-    /// `s` finished sub-stage `method` after `steps` steps.
-    public static void graduated(AtomicSystem s, String method, long steps) {
-        s.info().merge("stages", method + ":" + steps, (a, b) -> a + "," + b);
+    /// Removes what an earlier run wrote (`KEYS`), for a system read from an earlier output.
+    public static void fresh(AtomicSystem s) {
+        s.info().keySet().removeAll(KEYS);
     }
 
-    /// A hook that keeps every event of a pipeline in its system's info (`graduated`,
-    /// `quarantined`), then tells `left` the stage a system left (graduated from its last
-    /// sub-stage, or quarantined): what `simulate` writes with each system.
+    /// `s` finished sub-stage `method` after `steps` steps, as `ending` says.
+    public static void graduated(AtomicSystem s, String method, long steps, Event.Ending ending) {
+        s.info().merge("stages", method + ":" + steps, (a, b) -> a + "," + b);
+        String was = s.info().get("outcome");
+        switch (ending) {
+            case BUDGET_SPENT -> s.info().put("outcome", "unconverged");
+            case CONVERGED -> {
+                if (!"unconverged".equals(was)) {
+                    s.info().put("outcome", "converged");
+                }
+            }
+            case STEPS_RUN -> {
+                if (was == null) {
+                    s.info().put("outcome", "completed");
+                }
+            }
+        }
+    }
+
+    /// Records event `e` in its system's info (`graduated`, `quarantined`, and on leaving a
+    /// stage its `fmax` and, after dynamics, `temperature`).
+    public static void record(Event<AtomicSystem> e) {
+        AtomicSystem s = e.sample();
+        if (e.kind() == Event.Kind.QUARANTINED) {
+            quarantined(s, e.method(), e.diagnosis());
+            return;
+        }
+        graduated(s, e.method(), e.steps(), e.ending());
+        if (e.kind() == Event.Kind.EXITED) {
+            s.info().put("fmax", Double.toString(s.maxForce()));
+            if (DYNAMICS.contains(e.method())) {
+                s.info().put("temperature", Double.toString(temperature(s)));
+            } else {
+                s.info().remove("temperature");
+            }
+        }
+    }
+
+    /// Kinetic temperature (K) with 3N degrees of freedom.
+    public static double temperature(AtomicSystem s) {
+        double[] v = s.velocities();
+        double[] m = s.masses();
+        double twiceKinetic = 0;
+        for (int i = 0; i < s.atoms(); i++) {
+            twiceKinetic += m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+        }
+        return twiceKinetic / (3.0 * s.atoms() * Units.KB_EV_PER_K);
+    }
+
+    /// A hook that records every event of a pipeline in its system's info (`record`), then tells
+    /// `left` the stage a system left (graduated from its last sub-stage, or quarantined): what
+    /// `simulate` writes with each system.
     public static Hook<AtomicSystem> hook(IntConsumer left) {
         return new Hook<>() {
             @Override
             public void onEvent(int stage, Event<AtomicSystem> e) {
-                if (e.kind() == Event.Kind.QUARANTINED) {
-                    quarantined(e.sample(), e.method(), e.diagnosis());
-                } else {
-                    graduated(e.sample(), e.method(), e.steps());
-                }
+                record(e);
                 if (e.left()) {
                     left.accept(stage);
                 }
@@ -39,6 +97,7 @@ public final class History {
     /// `s` was quarantined in sub-stage `method` for `diagnosis` (made safe for an XYZ comment).
     public static void quarantined(AtomicSystem s, String method, String diagnosis) {
         s.info().merge("stages", method + ":quarantined", (a, b) -> a + "," + b);
+        s.info().put("outcome", "quarantined");
         s.info().put("quarantined", diagnosis.replace('"', '\'').replace('\\', '/').replace('\n', ' '));
     }
 }

@@ -28,7 +28,8 @@ import java.util.function.Supplier;
 /// ```
 ///
 /// Methods (units: eV, Å, fs, K): `fire`, `fire2`, `fire_mw` (fmax in eV/Å, steps = budget,
-/// default 10000, energy = energy-change tolerance, default off); `langevin` (T, dt, steps,
+/// default 10000, energy = energy-change tolerance, default off; `steps` alone: a step budget
+/// only); `langevin` (T, dt, steps,
 /// friction in 1/fs, default 0.01); `nve` (dt, steps). Errors name the call and the argument.
 public final class PipelineSpec {
     private PipelineSpec() {
@@ -169,6 +170,8 @@ public final class PipelineSpec {
                 Methods (stages; '+' fuses sub-stages on one worker, '|' chains workers):
                   fire(fmax=EV_PER_A, steps=10000, energy=0)   FIRE in ASE-exact mode until max |F| < fmax (eV/Å)
                                                                and, if energy > 0, |ΔE| < energy (eV), or `steps`
+                                                               are spent (the system is then 'unconverged', exit 6);
+                                                               fire(steps=N) alone: N steps, a step budget only
                   fire2(fmax=…, steps=10000, energy=0)         FIRE 2.0, same arguments
                   fire_mw(fmax=…, steps=10000, energy=0)       FIRE with mass-weighted velocity updates
                   langevin(T=K, dt=FS, steps=N, friction=0.01) Langevin BAOAB at T (K), time step dt (fs), friction
@@ -216,9 +219,18 @@ public final class PipelineSpec {
         }
     }
 
-    /// The convergence rule of a relaxation call (`fire`, `fire2`, `fire_mw`): fmax, energy, steps.
+    /// The convergence rule of a relaxation call (`fire`, `fire2`, `fire_mw`): fmax, energy, steps;
+    /// `steps` without `fmax` is a step budget only (`Convergence.budgetOnly`: its systems are not
+    /// said to be unconverged).
     public static Convergence convergence(Call c) {
         c.only(Set.of("fmax", "steps", "energy"));
+        if (!c.args().containsKey("fmax")) {
+            if (!c.args().containsKey("steps") || c.args().containsKey("energy")) {
+                throw new IllegalArgumentException("'" + c.name() + "' needs 'fmax' (the force criterion, eV/Å), or 'steps' alone for "
+                        + "a step budget only (at character " + c.offset() + ")");
+            }
+            return Convergence.budgetOnly((int) Math.min(Integer.MAX_VALUE, c.count("steps", null)));
+        }
         return new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"),
                 (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
     }

@@ -20,6 +20,8 @@ public final class AtomicSystem {
     private double[] virial; // 3×3, row-major, eV; null unless the model computed it
     private final java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
     private final java.util.Map<String, AtomArray> arrays = new java.util.LinkedHashMap<>();
+    private String heldIn; // the sub-stage a stage's view last found it in (not written anywhere)
+    private long heldStep = -1;
 
     /// A system `id` of `positions.length / 3` atoms in an orthorhombic box with edge lengths
     /// `box` (0 on a free axis); every array is copied.
@@ -74,6 +76,23 @@ public final class AtomicSystem {
         c.info.putAll(info);
         c.arrays.putAll(arrays);
         return c;
+    }
+
+    /// Sets where a stage's view of the system found it: in sub-stage `method`, its state the one
+    /// after `step` steps there (what a snapshot of it is labelled with; never written out).
+    public void held(String method, long step) {
+        this.heldIn = method;
+        this.heldStep = step;
+    }
+
+    /// The sub-stage a stage's view last found the system in (`held`); null if none said.
+    public String heldIn() {
+        return heldIn;
+    }
+
+    /// The steps taken in `heldIn()` to reach the state the system holds; −1 if no stage said.
+    public long heldStep() {
+        return heldStep;
     }
 
     /// The system's id.

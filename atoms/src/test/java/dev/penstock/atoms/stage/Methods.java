@@ -184,6 +184,13 @@ public final class Methods {
         }
 
         @Override
+        public dev.penstock.stage.Event.Ending ending() {
+            return rule.isBudgetOnly() ? dev.penstock.stage.Event.Ending.STEPS_RUN
+                    : rule.converged(s.maxForce(), s.energy(), previous) ? dev.penstock.stage.Event.Ending.CONVERGED
+                    : dev.penstock.stage.Event.Ending.BUDGET_SPENT;
+        }
+
+        @Override
         public long steps() {
             return taken;
         }

@@ -3,8 +3,8 @@ package dev.penstock.cli.readme;
 import dev.penstock.atoms.device.CpuRelaxKernels;
 import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.io.ExtXyzSink;
-import dev.penstock.atoms.integrate.Units;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.data.Batch;
@@ -13,6 +13,9 @@ import dev.penstock.data.DataLoader;
 import dev.penstock.data.LoaderState;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.memory.Block;
+import dev.penstock.quantum.Encoder;
+import dev.penstock.quantum.Encoding;
+import dev.penstock.quantum.States;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Stage;
@@ -54,17 +57,32 @@ public final class ReadmeExamples {
         // README:loader end
     }
 
+    /// The encoder example, as README shows it: the first state's real parts and the states' block.
+    public static double[] encode() {
+        // README:encode begin
+        try (States states = Encoder.of(Encoding.AMPLITUDE, 2).encode(new double[][] {{3, 4, 0, 0}, {1, 1, 1, 1}})) {
+            double[] first = states.real(0);       // [0.6, 0.8, 0, 0]: x / |x|, qubit 0 the lowest bit of the index
+            Block all = states.block();            // [2, 4] complex128 off-heap, interleaved (re, im), no copy
+            return first;
+        }
+        // README:encode end
+    }
+
     /// The stage-pipeline example, as README shows it.
     public static Summary<AtomicSystem> pipeline(List<AtomicSystem> systems, Path out) throws Exception {
         // README:pipeline begin
-        LennardJones argon = new LennardJones(0.0104, 3.4, 8.5, true);
-        try (CpuDevice cpu = new CpuDevice()) {    // or CudaDevice.open(0) with new CudaRelaxKernels(device)
+        LennardJones argon = new LennardJones(0.0104, 3.4, 8.5, true); // ε eV, σ Å, cutoff Å, shifted to 0 there
+        double maxStep = 1.0; // Å: a system with an atom moving more in one step is quarantined (simulate --max-step)
+        long seed = 0;        // keys the Langevin noise (simulate --seed's default: the same output, bit for bit)
+        try (CpuDevice cpu = new CpuDevice()) { // or CudaDevice.open(0) with new CudaRelaxKernels(device)
             Stage<AtomicSystem> relaxAndAnneal = DeviceStages.stage("fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000)", argon, cpu,
-                    d -> new CpuRelaxKernels(1), 1.0, 42);    // one batch, each system routed by its sub-stage
-            Stage<AtomicSystem> production = DeviceStages.nve(Units.fsToTau(5), 1000, argon, cpu, d -> new CpuRelaxKernels(1));
+                    d -> new CpuRelaxKernels(1), maxStep, seed); // one batch, each system routed by its sub-stage
+            Stage<AtomicSystem> production = DeviceStages.stage("nve(dt=5, steps=1000)", argon, cpu, d -> new CpuRelaxKernels(1),
+                    maxStep, seed);
             try (Pipeline<AtomicSystem> p = relaxAndAnneal.then(production).sizer(Systems.withListRadius(8.5))
-                    .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).results(new ExtXyzSink(out))) {
-                return p.run();    // every system delivered exactly once; out appears, complete, when it succeeds
+                    .batchCapacity(Capacity.of(64, 600, 200_000)).samples(systems).hook(History.hook(stage -> { }))
+                    .results(new ExtXyzSink(out))) {
+                return p.run(); // every system delivered once, with its outcome; out appears, complete, on success
             }
         }
         // README:pipeline end

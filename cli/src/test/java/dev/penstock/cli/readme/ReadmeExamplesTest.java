@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeExamplesTest {
     private static final Path SOURCES = Path.of("src/test/java/dev/penstock/cli/readme");
     private static final Path README = Path.of("../README.md");
+    private static final Path EMBEDDING = Path.of("../docs/embedding.md");
 
     @TempDir
     Path dir;
@@ -36,9 +37,13 @@ class ReadmeExamplesTest {
     @Test
     void theReadmeQuotesTheCompiledExamplesVerbatim() throws Exception {
         String readme = Files.readString(README);
-        assertThat(readme).contains(region(SOURCES.resolve("Features.java"), "dataset"));
         assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "loader"));
-        assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "pipeline"));
+        assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "encode"));
+        String embedding = Files.readString(EMBEDDING);
+        assertThat(embedding).contains(region(SOURCES.resolve("Features.java"), "dataset"));
+        assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "loader"));
+        assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "encode"));
+        assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "pipeline"));
     }
 
     @Test
@@ -57,16 +62,44 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void theEncoderExampleGivesTheDocumentedState() {
+        assertThat(ReadmeExamples.encode()).containsExactly(new double[] {0.6, 0.8, 0, 0}, org.assertj.core.api.Assertions.within(1e-15));
+    }
+
+    @Test
     void thePipelineExampleDeliversEverySystemToItsOutput() throws Exception {
         List<AtomicSystem> systems;
         try (BufferedReader in = Files.newBufferedReader(Path.of("../examples/argon-clusters.xyz"))) {
             systems = ExtXyz.read(in, Path.of("argon-clusters.xyz")).subList(0, 3);
         }
+        Path three = dir.resolve("three.xyz"); // the input as it is before the run moves the systems
+        try (var w = Files.newBufferedWriter(three)) {
+            ExtXyz.write(w, systems);
+        }
         Path out = dir.resolve("argon.xyz");
         Summary<AtomicSystem> summary = ReadmeExamples.pipeline(systems, out);
         assertThat(summary.delivered() + summary.quarantined().size()).isEqualTo(3);
+        List<AtomicSystem> written;
         try (BufferedReader in = Files.newBufferedReader(out)) {
-            assertThat(ExtXyz.read(in, out)).hasSize((int) summary.delivered());
+            written = ExtXyz.read(in, out);
+        }
+        assertThat(written).hasSize((int) summary.delivered());
+        // the command line beside it in the README, on the same systems: the same systems, bit for bit
+        Path cli = dir.resolve("cli.xyz");
+        dev.penstock.cli.Main.execute("simulate", three.toString(), "--pipeline",
+                "fire(fmax=0.005) + langevin(T=40, dt=5, steps=2000) | nve(dt=5, steps=1000)", "--potential",
+                "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)", "--max-atoms", "600", "--order", "completion", "--out", cli.toString(), "-q");
+        List<AtomicSystem> fromCli;
+        try (BufferedReader in = Files.newBufferedReader(cli)) {
+            fromCli = ExtXyz.read(in, cli);
+        }
+        assertThat(fromCli).hasSize(written.size());
+        for (AtomicSystem a : written) {
+            AtomicSystem b = fromCli.stream().filter(s -> s.id() == a.id()).findFirst().orElseThrow();
+            assertThat(b.positions()).as("system %d", a.id()).containsExactly(a.positions());
+            assertThat(b.velocities()).containsExactly(a.velocities());
+            assertThat(b.energy()).isEqualTo(a.energy());
+            assertThat(b.info()).isEqualTo(a.info());
         }
     }
 }
