@@ -103,7 +103,7 @@ public final class EncodeCommand implements Callable<Integer>, OptionGroups {
     Path timelinePng;
 
     @Option(names = "--columns", paramLabel = "NAME", order = 201, split = ",", description = "Parquet or Arrow columns to read as the row's values "
-            + "(default: every flat numeric column)")
+            + "(default: the table's one list column, else its float columns, else its integer ones; the ones left out are named)")
     List<String> columns = List.of();
 
     @Option(names = "--dataset", order = 202, paramLabel = "PATH", description = "the HDF5 dataset to read, e.g. /features (default: the file's "

@@ -169,7 +169,8 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             + "each stage) and, with --snapshot-every, DIR/stage-<i>.xyz")
     Path snapshots;
 
-    @Option(names = "--snapshot-every", paramLabel = "K", order = 105, defaultValue = "0", description = "snapshot every system of a stage every K steps (default: off)")
+    @Option(names = "--snapshot-every", paramLabel = "K", order = 105, defaultValue = "0", description = "snapshot every system of a stage every K steps, labelled with "
+            + "its sub-stage and the steps it has taken there (step=0: its input) (default: off)")
     int snapshotEvery;
 
     /// The pipeline mode named by `--mode` (sync, async-receive, fully-async), or a clear error.
