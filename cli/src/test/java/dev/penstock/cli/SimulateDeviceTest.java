@@ -126,11 +126,11 @@ class SimulateDeviceTest {
     }
 
     @Test
-    void theReadmesThreadsExampleRunsAsShownAndWritesTheBytesOfOneThread() throws Exception {
-        String readme = Files.readString(Path.of("../README.md"));
+    void theDocsThreadsExampleRunsAsShownAndWritesTheBytesOfOneThread() throws Exception {
+        String readme = Files.readString(Path.of("../docs/atomistics.md"));
         int end = readme.indexOf("--threads 2 --out target/clusters.xyz");
         int start = readme.lastIndexOf("./penstock simulate ", end);
-        assertThat(start).as("the README's --threads example").isPositive();
+        assertThat(start).as("docs/atomistics.md's --threads example").isPositive();
         String command = readme.substring(start + "./penstock ".length(), end + "--threads 2".length()).replace("\\\n", " ");
         List<String> args = new java.util.ArrayList<>();
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"([^\"]*)\"|(\\S+)").matcher(command);

@@ -1,5 +1,6 @@
 package dev.penstock.cli.readme;
 
+// README:imports begin
 import dev.penstock.atoms.device.CpuRelaxKernels;
 import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.io.ExtXyzSink;
@@ -13,15 +14,13 @@ import dev.penstock.data.DataLoader;
 import dev.penstock.data.LoaderState;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.memory.Block;
-import dev.penstock.quantum.Encoder;
-import dev.penstock.quantum.Encoding;
-import dev.penstock.quantum.States;
 import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Stage;
 import dev.penstock.stage.Summary;
 import java.nio.file.Path;
 import java.util.List;
+// README:imports end
 
 /// The README's Java examples as compiled code: README.md quotes the regions between the
 /// `README:` markers verbatim (`ReadmeExamplesTest` checks it, and runs them).
@@ -55,17 +54,6 @@ public final class ReadmeExamples {
             }
         }
         // README:loader end
-    }
-
-    /// The encoder example, as README shows it: the first state's real parts and the states' block.
-    public static double[] encode() {
-        // README:encode begin
-        try (States states = Encoder.of(Encoding.AMPLITUDE, 2).encode(new double[][] {{3, 4, 0, 0}, {1, 1, 1, 1}})) {
-            double[] first = states.real(0);       // [0.6, 0.8, 0, 0]: x / |x|, qubit 0 the lowest bit of the index
-            Block all = states.block();            // [2, 4] complex128 off-heap, interleaved (re, im), no copy
-            return first;
-        }
-        // README:encode end
     }
 
     /// The stage-pipeline example, as README shows it.

@@ -38,11 +38,12 @@ class ReadmeExamplesTest {
     void theReadmeQuotesTheCompiledExamplesVerbatim() throws Exception {
         String readme = Files.readString(README);
         assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "loader"));
-        assertThat(readme).contains(region(SOURCES.resolve("ReadmeExamples.java"), "encode"));
+        assertThat(readme).contains(region(SOURCES.resolve("EncodeExample.java"), "encode"));
         String embedding = Files.readString(EMBEDDING);
         assertThat(embedding).contains(region(SOURCES.resolve("Features.java"), "dataset"));
         assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "loader"));
-        assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "encode"));
+        assertThat(embedding).contains(region(SOURCES.resolve("EncodeExample.java"), "encode"));
+        assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "imports"));
         assertThat(embedding).contains(region(SOURCES.resolve("ReadmeExamples.java"), "pipeline"));
     }
 
@@ -62,8 +63,19 @@ class ReadmeExamplesTest {
     }
 
     @Test
-    void theEncoderExampleGivesTheDocumentedState() {
-        assertThat(ReadmeExamples.encode()).containsExactly(new double[] {0.6, 0.8, 0, 0}, org.assertj.core.api.Assertions.within(1e-15));
+    void theEncoderExampleRunsAndPrintsTheDocumentedState() {
+        java.io.PrintStream was = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            EncodeExample.main(new String[0]);
+        } finally {
+            System.setOut(was);
+        }
+        String[] parts = printed.toString(java.nio.charset.StandardCharsets.UTF_8).strip().split("\\] \\[");
+        double[] first = java.util.Arrays.stream(parts[0].substring(1).split(", ")).mapToDouble(Double::parseDouble).toArray();
+        assertThat(first).containsExactly(new double[] {0.6, 0.8, 0, 0}, org.assertj.core.api.Assertions.within(2e-16));
+        assertThat(parts[1]).isEqualTo("2, 4]");
     }
 
     @Test
