@@ -101,11 +101,7 @@ final class ScalarKernels implements Kernels {
                 theta[y + half] = theta[y] + x[k] + coupling[y];
             }
         }
-        for (int y = 0; y < size; y++) {
-            double t = theta[y];
-            im[y] = Math.sin(t);
-            re[y] = Math.cos(t);
-        }
+        PortableTrig.sinCos(theta, 0, size, im, re); // the vector kernels' bits: one definition of sin and cos
         walshHadamard(re, im, size);
         double norm = 1.0 / size;
         for (int y = 0; y < size; y++) {

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
@@ -174,16 +175,10 @@ final class VectorKernels implements Kernels {
             }
         }
         int y = 0;
-        for (; y < D.loopBound(size); y += L) {
-            DoubleVector t = DoubleVector.fromArray(D, theta, y);
-            t.lanewise(VectorOperators.SIN).intoArray(im, y);
-            t.lanewise(VectorOperators.COS).intoArray(re, y);
+        for (; y < D.loopBound(size); y += L) { // in place: each lane's θ is read before its sin and cos are written
+            sinCos(DoubleVector.fromArray(D, theta, y), im, re, y);
         }
-        for (; y < size; y++) {
-            double t = theta[y];
-            im[y] = Math.sin(t);
-            re[y] = Math.cos(t);
-        }
+        PortableTrig.sinCos(theta, y, size, im, re);
         walshHadamard(re, im, size);
         double norm = 1.0 / size;
         for (y = 0; y < D.loopBound(size); y += L) {
@@ -255,5 +250,41 @@ final class VectorKernels implements Kernels {
             lo.intoMemorySegment(out, at, LE);
             hi.intoMemorySegment(out, at + 8L * L, LE);
         }
+    }
+
+    /// `PortableTrig.sinCos` on `v`'s lanes into `sin` and `cos` at `at`: the scalar form's
+    /// operations in the same order, so the same bits lane by lane.
+    static void sinCos(DoubleVector v, double[] sin, double[] cos, int at) {
+        if (v.abs().compare(VectorOperators.GT, PortableTrig.LIMIT).or(v.test(VectorOperators.IS_NAN)).anyTrue()) {
+            double[] t = v.toArray();
+            double[] s = new double[t.length];
+            double[] c = new double[t.length];
+            PortableTrig.sinCos(t, 0, t.length, s, c);
+            System.arraycopy(s, 0, sin, at, t.length);
+            System.arraycopy(c, 0, cos, at, t.length);
+            return;
+        }
+        DoubleVector shifted = v.mul(PortableTrig.TWO_OVER_PI).add(PortableTrig.SHIFTER);
+        DoubleVector k = shifted.sub(PortableTrig.SHIFTER);
+        DoubleVector r = v.sub(k.mul(PortableTrig.PIO2_1)).sub(k.mul(PortableTrig.PIO2_2)).sub(k.mul(PortableTrig.PIO2_3));
+        DoubleVector r2 = r.mul(r);
+        DoubleVector ps = DoubleVector.broadcast(v.species(), PortableTrig.S[0]);
+        for (int j = 1; j < PortableTrig.S.length; j++) {
+            ps = ps.mul(r2).add(PortableTrig.S[j]);
+        }
+        DoubleVector s = r.add(r.mul(r2.mul(ps)));
+        DoubleVector pc = DoubleVector.broadcast(v.species(), PortableTrig.C[0]);
+        for (int j = 1; j < PortableTrig.C.length; j++) {
+            pc = pc.mul(r2).add(PortableTrig.C[j]);
+        }
+        DoubleVector c = r2.mul(pc).add(1);
+        LongVector q = shifted.reinterpretAsLongs().sub(PortableTrig.SHIFTER_BITS);
+        VectorMask<Double> odd = q.and(1L).compare(VectorOperators.NE, 0L).cast(v.species());
+        VectorMask<Double> sinNegative = q.and(2L).compare(VectorOperators.NE, 0L).cast(v.species());
+        VectorMask<Double> cosNegative = q.add(1L).and(2L).compare(VectorOperators.NE, 0L).cast(v.species());
+        DoubleVector a = s.blend(c, odd);
+        DoubleVector b = c.blend(s, odd);
+        a.blend(a.neg(), sinNegative).intoArray(sin, at);
+        b.blend(b.neg(), cosNegative).intoArray(cos, at);
     }
 }
