@@ -80,7 +80,7 @@ def _names(columns):
 
 
 def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="fail", return_rows=False,
-           columns=None, dataset=None, rows_per_chunk=1024, io_threads=4):
+           columns=None, dataset=None, out=None, rows_per_chunk=1024, io_threads=4):
     """Encodes rows into quantum state vectors, as ``penstock encode`` does (the same states, bit
     for bit: docs/definitions.md has the encodings' exact definitions).
 
@@ -89,9 +89,11 @@ def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="f
     names; default: the table's one list column, else its float columns, else its integer ones),
     ``.h5``/``.hdf5`` (``dataset``: default the file's only 2-D numeric one).
 
-    Returns a ``(rows, 2**qubits)`` complex64 or complex128 array (``dtype``) whose memory is
-    Penstock's (no copy; it lives as long as the array). ``np.from_dlpack`` and
-    ``torch.from_dlpack`` take it without a copy.
+    Returns a ``(rows, 2**qubits)`` complex64 or complex128 array (``dtype``) the JVM wrote the
+    states into directly (no copy on the way out); from an array, the rows are split over every
+    core. ``out=`` (array inputs) gives the array to write into: a C-contiguous one of that shape
+    and dtype, reused across calls; the states are its first rows (all of them unless rows were
+    skipped). ``np.from_dlpack`` and ``torch.from_dlpack`` take the result without a copy.
 
     ``on_bad_row="fail"`` raises ``EncodingError`` (a ``ValueError``) naming the first bad row and
     the rule; ``"skip"`` leaves bad rows out. With ``return_rows=True`` the result is
@@ -102,17 +104,25 @@ def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="f
 
     where, path, a = _input(x)
     if path is not None:
+        if out is not None:
+            raise InputError("out= is for array inputs (a file's rows are counted as it is read)")
         result = _java_call(where, lambda: PyEncode.file(path, _names(columns), dataset, encoding, int(qubits), states_type, on_bad_row,
                                                          int(rows_per_chunk), int(io_threads)))
-    else:
-        # the JVM reads `a`'s memory where it lies (read-only arrays and memory maps too); `a` is
-        # referenced until the call returns
-        result = _java_call(where, lambda: PyEncode.array(a.ctypes.data, a.shape[0], a.shape[1], a.dtype.name, encoding, int(qubits),
-                                                          states_type, on_bad_row, int(rows_per_chunk), int(io_threads)))
-    states = _view(result.states(), states_type).reshape(int(result.written()), int(result.stateSize()))
-    if return_rows:
-        return states, _view(result.keptRows(), np.int64)
-    return states
+        states = _view(result.states(), states_type).reshape(int(result.written()), int(result.stateSize()))
+        return (states, _view(result.keptRows(), np.int64)) if return_rows else states
+    shape = (a.shape[0], 1 << int(qubits))
+    if out is None:
+        out = np.empty(shape, dtype=states_type)
+    elif not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.dtype(states_type) and out.flags.c_contiguous
+              and out.flags.writeable):
+        raise InputError("out must be a writable C-contiguous %s array of shape %s" % (states_type, shape))
+    kept = np.empty(a.shape[0], dtype=np.int64)
+    # the JVM reads `a` and writes `out` and `kept` where they lie (no copy either way); all three
+    # are referenced until the call returns
+    written = int(_java_call(where, lambda: PyEncode.array(a.ctypes.data, a.shape[0], a.shape[1], a.dtype.name, encoding, int(qubits),
+                                                           states_type, on_bad_row, out.ctypes.data, kept.ctypes.data)))
+    states = out[:written]
+    return (states, kept[:written]) if return_rows else states
 
 
 def encode_batches(x, batch_size=1024, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="fail",

@@ -56,7 +56,7 @@ def test_amplitude_states_are_numpys_normalised_rows():
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
 
 
-def test_the_states_are_penstocks_memory_handed_over_without_a_copy():
+def test_the_states_are_written_in_place_and_handed_over_without_a_copy():
     x = np.array([[3.0, 4.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
     s = penstock.encode(x, qubits=2)
     assert not s.flags.owndata  # a view of the JVM's buffer
@@ -207,3 +207,29 @@ def test_leaving_the_loop_early_stops_the_engine():
         time.sleep(0.05)
     assert java_threads("penstock-encode-batches") == []
     assert first[0].tobytes() == penstock.encode(x[:1], encoding="phase", qubits=8)[0].tobytes()
+
+
+def test_states_go_into_a_reused_out_array_and_a_wrong_one_is_refused():
+    x = rows("amplitude", 4, 100, "float64")
+    out = np.empty((100, 16), dtype=np.complex128)
+    s = penstock.encode(x, qubits=4, out=out)
+    assert np.shares_memory(s, out)
+    assert s.tobytes() == penstock.encode(x, qubits=4).tobytes()
+    with pytest.raises(ValueError, match="out must be"):
+        penstock.encode(x, qubits=4, out=np.empty((100, 16), dtype=np.complex64))
+    x[3, 0] = np.nan
+    s, kept = penstock.encode(x, qubits=4, out=out, on_bad_row="skip", return_rows=True)
+    assert s.shape == (99, 16) and 3 not in kept.tolist()
+    assert s.tobytes() == penstock.encode(np.delete(x, 3, axis=0), qubits=4).tobytes()
+
+
+def test_rows_split_over_the_cores_keep_input_order_and_the_first_bad_row_is_named():
+    x = rows("angle", 3, 5000, "float64", seed=9)
+    x[[700, 4100]] = np.nan  # in different parts
+    with pytest.raises(penstock.EncodingError, match="row 700:"):
+        penstock.encode(x, encoding="angle", qubits=3)
+    s, kept = penstock.encode(x, encoding="angle", qubits=3, on_bad_row="skip", return_rows=True)
+    good = np.delete(np.arange(5000), [700, 4100])
+    assert kept.tolist() == good.tolist()
+    one_by_one = np.concatenate([penstock.encode(x[i:i + 1], encoding="angle", qubits=3) for i in good[::97]])
+    assert s[::97].tobytes() == one_by_one.tobytes()

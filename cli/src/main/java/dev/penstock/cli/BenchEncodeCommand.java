@@ -23,12 +23,25 @@ public final class BenchEncodeCommand implements Callable<Integer> {
     @Option(names = "--peer", description = "also run NumPy's amplitude encoding on the same shapes")
     boolean peer;
 
+    @Option(names = "--python", description = "also time penstock.encode called from Python (the python/ package) against NumPy "
+            + "at its best in the same process, alternating rounds, and one 64-row call (the bridge's cost)")
+    boolean python;
+
     @Override
     public Integer call() throws Exception {
         Map<String, Double> numpy = peer
                 ? Peers.run(Peers.script("encode_numpy.py"), List.of("--repeat", Integer.toString(repeat)), output.progress())
                 : null;
-        output.print(new EncodeBench(repeat, output.progress()).run(numpy));
+        Map<String, String> figures = new java.util.LinkedHashMap<>(new EncodeBench(repeat, output.progress()).run(numpy));
+        if (python) {
+            Map<String, Double> fromPython = Peers.run(Peers.script("encode_python.py"), List.of("--rounds", Integer.toString(Math.max(3, repeat))),
+                    output.progress());
+            if (fromPython != null) {
+                fromPython.forEach((k, v) -> figures.put(k, k.startsWith("ratio") || k.endsWith("_ms") ? String.format(java.util.Locale.ROOT,
+                        "%.3f", v) : String.format(java.util.Locale.ROOT, "%.0f", v)));
+            }
+        }
+        output.print(figures);
         return 0;
     }
 }

@@ -6,7 +6,9 @@ import dev.penstock.memory.DType;
 import dev.penstock.quantum.BadRowPolicy;
 import dev.penstock.quantum.EncodeInputs;
 import dev.penstock.quantum.EncodePipeline;
+import dev.penstock.quantum.EncodeResult;
 import dev.penstock.quantum.EncodeSummary;
+import dev.penstock.quantum.Encoder;
 import dev.penstock.quantum.Encoding;
 import dev.penstock.quantum.EncodingException;
 import dev.penstock.quantum.RowSource;
@@ -19,7 +21,14 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /// What the Python package's `penstock.encode` calls: rows from a NumPy array (its memory, read in
 /// place) or a file, through the same `EncodePipeline` as `penstock encode` (so the same states,
@@ -55,14 +64,97 @@ public final class PyEncode {
 
     /// Encodes the row-major `[count, width]` table of `dtype` (`float32` or `float64`) values at
     /// native address `address` (a NumPy array's data, read in place: read-only arrays and memory
-    /// maps too). The caller keeps that memory alive and unchanged during the call.
-    public static Result array(long address, long count, int width, String dtype, String encoding, int qubits, String states,
-                               String onBadRow, int rowsPerChunk, int ioThreads) throws Exception {
-        try (Job job = job(RowSources.of(rows(address, count, width, dtype)), () -> { }, encoding, qubits, states, onBadRow, rowsPerChunk,
-                ioThreads)) {
-            return run(job);
+    /// maps too) into the `[count, 2^qubits]` states at `out` (a NumPy array's data, written in
+    /// place: no copy either way), the rows split over every core, each row by `Encoder` as
+    /// `penstock encode` encodes it (the same bits). Kept rows are written in order from state 0;
+    /// the input row of each goes to `kept` (int64). Returns the states written. The caller keeps
+    /// the three arrays alive and does not touch them during the call.
+    ///
+    /// @throws EncodingException the first bad row, under `fail`
+    public static long array(long address, long count, int width, String dtype, String encoding, int qubits, String states,
+                             String onBadRow, long out, long kept) throws Exception {
+        Block in = rows(address, count, width, dtype);
+        Job job = job(RowSources.of(in), () -> { }, encoding, qubits, states, onBadRow, 1024, 1);
+        EncodePipeline.Config c = job.config();
+        long rowBytes = (long) job.stateSize() * c.output().byteSize();
+        MemorySegment target = MemorySegment.ofAddress(out).reinterpret(count * rowBytes);
+        MemorySegment rows = MemorySegment.ofAddress(kept).reinterpret(count * 8);
+        int parts = (int) Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), count / MIN_ROWS_A_PART));
+        long[] written = new long[parts];
+        List<List<EncodingException>> skipped = new ArrayList<>();
+        List<Future<?>> done = new ArrayList<>();
+        for (int p = 0; p < parts; p++) {
+            long from = count * p / parts;
+            long to = count * (p + 1) / parts;
+            int part = p;
+            skipped.add(List.of());
+            Callable<Void> work = () -> {
+                Encoder encoder = Encoder.of(c.encoding(), c.qubits());
+                Block into = Block.wrap(target.asSlice(from * rowBytes, (to - from) * rowBytes), c.output(), target, to - from,
+                        job.stateSize());
+                EncodeResult r = encoder.encodeBatch(in.slice(from, to), into, from, c.policy());
+                written[part] = r.rowsWritten();
+                skipped.set(part, r.skipped());
+                return null;
+            };
+            if (p < parts - 1) {
+                done.add(POOL.submit(work));
+            } else { // the last part on the calling thread
+                CompletableFuture<Void> here = new CompletableFuture<>();
+                try {
+                    here.complete(work.call());
+                } catch (Exception | Error e) {
+                    here.completeExceptionally(e);
+                }
+                done.add(here);
+            }
         }
+        EncodingException first = null;
+        for (Future<?> f : done) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof EncodingException bad) {
+                    first = first == null || bad.row() < first.row() ? bad : first; // the first in input order
+                } else {
+                    throw e.getCause() instanceof Exception x ? x : new IllegalStateException(e.getCause());
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        // each part's kept states from its own first row: closed up in order (copy is memmove-safe)
+        long at = 0;
+        long k = 0;
+        for (int p = 0; p < parts; p++) {
+            long from = count * p / parts;
+            long to = count * (p + 1) / parts;
+            if (at != from && written[p] > 0) {
+                MemorySegment.copy(target, from * rowBytes, target, at * rowBytes, written[p] * rowBytes);
+            }
+            at += written[p];
+            int s = 0;
+            List<EncodingException> bad = skipped.get(p);
+            for (long r = from; r < to; r++) {
+                if (s < bad.size() && bad.get(s).row() == r) {
+                    s++;
+                } else {
+                    rows.setAtIndex(ValueLayout.JAVA_LONG, k++, r);
+                }
+            }
+        }
+        return at;
     }
+
+    /// The fewest rows worth a part of their own (a hand-off to a pool thread costs microseconds).
+    private static final long MIN_ROWS_A_PART = 64;
+    /// Daemon threads for `array`'s parts (never keeping the interpreter from exiting).
+    private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "penstock-encode-part");
+        t.setDaemon(true);
+        return t;
+    });
 
     /// Encodes the rows of `path` (`.npy`, Parquet, Arrow IPC, HDF5) as `penstock encode` reads them:
     /// `columns` for tables (empty: the default choice), `dataset` for HDF5 (null: the only one).
