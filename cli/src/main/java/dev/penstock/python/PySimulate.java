@@ -1,0 +1,118 @@
+package dev.penstock.python;
+
+import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.DeviceStages;
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.stage.History;
+import dev.penstock.atoms.stage.PipelineSpec;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
+import dev.penstock.device.CpuDevice;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.stage.Sink;
+import dev.penstock.stage.Stage;
+import dev.penstock.stage.Summary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/// What the Python package's `penstock.atoms` calls: systems built from `ase.Atoms` arrays, one
+/// model evaluated (`Calculator`), or the stage pipeline of `penstock simulate` run on them in
+/// memory — the local runner on the CPU device, the command's defaults — returning every system,
+/// finished or quarantined, with what `simulate` writes in its info.
+public final class PySimulate {
+    private PySimulate() {
+    }
+
+    /// A system as `ExtXyz.read` makes one from ASE's arrays: velocities are momenta / masses.
+    public static AtomicSystem system(long id, double[] positions, double[] masses, int[] numbers, double[] cell, boolean[] pbc,
+                                      double[] momenta) {
+        AtomicSystem s = new AtomicSystem(id, positions, masses, numbers, Cell.of(cell, pbc));
+        if (momenta != null) {
+            for (int i = 0; i < momenta.length; i++) {
+                s.velocities()[i] = momenta[i] / masses[i / 3];
+            }
+        }
+        return s;
+    }
+
+    /// The model `potential` names (`simulate --potential`'s syntax), made once.
+    public static Model model(String potential) {
+        return PipelineSpec.potential(potential).get();
+    }
+
+    /// Evaluates `system` under `model` (its energy, forces and, where the model gives one, the
+    /// virial, written into it); a system the model can never evaluate is refused, naming why.
+    public static void evaluate(Model model, AtomicSystem system) {
+        String refusal = model.refusal(system);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        model.compute(system);
+    }
+
+    /// Runs `pipeline` over `potential` on `systems` as `penstock simulate` runs it locally
+    /// (the CPU device, its kernels on `threads` threads; `seed` keys the Langevin noise; a system
+    /// with an atom moving more than `maxStep` Å in a step is quarantined; batches of at most
+    /// `maxSystems` systems and `maxAtoms` atoms, refilled every `refillEvery` steps). Returns
+    /// every system in input order: finished ones and quarantined ones (info `outcome`,
+    /// `quarantined`), none dropped.
+    public static List<AtomicSystem> run(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
+                                         double maxStep, int maxSystems, long maxAtoms, int refillEvery) throws Exception {
+        List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
+        for (List<PipelineSpec.Call> fused : stages) {
+            for (PipelineSpec.Call c : fused) {
+                PipelineSpec.check(c);
+            }
+        }
+        Supplier<? extends Model> model = PipelineSpec.potential(potential);
+        systems.forEach(History::fresh);
+        List<AtomicSystem> done = new ArrayList<>();
+        Summary<AtomicSystem> summary;
+        try (CpuDevice device = new CpuDevice()) {
+            Pipeline<AtomicSystem> p = null;
+            for (List<PipelineSpec.Call> fused : stages) {
+                Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, d -> new CpuRelaxKernels(threads), maxStep, seed);
+                p = p == null ? Pipeline.of(stage) : p.then(stage);
+            }
+            try (Pipeline<AtomicSystem> run = p) {
+                run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
+                        .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
+                run.check();
+                summary = run.results(new Collect(done)).run();
+            }
+        }
+        for (Event<AtomicSystem> q : summary.quarantined()) {
+            done.add(q.sample());
+        }
+        Map<Long, Integer> position = new java.util.HashMap<>();
+        for (int k = 0; k < systems.size(); k++) {
+            position.put(systems.get(k).id(), k);
+        }
+        done.sort(java.util.Comparator.comparingInt(s -> position.getOrDefault(s.id(), Integer.MAX_VALUE)));
+        return done;
+    }
+
+    /// A result sink that keeps what it is given.
+    private record Collect(List<AtomicSystem> into) implements Sink<AtomicSystem> {
+        @Override
+        public synchronized boolean offer(AtomicSystem s) {
+            into.add(s);
+            return true;
+        }
+
+        @Override
+        public String name() {
+            return "memory";
+        }
+
+        @Override
+        public synchronized long held() {
+            return into.size();
+        }
+    }
+}

@@ -1,0 +1,116 @@
+"""penstock.atoms: the ASE calculator and simulate() on ase.Atoms, against the command line."""
+
+import os
+
+import numpy as np
+import pytest
+
+import penstock
+from conftest import need
+
+ase = need("ase")
+from ase import Atoms  # noqa: E402
+from ase.build import bulk  # noqa: E402
+import ase.io  # noqa: E402
+
+from penstock import atoms as patoms  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LJ = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)"
+CU = "/usr/share/lammps/potentials/Cu_u3.eam"
+
+
+def cli(*args):
+    penstock.start()
+    from dev.penstock.cli import Main
+    return int(Main.execute(list(args) + ["-q"]))
+
+
+def argon(count=4):
+    return ase.io.read(os.path.join(ROOT, "examples", "argon-clusters.xyz"), ":%d" % count)
+
+
+def test_the_calculator_gives_the_command_lines_energy_forces_and_stress(tmp_path):
+    if not os.path.exists(CU):
+        pytest.skip("lammps-data is not installed") if not os.environ.get("CI") else pytest.fail(CU + " missing")
+    cu = bulk("Cu", "fcc", a=3.6, cubic=True).repeat((3, 3, 3))
+    cu.rattle(0.05, seed=1)
+    cu.set_cell(cu.cell.array + np.array([[0, 0, 0], [0.3, 0, 0], [0.2, 0.1, 0]]), scale_atoms=True)  # triclinic
+    free = argon(1)[0]
+    for atoms, potential in ((cu, "eam(file=%s)" % CU), (free, LJ)):
+        ase.io.write(tmp_path / "one.xyz", atoms, format="extxyz")
+        assert cli("simulate", str(tmp_path / "one.xyz"), "--pipeline", "fire(steps=0)", "--potential", potential, "--out",
+                   str(tmp_path / "cli.xyz")) == 0
+        want = ase.io.read(tmp_path / "cli.xyz")
+        a = ase.io.read(tmp_path / "one.xyz")  # the same numbers the command line read
+        a.calc = patoms.Calculator(potential=potential)
+        assert a.get_potential_energy() == want.get_potential_energy()
+        assert np.array_equal(a.get_forces(), want.get_forces())
+        if all(a.pbc):
+            np.testing.assert_allclose(a.get_stress(), want.get_stress(), rtol=1e-14, atol=1e-18)
+        else:
+            with pytest.raises(Exception, match="stress needs a periodic cell"):
+                a.get_stress()
+
+
+def test_the_calculators_forces_are_the_energys_gradient_and_ase_relaxes_with_it():
+    a = argon(1)[0]
+    a.calc = patoms.Calculator(potential=LJ)
+    f = a.get_forces()
+    e0 = a.get_potential_energy()
+    h = 1e-5
+    for i, c in ((0, 0), (5, 2)):
+        b = a.copy()
+        b.calc = patoms.Calculator(potential=LJ)
+        b.positions[i, c] += h
+        ep = b.get_potential_energy()
+        b.positions[i, c] -= 2 * h
+        em = b.get_potential_energy()
+        assert abs(-(ep - em) / (2 * h) - f[i, c]) < 1e-7
+    from ase.optimize import FIRE
+    FIRE(a, logfile=None).run(fmax=0.01, steps=500)
+    assert np.abs(a.get_forces()).max() < 0.01 * 1.0001 and a.get_potential_energy() < e0
+
+
+def test_simulate_on_atoms_is_the_command_line_bit_for_bit(tmp_path):
+    images = argon(6)
+    pipeline = "fire(fmax=0.01) + langevin(T=40, dt=5, steps=50) | nve(dt=5, steps=20)"
+    ase.io.write(tmp_path / "in.xyz", images, format="extxyz")
+    assert cli("simulate", str(tmp_path / "in.xyz"), "--pipeline", pipeline, "--potential", LJ, "--out", str(tmp_path / "out.xyz"),
+               "--threads", "1") == 0
+    want = ase.io.read(tmp_path / "out.xyz", ":")
+    got = patoms.simulate(ase.io.read(tmp_path / "in.xyz", ":"), pipeline=pipeline, potential=LJ)
+    assert len(got) == len(want) == 6
+    for g, w in zip(got, want):
+        assert np.array_equal(g.positions, w.positions)
+        assert np.array_equal(g.get_forces(), w.get_forces())
+        assert g.get_potential_energy() == w.get_potential_energy()
+        np.testing.assert_allclose(g.get_momenta(), w.get_momenta(), rtol=1e-15, atol=1e-300)
+        for key in ("stages", "outcome", "fmax", "temperature", "id"):
+            assert g.info[key] == w.info[key], key
+    assert {g.info["outcome"] for g in got} == {"converged"}
+
+
+def test_a_system_that_goes_bad_comes_back_marked_and_the_others_finish():
+    images = argon(3)
+    bad = images[1]
+    bad.positions[1] = bad.positions[0]  # two atoms on one spot
+    out = patoms.simulate(images, pipeline="fire(fmax=0.05)", potential=LJ)
+    assert [a.info["outcome"] for a in out] == ["converged", "quarantined", "converged"]
+    assert "quarantined" in out[1].info and out[1].info["quarantined"]
+    assert len(out[1]) == len(images[1])
+
+
+def test_bad_pipelines_potentials_and_elements_are_python_errors():
+    images = argon(1)
+    with pytest.raises(ValueError, match="known: fire"):
+        patoms.simulate(images, pipeline="fyre(fmax=0.1)", potential=LJ)
+    with pytest.raises(ValueError, match="needs 'fmax'"):
+        patoms.simulate(images, pipeline="fire()", potential=LJ)
+    with pytest.raises(ValueError):
+        patoms.Calculator(potential="lj(epsilon=1)")
+    if os.path.exists(CU):
+        ar = images[0].copy()
+        ar.calc = patoms.Calculator(potential="eam(file=%s)" % CU)
+        with pytest.raises(ValueError, match="Ar"):
+            ar.get_potential_energy()
