@@ -105,8 +105,41 @@ def simulate(images, pipeline, potential, threads=1, seed=0, max_step=1.0, max_s
     if not images:
         return []
     _jvm.start()
-    from java.util import ArrayList
     from dev.penstock.python import PySimulate
+    systems, ids = _systems(images)
+    done = _call("simulate", lambda: PySimulate.run(systems, pipeline, potential, int(threads), int(seed), float(max_step),
+                                                    int(max_systems), int(max_atoms), int(refill_every)))
+    by_id = {int(s.id()): s for s in done}
+    return [_atoms(atoms, by_id[sid], sid) for atoms, sid in zip(images, ids)]
+
+
+def simulate_iter(images, pipeline, potential, threads=1, seed=0, max_step=1.0, max_systems=256, max_atoms=4096, refill_every=10,
+                  ahead=8):
+    """``simulate``, yielding each system as it finishes or is quarantined (in-flight order, not
+    input order: ``info["id"]`` says which image it is), while the engine runs the others; at most
+    ``ahead`` wait to be taken. Leaving the loop early stops the run."""
+    images = list(images)
+    if not images:
+        return
+    _jvm.start()
+    from dev.penstock.python import PySimulate
+    systems, ids = _systems(images)
+    stream = _call("simulate", lambda: PySimulate.start(systems, pipeline, potential, int(threads), int(seed), float(max_step),
+                                                        int(max_systems), int(max_atoms), int(refill_every), int(ahead)))
+    by_id = dict(zip(ids, images))
+    try:
+        while True:
+            s = _call("simulate", stream.next)
+            if s is None:
+                return
+            sid = int(s.id())
+            yield _atoms(by_id[sid], s, sid)
+    finally:
+        stream.close()
+
+
+def _systems(images):
+    from java.util import ArrayList
     systems = ArrayList()
     ids = []
     for k, atoms in enumerate(images):
@@ -114,30 +147,26 @@ def simulate(images, pipeline, potential, threads=1, seed=0, max_step=1.0, max_s
         sid = int(given) if isinstance(given, (int, np.integer)) and not isinstance(given, bool) else k
         ids.append(sid)
         systems.add(_system(atoms, sid))
-    done = _call("simulate", lambda: PySimulate.run(systems, pipeline, potential, int(threads), int(seed), float(max_step),
-                                                    int(max_systems), int(max_atoms), int(refill_every)))
-    by_id = {}
-    for s in done:
-        by_id[int(s.id())] = s
-    out = []
-    for atoms, sid in zip(images, ids):
-        s = by_id[sid]
-        a = atoms.copy()
-        a.calc = None
-        a.set_positions(np.array(s.positions()).reshape(-1, 3))
-        a.set_momenta(np.array(s.velocities()).reshape(-1, 3) * a.get_masses()[:, None])
-        for key in KEYS:
-            a.info.pop(key, None)
-        info = s.info()
-        for key in KEYS:
-            if info.containsKey(key):
-                value = str(info.get(key))
-                a.info[key] = float(value) if key in ("fmax", "temperature") else value
-        a.info["id"] = sid
-        stress = _stress(a, None if s.virial() is None else np.array(s.virial()))
-        results = {"energy": float(s.energy()), "forces": np.array(s.forces()).reshape(-1, 3)}
-        if stress is not None:
-            results["stress"] = stress
-        a.calc = SinglePointCalculator(a, **results)
-        out.append(a)
-    return out
+    return systems, ids
+
+
+def _atoms(atoms, s, sid):
+    """A copy of ``atoms`` holding what the run left in system ``s``."""
+    a = atoms.copy()
+    a.calc = None
+    a.set_positions(np.array(s.positions()).reshape(-1, 3))
+    a.set_momenta(np.array(s.velocities()).reshape(-1, 3) * a.get_masses()[:, None])
+    for key in KEYS:
+        a.info.pop(key, None)
+    info = s.info()
+    for key in KEYS:
+        if info.containsKey(key):
+            value = str(info.get(key))
+            a.info[key] = float(value) if key in ("fmax", "temperature") else value
+    a.info["id"] = sid
+    stress = _stress(a, None if s.virial() is None else np.array(s.virial()))
+    results = {"energy": float(s.energy()), "forces": np.array(s.forces()).reshape(-1, 3)}
+    if stress is not None:
+        results["stress"] = stress
+    a.calc = SinglePointCalculator(a, **results)
+    return a

@@ -114,3 +114,25 @@ def test_bad_pipelines_potentials_and_elements_are_python_errors():
         ar.calc = patoms.Calculator(potential="eam(file=%s)" % CU)
         with pytest.raises(ValueError, match="Ar"):
             ar.get_potential_energy()
+
+
+def test_simulate_iter_yields_every_system_as_it_finishes_and_stops_when_left():
+    images = argon(8)
+    pipeline = "fire(fmax=0.01) | nve(dt=5, steps=10)"
+    whole = {a.info["id"]: a for a in patoms.simulate(images, pipeline=pipeline, potential=LJ)}
+    seen = {}
+    for a in patoms.simulate_iter(images, pipeline=pipeline, potential=LJ, ahead=2):
+        seen[a.info["id"]] = a
+    assert sorted(seen) == sorted(whole)
+    for sid, a in seen.items():
+        assert np.array_equal(a.positions, whole[sid].positions)
+        assert a.info["outcome"] == whole[sid].info["outcome"]
+    it = patoms.simulate_iter(argon(20), pipeline="fire(fmax=0.0001) | nve(dt=5, steps=2000)", potential=LJ, ahead=1)
+    next(it)
+    it.close()
+    from java.lang import Thread
+    import time
+    deadline = time.time() + 30
+    while any(str(t.getName()) == "penstock-simulate" for t in Thread.getAllStackTraces().keySet()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(str(t.getName()) == "penstock-simulate" for t in Thread.getAllStackTraces().keySet())

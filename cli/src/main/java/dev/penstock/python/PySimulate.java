@@ -63,29 +63,9 @@ public final class PySimulate {
     /// `quarantined`), none dropped.
     public static List<AtomicSystem> run(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
                                          double maxStep, int maxSystems, long maxAtoms, int refillEvery) throws Exception {
-        List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
-        for (List<PipelineSpec.Call> fused : stages) {
-            for (PipelineSpec.Call c : fused) {
-                PipelineSpec.check(c);
-            }
-        }
-        Supplier<? extends Model> model = PipelineSpec.potential(potential);
-        systems.forEach(History::fresh);
         List<AtomicSystem> done = new ArrayList<>();
-        Summary<AtomicSystem> summary;
-        try (CpuDevice device = new CpuDevice()) {
-            Pipeline<AtomicSystem> p = null;
-            for (List<PipelineSpec.Call> fused : stages) {
-                Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, d -> new CpuRelaxKernels(threads), maxStep, seed);
-                p = p == null ? Pipeline.of(stage) : p.then(stage);
-            }
-            try (Pipeline<AtomicSystem> run = p) {
-                run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
-                        .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
-                run.check();
-                summary = run.results(new Collect(done)).run();
-            }
-        }
+        Summary<AtomicSystem> summary = pipeline(systems, pipeline, potential, threads, seed, maxStep, maxSystems, maxAtoms, refillEvery,
+                new Collect(done), null);
         for (Event<AtomicSystem> q : summary.quarantined()) {
             done.add(q.sample());
         }
@@ -95,6 +75,144 @@ public final class PySimulate {
         }
         done.sort(java.util.Comparator.comparingInt(s -> position.getOrDefault(s.id(), Integer.MAX_VALUE)));
         return done;
+    }
+
+    /// The same run on a daemon thread of its own, each system handed over as it finishes or is
+    /// quarantined (in-flight order) through `Stream.next()`; at most `ahead` wait to be taken
+    /// (the pipeline waits for the consumer).
+    public static Stream start(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed, double maxStep,
+                               int maxSystems, long maxAtoms, int refillEvery, int ahead) throws Exception {
+        check(pipeline, potential);
+        Stream stream = new Stream(Math.max(1, ahead));
+        stream.runner = Thread.ofPlatform().daemon().name("penstock-simulate").start(() -> {
+            Object last = Stream.END;
+            try {
+                pipeline(systems, pipeline, potential, threads, seed, maxStep, maxSystems, maxAtoms, refillEvery, stream.sink(), stream);
+            } catch (Throwable t) {
+                last = t;
+            }
+            stream.finish(last);
+        });
+        return stream;
+    }
+
+    /// Systems handed over one at a time as they finish (`start`).
+    public static final class Stream implements AutoCloseable {
+        static final Object END = new Object();
+        private final java.util.concurrent.BlockingQueue<Object> ready;
+        private volatile boolean closed;
+        private boolean ended;
+        private Thread runner;
+
+        Stream(int ahead) {
+            this.ready = new java.util.concurrent.ArrayBlockingQueue<>(ahead + 1);
+        }
+
+        /// The next system to finish, waiting for it; null after the last. Throws the run's failure.
+        public AtomicSystem next() throws Exception {
+            if (ended) {
+                return null;
+            }
+            Object o = ready.take();
+            if (o == END) {
+                ended = true;
+                return null;
+            }
+            if (o instanceof Throwable t) {
+                ended = true;
+                throw t instanceof Exception e ? e : new IllegalStateException(t);
+            }
+            return (AtomicSystem) o;
+        }
+
+        void put(AtomicSystem s) throws InterruptedException {
+            if (!closed) {
+                ready.put(s);
+            }
+        }
+
+        void finish(Object last) {
+            if (!closed) {
+                try {
+                    ready.put(last);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        Sink<AtomicSystem> sink() {
+            return new Sink<>() {
+                @Override
+                public boolean offer(AtomicSystem s) throws InterruptedException {
+                    put(s);
+                    return true;
+                }
+
+                @Override
+                public String name() {
+                    return "python";
+                }
+
+                @Override
+                public long held() {
+                    return 0;
+                }
+            };
+        }
+
+        /// Stops the run (systems still in it are dropped) and waits for its thread.
+        @Override
+        public void close() throws InterruptedException {
+            closed = true;
+            runner.interrupt();
+            ready.clear();
+            runner.join(60_000);
+            ready.clear();
+        }
+    }
+
+    private static void check(String pipeline, String potential) {
+        for (List<PipelineSpec.Call> fused : PipelineSpec.parse(pipeline)) {
+            for (PipelineSpec.Call c : fused) {
+                PipelineSpec.check(c);
+            }
+        }
+        PipelineSpec.potential(potential);
+    }
+
+    /// The pipeline `penstock simulate` builds for these options, run into `results`; quarantined
+    /// systems also go to `quarantined` as they happen (when given).
+    private static Summary<AtomicSystem> pipeline(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
+                                                  double maxStep, int maxSystems, long maxAtoms, int refillEvery, Sink<AtomicSystem> results,
+                                                  Stream quarantined) throws Exception {
+        check(pipeline, potential);
+        List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
+        Supplier<? extends Model> model = PipelineSpec.potential(potential);
+        systems.forEach(History::fresh);
+        try (CpuDevice device = new CpuDevice()) {
+            Pipeline<AtomicSystem> p = null;
+            for (List<PipelineSpec.Call> fused : stages) {
+                Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, d -> new CpuRelaxKernels(threads), maxStep, seed);
+                p = p == null ? Pipeline.of(stage) : p.then(stage);
+            }
+            try (Pipeline<AtomicSystem> run = p) {
+                run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
+                        .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
+                if (quarantined != null) {
+                    run.hook(new dev.penstock.stage.Hook<>() {
+                        @Override
+                        public void onEvent(int stage, Event<AtomicSystem> e) throws InterruptedException {
+                            if (e.kind() == Event.Kind.QUARANTINED) {
+                                quarantined.put(e.sample());
+                            }
+                        }
+                    });
+                }
+                run.check();
+                return run.results(results).run();
+            }
+        }
     }
 
     /// A result sink that keeps what it is given.
