@@ -10,8 +10,10 @@ import numpy as np
 
 from . import _jvm
 from .errors import EncodingError, InputError, InputNotFoundError, PenstockError, debug
+from .data import DataLoader, LoaderError
+from . import data
 
-__all__ = ["encode", "encode_batches", "start", "debug", "PenstockError", "InputError", "EncodingError", "InputNotFoundError"]
+__all__ = ["encode", "encode_batches", "DataLoader", "LoaderError", "data", "start", "debug", "PenstockError", "InputError", "EncodingError", "InputNotFoundError"]
 
 _jvm.jars(_jvm.home())  # the jars ./penstock builds: missing, the ImportError names the command that builds them
 
