@@ -19,10 +19,19 @@ def _call(where, fn, error=None):
         return fn()
     except jpype.JException as e:
         if error is not None:
-            cause = e
-            while cause.getCause() is not None and cause.getCause() is not cause:
-                cause = cause.getCause()
-            message = str(cause.getMessage() or cause.getClass().getName())
+            # the loader wraps what went wrong: the message to give is the dataset's own (it names
+            # the file and the sample), or else the innermost one
+            cause, named = e, None
+            while cause is not None:
+                if str(cause.getClass().getName()) in ("java.lang.IllegalArgumentException", "dev.penstock.io.BadInputException"):
+                    named = cause
+                nxt = cause.getCause()
+                cause = nxt if nxt is not None and nxt is not cause else None
+            if named is None:
+                named = e
+                while named.getCause() is not None and named.getCause() is not named:
+                    named = named.getCause()
+            message = str(named.getMessage() or named.getClass().getName())
             err = error("%s: %s" % (where, message) if not message.startswith(str(where)) else message)
             from . import errors
             if errors._debug:

@@ -48,6 +48,11 @@ public final class BenchLoaderCommand implements Callable<Integer> {
     @Option(names = "--peer", description = "also run PyTorch's DataLoader on the same workload")
     boolean peer;
 
+    @Option(names = "--python", description = "instead, the Python workload: a PyTorch training step fed from 2,000 .npy point clouds "
+            + "by penstock.DataLoader (the python/ package) against torch's DataLoader at its best, in one process "
+            + "(benchmarks/peers/loader_python.py)")
+    boolean python;
+
     @Option(names = "--peer-workers", split = ",", description = "PyTorch num_workers values, swept to where it peaks; "
             + "its loader is kept across epochs (persistent workers) (default: ${DEFAULT-VALUE})",
             defaultValue = "1,2,4,8,16,32")
@@ -69,6 +74,18 @@ public final class BenchLoaderCommand implements Callable<Integer> {
     }
 
     private int run(MetricsServer metrics) throws Exception {
+        if (python) {
+            Map<String, Double> figures = Peers.run(Peers.script("loader_python.py"), List.of("--repeat", Integer.toString(repeat)),
+                    output.progress());
+            if (figures == null) {
+                return 1;
+            }
+            Map<String, String> lines = new java.util.LinkedHashMap<>();
+            figures.forEach((k, v) -> lines.put(k, k.endsWith("_wait") || k.startsWith("ratio") ? String.format(java.util.Locale.ROOT,
+                    "%.3f", v) : String.format(java.util.Locale.ROOT, "%.0f", v)));
+            output.print(lines);
+            return 0;
+        }
         if (samples < 1 || batchSize < 1 || repeat < 1) {
             throw new ParameterException(spec.commandLine(), "options '--samples', '--batch-size' and '--repeat' must be at least 1, got "
                     + samples + ", " + batchSize + ", " + repeat);

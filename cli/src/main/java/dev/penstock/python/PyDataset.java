@@ -28,6 +28,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final String name;
     private final FeatureRows table;       // rows(...)
     private final List<Path> files;        // files(...)
+    private final List<dev.penstock.formats.npy.NpyHeader> headers; // each file's, read once
     private final long size;
     private final long[] sampleShape;      // of a stored sample, before the subsample
     private final DType dtype;
@@ -37,9 +38,10 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final HostArena arena = Memory.newSharedArena("penstock.data");
     private final Queue<Block> free = new ConcurrentLinkedQueue<>();
 
-    private PyDataset(String name, FeatureRows table, List<Path> files, long size, long[] sampleShape, String dtype, double[] mean,
-                      double[] std, int subsample) {
+    private PyDataset(String name, FeatureRows table, List<Path> files, List<dev.penstock.formats.npy.NpyHeader> headers, long size,
+                      long[] sampleShape, String dtype, double[] mean, double[] std, int subsample) {
         this.name = name;
+        this.headers = headers;
         this.table = table;
         this.files = files;
         this.size = size;
@@ -86,7 +88,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                     + "tables");
         }
         try {
-            return new PyDataset(path, rows, null, rows.rows(), new long[] {rows.rowLength()}, dtype, mean, std, subsample);
+            return new PyDataset(path, rows, null, null, rows.rows(), new long[] {rows.rowLength()}, dtype, mean, std, subsample);
         } catch (RuntimeException e) {
             rows.close();
             throw e;
@@ -100,6 +102,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
             throw new IllegalArgumentException("files() needs at least one .npy file");
         }
         List<Path> files = new java.util.ArrayList<>();
+        List<dev.penstock.formats.npy.NpyHeader> headers = new java.util.ArrayList<>();
         long[] shape = null;
         long fewest = Long.MAX_VALUE;
         for (String p : paths) {
@@ -119,13 +122,14 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                             + "any size one shape)"));
                 }
                 fewest = Math.min(fewest, s[0]);
+                headers.add(npy.header());
             }
             files.add(f);
         }
         long[] stored = shape.clone();
         stored[0] = fewest; // the subsample is checked against the smallest sample
-        return new PyDataset(paths.getFirst() + (paths.size() > 1 ? " …" : ""), null, List.copyOf(files), files.size(), stored, dtype, mean,
-                std, subsample);
+        return new PyDataset(paths.getFirst() + (paths.size() > 1 ? " …" : ""), null, List.copyOf(files), List.copyOf(headers), files.size(),
+                stored, dtype, mean, std, subsample);
     }
 
     @Override
@@ -144,60 +148,68 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
 
     @Override
     public Block loadHost(long index, RandomGenerator rng) throws Exception {
-        double[] values;
-        long[] shape;
         try {
             if (table != null) {
-                shape = new long[] {sampleShape[0]};
-                values = new double[(int) shape[0]];
-                try (var staging = java.lang.foreign.Arena.ofConfined()) {
-                    long bytes = (long) values.length * table.dtype().byteSize();
-                    MemorySegment row = staging.allocate(bytes, 8);
-                    table.read(index, 1, row);
-                    for (int j = 0; j < values.length; j++) {
-                        values[j] = table.dtype() == DType.F32 ? row.getAtIndex(ValueLayout.JAVA_FLOAT, j) : row.getAtIndex(ValueLayout.JAVA_DOUBLE, j);
+                Scratch w = SCRATCH.get();
+                int width = (int) sampleShape[0];
+                long bytes = (long) width * table.dtype().byteSize();
+                MemorySegment row = w.row(bytes);
+                table.read(index, 1, row);
+                Block values = Block.wrap(row, table.dtype(), row, width);
+                return fill(values, new long[] {width}, rng, w);
+            }
+            // one positional read of the array's bytes (the header was read when the dataset was
+            // made): no mapping to make and unmap per sample, which would cost every thread a handshake
+            var header = headers.get((int) index);
+            Scratch w = SCRATCH.get();
+            java.nio.ByteBuffer data = w.buffer(header.dataBytes());
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(files.get((int) index))) {
+                long at = header.dataOffset();
+                while (data.hasRemaining()) {
+                    int n = ch.read(data, at);
+                    if (n < 0) {
+                        throw new java.io.EOFException("the file ends at byte " + at + ", its header promised "
+                                + (header.dataOffset() + header.dataBytes()));
                     }
-                }
-            } else {
-                Path f = files.get((int) index);
-                try (NpyFile npy = NpyFile.open(f)) {
-                    shape = npy.shape();
-                    Block b = npy.block();
-                    values = new double[(int) b.elementCount()];
-                    for (int j = 0; j < values.length; j++) {
-                        values[j] = npy.dtype() == DType.F32 ? b.getFloat(j) : b.getDouble(j);
-                    }
+                    at += n;
                 }
             }
+            MemorySegment bytes = MemorySegment.ofBuffer(data.flip());
+            return fill(Block.wrap(bytes, header.dtype(), bytes, Block.elementCount(header.shape())), header.shape(), rng, w);
         } catch (Exception e) {
             throw new IllegalArgumentException((table != null ? name + ": row " : files.get((int) index) + ": sample ") + index + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /// The sample of stored `values` (shape `shape`: 1-D, or points × features): `subsample`
+    /// points drawn with `rng` (a partial Fisher–Yates shuffle; only those are read), each value
+    /// normalised and converted into a pooled host block.
+    private Block fill(Block values, long[] shape, RandomGenerator rng, Scratch w) {
         int width = shape.length == 1 ? 1 : (int) shape[1];
         int points = (int) shape[0];
+        int rowsOut = subsample > 0 ? subsample : points;
         int[] pick = null;
-        if (subsample > 0) { // a partial Fisher–Yates shuffle with the sample's own generator
-            int[] order = new int[points];
-            for (int i = 0; i < points; i++) {
-                order[i] = i;
-            }
+        if (subsample > 0) {
+            int[] order = w.order(points);
+            int[] swapped = w.swapped(subsample);
             for (int i = 0; i < subsample; i++) {
                 int j = i + rng.nextInt(points - i);
+                swapped[i] = j;
                 int t = order[i];
                 order[i] = order[j];
                 order[j] = t;
             }
-            pick = java.util.Arrays.copyOf(order, subsample);
+            pick = order;
         }
-        long[] out = shape();
-        Block b = take(out);
-        int rowsOut = pick == null ? points : subsample;
+        Block b = take(shape());
+        boolean f32 = values.dtype() == DType.F32;
         for (int r = 0; r < rowsOut; r++) {
             int src = pick == null ? r : pick[r];
             for (int c = 0; c < width; c++) {
-                int k = shape.length == 1 ? src : src * width + c;
+                long k = (long) src * width + c;
                 int feature = shape.length == 1 ? src : c;
-                double v = values[k];
+                double v = f32 ? values.getFloat(k) : values.getDouble(k);
                 if (mean != null) {
                     v -= mean[mean.length == 1 ? 0 : feature];
                 }
@@ -212,8 +224,61 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                 }
             }
         }
+        if (pick != null) { // the swaps undone, last first: the identity again for the next sample
+            int[] swapped = w.swapped(subsample);
+            for (int i = subsample - 1; i >= 0; i--) {
+                int j = swapped[i];
+                int t = pick[i];
+                pick[i] = pick[j];
+                pick[j] = t;
+            }
+        }
         return b;
     }
+
+    /// One I/O thread's working memory, reused sample after sample.
+    private static final class Scratch {
+        private MemorySegment row = MemorySegment.NULL;
+        private java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect(0);
+        private int[] order = new int[0];
+        private int[] swapped = new int[0];
+
+        MemorySegment row(long bytes) {
+            if (row.byteSize() < bytes) {
+                row = java.lang.foreign.Arena.ofAuto().allocate(bytes, 8);
+            }
+            return row.asSlice(0, bytes);
+        }
+
+        /// A cleared direct buffer of `bytes` bytes, native order.
+        java.nio.ByteBuffer buffer(long bytes) {
+            if (buffer.capacity() < bytes) {
+                buffer = java.nio.ByteBuffer.allocateDirect((int) bytes).order(java.nio.ByteOrder.nativeOrder());
+            }
+            return buffer.clear().limit((int) bytes);
+        }
+
+        /// 0, 1, …, n − 1 (and beyond): the identity, as every draw leaves it once undone.
+        int[] order(int n) {
+            if (order.length < n) {
+                order = new int[n];
+                for (int i = 0; i < n; i++) {
+                    order[i] = i;
+                }
+            }
+            return order;
+        }
+
+        /// Room for where each of `n` draws swapped to.
+        int[] swapped(int n) {
+            if (swapped.length < n) {
+                swapped = new int[n];
+            }
+            return swapped;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private Block take(long[] shape) {
         Block b = free.poll();
