@@ -7,7 +7,8 @@ Workload: 2,000 `.npy` point clouds of 16,384 points × 4 float32 (256 KiB each,
 feature; batch 32; the consumer trains a small MLP (4,096 → 256 → 64 → 1, Adam, real backward
 pass, one torch thread) on every batch. Both loaders do the same work per sample: PyTorch's in
 its worker processes (`np.load` with `mmap_mode="r"`, the 1,024 rows gathered, normalised;
-`persistent_workers`, workers swept 0, 1, 2, 4 — its peak on this machine), Penstock's on the
+`persistent_workers`, spawned — a worker forked from a process running a JVM can hang —, workers
+swept 0, 1, 2, 4), Penstock's on the
 JVM's I/O threads (`penstock.data.files(..., subsample=1024, mean, std)`, workers swept 2, 8, 32).
 Each configuration: one warm-up epoch, then the median of --repeat epochs; rounds alternate the
 two sides. Figures: samples/s, and the consumer's exposed wait (the share of the epoch spent
@@ -28,6 +29,9 @@ from torch.utils.data import DataLoader, Dataset
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the package of this checkout
 import penstock  # noqa: E402
+
+sys.path.insert(0, HERE)
+from loader_torch import epoch  # noqa: E402  (one epoch, timing the consumer's waits: the same for both sides)
 
 POINTS, FEATURES, PICK, BATCH = 16384, 4, 1024, 32
 MEAN = np.array([0.0, 1.0, -1.0, 0.5], dtype=np.float32)
@@ -68,41 +72,31 @@ def model():
     return m, torch.optim.Adam(m.parameters(), lr=1e-3)
 
 
-def epoch(loader, m, opt):
-    """One epoch of training; returns (seconds, seconds waited for batches, samples)."""
-    waited = 0.0
-    samples = 0
-    t0 = time.perf_counter()
-    it = iter(loader)
-    while True:
-        w0 = time.perf_counter()
-        try:
-            batch = next(it)
-        except StopIteration:
-            break
-        waited += time.perf_counter() - w0
+def trainer(m, opt):
+    """The consumer's step: one training step of `m` on the batch."""
+    def step(batch):
         loss = m(batch).pow(2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
-        samples += batch.shape[0]
-    return time.perf_counter() - t0, waited, samples
+    return step
 
 
 def measure(make, repeat):
     loader = make()
-    m, opt = model()
+    samples = len(loader.dataset)
+    step = trainer(*model())
     try:
-        epoch(loader, m, opt)  # warm-up
-        runs = [epoch(loader, m, opt) for _ in range(repeat)]
+        epoch(loader, step)  # warm-up
+        runs = [epoch(loader, step) for _ in range(repeat)]
     finally:
         close = getattr(loader, "close", None)
         if close:
             close()
         del loader
     wall = statistics.median(r[0] for r in runs)
-    wait = statistics.median(r[1] / r[0] for r in runs)
-    return runs[0][2] / wall, wait
+    wait = statistics.median(r[1] for r in runs)
+    return samples / wall, wait
 
 
 def main():
@@ -121,8 +115,10 @@ def main():
     for r in range(args.rounds):
         for w in [int(v) for v in args.torch_workers.split(",")]:
             def make(w=w):
+                # spawned workers: a child forked from a process running a JVM can hang when its
+                # garbage collector finalizes a JPype object (persistent: spawned once per loader)
                 return DataLoader(Clouds(paths, 0), batch_size=BATCH, shuffle=True, num_workers=w, persistent_workers=w > 0,
-                                  generator=torch.Generator().manual_seed(0))
+                                  multiprocessing_context="spawn" if w > 0 else None, generator=torch.Generator().manual_seed(0))
             rate, wait = measure(make, args.repeat)
             results["torch"].setdefault(w, []).append((rate, wait))
             print("round %d: torch %d workers: %.0f samples/s, waited %.0f%%" % (r, w, rate, 100 * wait), file=sys.stderr)

@@ -12,8 +12,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 
 /// What the Python package's `penstock.encode_batches` iterates: the `EncodePipeline` of
 /// `penstock encode` run on a thread of its own, each chunk of `batchSize` input rows handed over
@@ -21,35 +19,20 @@ import java.util.concurrent.BlockingQueue;
 /// wait to be taken: the pipeline waits for the consumer (backpressure), so an input larger than
 /// memory streams through.
 public final class PyEncodeStream implements AutoCloseable {
-    private static final Object END = new Object();
-    private final BlockingQueue<Object> ready;
-    private final Thread runner;
+    private final Handover<ByteBuffer> batches;
     private final int stateSize;
     private volatile EncodeSummary summary;
-    private volatile boolean closed;
-    private boolean ended;
 
     private PyEncodeStream(PyEncode.Job job, int ahead) {
-        this.ready = new ArrayBlockingQueue<>(Math.max(1, ahead) + 1);
         this.stateSize = job.stateSize();
-        this.runner = Thread.ofPlatform().daemon().name("penstock-encode-batches").unstarted(() -> {
-            Object last = END;
+        long rowBytes = (long) stateSize * job.config().output().byteSize();
+        this.batches = new Handover<>("penstock-encode-batches", ahead, into -> {
             try (job; CpuDevice device = new CpuDevice()) {
-                long rowBytes = (long) stateSize * job.config().output().byteSize();
                 summary = EncodePipeline.run(device, job.source(), states -> {
                     MemorySegment batch = Arena.ofAuto().allocate(Math.max(1, states.byteSize()), 64);
                     MemorySegment.copy(states.segment(), 0, batch, 0, states.byteSize());
-                    ready.put(batch.asSlice(0, states.shape(0) * rowBytes).asByteBuffer().order(ByteOrder.nativeOrder()));
+                    into.put(batch.asSlice(0, states.shape(0) * rowBytes).asByteBuffer().order(ByteOrder.nativeOrder()));
                 }, job.config());
-            } catch (Throwable t) {
-                last = t;
-            }
-            if (!closed) {
-                try {
-                    ready.put(last);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
             }
         });
     }
@@ -75,9 +58,7 @@ public final class PyEncodeStream implements AutoCloseable {
     }
 
     private static PyEncodeStream start(PyEncode.Job job, int ahead) {
-        PyEncodeStream s = new PyEncodeStream(job, ahead);
-        s.runner.start();
-        return s;
+        return new PyEncodeStream(job, ahead);
     }
 
     /// Amplitudes a state.
@@ -88,22 +69,7 @@ public final class PyEncodeStream implements AutoCloseable {
     /// The next batch of states (`[k, stateSize]`, native order), waiting for it; null after the
     /// last. Throws the pipeline's failure (a bad row under `fail`: its `EncodingException`).
     public ByteBuffer next() throws Exception {
-        if (ended) {
-            return null;
-        }
-        Object o = ready.take();
-        if (o == END) {
-            ended = true;
-            return null;
-        }
-        if (o instanceof Throwable t) {
-            ended = true;
-            if (t instanceof Exception e) {
-                throw e;
-            }
-            throw (Error) t;
-        }
-        return (ByteBuffer) o;
+        return batches.next();
     }
 
     /// Rows left out under skip, each "row N: rule" (complete once `next()` returned null).
@@ -115,10 +81,6 @@ public final class PyEncodeStream implements AutoCloseable {
     /// Stops the pipeline (a batch it was handing over is dropped) and waits for its thread.
     @Override
     public void close() throws InterruptedException {
-        closed = true;
-        runner.interrupt();
-        ready.clear();
-        runner.join(60_000);
-        ready.clear();
+        batches.close();
     }
 }

@@ -78,98 +78,29 @@ public final class PySimulate {
     }
 
     /// The same run on a daemon thread of its own, each system handed over as it finishes or is
-    /// quarantined (in-flight order) through `Stream.next()`; at most `ahead` wait to be taken
-    /// (the pipeline waits for the consumer).
-    public static Stream start(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed, double maxStep,
-                               int maxSystems, long maxAtoms, int refillEvery, int ahead) throws Exception {
+    /// quarantined (in-flight order) through `next()`; at most `ahead` wait to be taken (the
+    /// pipeline waits for the consumer).
+    public static Handover<AtomicSystem> start(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
+                                               double maxStep, int maxSystems, long maxAtoms, int refillEvery, int ahead) {
         check(pipeline, potential);
-        Stream stream = new Stream(Math.max(1, ahead));
-        stream.runner = Thread.ofPlatform().daemon().name("penstock-simulate").start(() -> {
-            Object last = Stream.END;
-            try {
-                pipeline(systems, pipeline, potential, threads, seed, maxStep, maxSystems, maxAtoms, refillEvery, stream.sink(), stream);
-            } catch (Throwable t) {
-                last = t;
-            }
-            stream.finish(last);
-        });
-        return stream;
-    }
+        return new Handover<>("penstock-simulate", ahead, into -> pipeline(systems, pipeline, potential, threads, seed, maxStep,
+                maxSystems, maxAtoms, refillEvery, new Sink<>() {
+                    @Override
+                    public boolean offer(AtomicSystem s) throws InterruptedException {
+                        into.put(s);
+                        return true;
+                    }
 
-    /// Systems handed over one at a time as they finish (`start`).
-    public static final class Stream implements AutoCloseable {
-        static final Object END = new Object();
-        private final java.util.concurrent.BlockingQueue<Object> ready;
-        private volatile boolean closed;
-        private boolean ended;
-        private Thread runner;
+                    @Override
+                    public String name() {
+                        return "python";
+                    }
 
-        Stream(int ahead) {
-            this.ready = new java.util.concurrent.ArrayBlockingQueue<>(ahead + 1);
-        }
-
-        /// The next system to finish, waiting for it; null after the last. Throws the run's failure.
-        public AtomicSystem next() throws Exception {
-            if (ended) {
-                return null;
-            }
-            Object o = ready.take();
-            if (o == END) {
-                ended = true;
-                return null;
-            }
-            if (o instanceof Throwable t) {
-                ended = true;
-                throw t instanceof Exception e ? e : new IllegalStateException(t);
-            }
-            return (AtomicSystem) o;
-        }
-
-        void put(AtomicSystem s) throws InterruptedException {
-            if (!closed) {
-                ready.put(s);
-            }
-        }
-
-        void finish(Object last) {
-            if (!closed) {
-                try {
-                    ready.put(last);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        Sink<AtomicSystem> sink() {
-            return new Sink<>() {
-                @Override
-                public boolean offer(AtomicSystem s) throws InterruptedException {
-                    put(s);
-                    return true;
-                }
-
-                @Override
-                public String name() {
-                    return "python";
-                }
-
-                @Override
-                public long held() {
-                    return 0;
-                }
-            };
-        }
-
-        /// Stops the run (systems still in it are dropped) and waits for its thread.
-        @Override
-        public void close() throws InterruptedException {
-            closed = true;
-            runner.interrupt();
-            ready.clear();
-            runner.join(60_000);
-            ready.clear();
-        }
+                    @Override
+                    public long held() {
+                        return 0;
+                    }
+                }, into));
     }
 
     private static void check(String pipeline, String potential) {
@@ -185,7 +116,7 @@ public final class PySimulate {
     /// systems also go to `quarantined` as they happen (when given).
     private static Summary<AtomicSystem> pipeline(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
                                                   double maxStep, int maxSystems, long maxAtoms, int refillEvery, Sink<AtomicSystem> results,
-                                                  Stream quarantined) throws Exception {
+                                                  Handover<AtomicSystem> quarantined) throws Exception {
         check(pipeline, potential);
         List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
         Supplier<? extends Model> model = PipelineSpec.potential(potential);
