@@ -12,7 +12,6 @@ import dev.penstock.cuda.CudaRelaxKernels;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.device.Device;
 import dev.penstock.stage.Pipeline;
-import dev.penstock.stage.Stage;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -53,12 +52,7 @@ final class SimulateDevice implements AutoCloseable {
     /// Langevin noise keyed by `seed`; a stage the device stages cannot run yet is refused,
     /// naming it.
     Pipeline<AtomicSystem> build(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model, double maxStep, long seed) {
-        Pipeline<AtomicSystem> p = null;
-        for (List<PipelineSpec.Call> fused : stages) {
-            Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, kernels, maxStep, seed);
-            p = p == null ? Pipeline.of(stage) : p.then(stage);
-        }
-        return p;
+        return DeviceStages.pipeline(stages, model, device, kernels, maxStep, seed);
     }
 
     /// The device's name (`cpu`, `cuda:0`).

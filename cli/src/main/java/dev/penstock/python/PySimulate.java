@@ -13,7 +13,6 @@ import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Sink;
-import dev.penstock.stage.Stage;
 import dev.penstock.stage.Summary;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,28 +120,22 @@ public final class PySimulate {
         List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
         Supplier<? extends Model> model = PipelineSpec.potential(potential);
         systems.forEach(History::fresh);
-        try (CpuDevice device = new CpuDevice()) {
-            Pipeline<AtomicSystem> p = null;
-            for (List<PipelineSpec.Call> fused : stages) {
-                Stage<AtomicSystem> stage = DeviceStages.stage(fused, model.get(), device, d -> new CpuRelaxKernels(threads), maxStep, seed);
-                p = p == null ? Pipeline.of(stage) : p.then(stage);
-            }
-            try (Pipeline<AtomicSystem> run = p) {
-                run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
-                        .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
-                if (quarantined != null) {
-                    run.hook(new dev.penstock.stage.Hook<>() {
-                        @Override
-                        public void onEvent(int stage, Event<AtomicSystem> e) throws InterruptedException {
-                            if (e.kind() == Event.Kind.QUARANTINED) {
-                                quarantined.put(e.sample());
-                            }
+        try (CpuDevice device = new CpuDevice();
+             Pipeline<AtomicSystem> run = DeviceStages.pipeline(stages, model, device, d -> new CpuRelaxKernels(threads), maxStep, seed)) {
+            run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
+                    .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
+            if (quarantined != null) {
+                run.hook(new dev.penstock.stage.Hook<>() {
+                    @Override
+                    public void onEvent(int stage, Event<AtomicSystem> e) throws InterruptedException {
+                        if (e.kind() == Event.Kind.QUARANTINED) {
+                            quarantined.put(e.sample());
                         }
-                    });
-                }
-                run.check();
-                return run.results(results).run();
+                    }
+                });
             }
+            run.check();
+            return run.results(results).run();
         }
     }
 

@@ -9,6 +9,7 @@ import dev.penstock.device.Device;
 import dev.penstock.stage.BatchEngine;
 import dev.penstock.stage.Evaluator;
 import dev.penstock.stage.Method;
+import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Stage;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,6 +133,19 @@ public final class DeviceStages {
     public static Stage<AtomicSystem> stage(List<PipelineSpec.Call> calls, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                             double maxStep, long seed) {
         return stage(calls, model, device.name(), () -> device, false, kernels, maxStep, seed);
+    }
+
+    /// The pipeline of `stages` (`PipelineSpec.parse`'s chained stages) with every stage's batch on
+    /// `device`, each stage over its own `model.get()`, as the `stage` above: what `penstock
+    /// simulate` runs locally, and the Python package's `penstock.atoms.simulate`.
+    public static Pipeline<AtomicSystem> pipeline(List<List<PipelineSpec.Call>> stages, Supplier<? extends Model> model, Device device,
+                                                  Function<Device, RelaxKernels> kernels, double maxStep, long seed) {
+        Pipeline<AtomicSystem> p = null;
+        for (List<PipelineSpec.Call> fused : stages) {
+            Stage<AtomicSystem> stage = stage(fused, model.get(), device, kernels, maxStep, seed);
+            p = p == null ? Pipeline.of(stage) : p.then(stage);
+        }
+        return p;
     }
 
     /// The stage of `text`, one chained stage in `simulate --pipeline`'s syntax (`"fire(fmax=0.005) +
