@@ -49,20 +49,22 @@ def _doubles(values):
 
 
 class Dataset:
-    """A dataset made by ``rows`` or ``files``: ``len(d)`` samples of shape ``d.shape``."""
+    """A dataset made by ``rows`` or ``files``: ``len(d)`` samples of shape ``d.shape`` (``None``
+    on an axis where samples of several shapes differ)."""
 
     def __init__(self, java, where):
         self._java = java
         self._where = where
-        self.shape = tuple(int(n) for n in java.shape())
+        self.shape = tuple(int(n) if n >= 0 else None for n in java.shape())
 
     def __len__(self):
         return int(self._java.size())
 
 
 def rows(path, columns=None, dataset=None, dtype="float32", mean=None, std=None, subsample=None):
-    """Each row of a table a sample: ``.npy`` ``[rows, values]``, Arrow IPC (``columns``) or HDF5
-    (``dataset``). Transforms on the I/O threads: conversion to ``dtype``; ``(x - mean) / std``
+    """Each row of a table a sample: ``.npy`` ``[rows, values]``, Parquet or Arrow IPC (``columns``;
+    by default the table's one list column, else its float columns, else its integer ones) or HDF5
+    (``dataset``). A compressed Parquet file is decoded into memory once, here. Transforms on the I/O threads: conversion to ``dtype``; ``(x - mean) / std``
     (one value, or one per value); ``subsample=N``: N of the row's values drawn from the sample's
     own generator (the same for any number of workers)."""
     _jvm.start()
@@ -78,15 +80,37 @@ def rows(path, columns=None, dataset=None, dtype="float32", mean=None, std=None,
     return Dataset(java, path)
 
 
+def _is_zarr_array(path):
+    if os.path.isfile(os.path.join(path, ".zarray")):
+        return True
+    meta = os.path.join(path, "zarr.json")
+    if not os.path.isfile(meta):
+        return False
+    import json
+    try:
+        with open(meta) as f:
+            return json.load(f).get("node_type") == "array"
+    except (OSError, ValueError):
+        return False
+
+
 def files(paths, dtype="float32", mean=None, std=None, subsample=None):
-    """Each ``.npy`` file a sample (1-D, or 2-D points × features). Transforms as ``rows``;
-    ``subsample=N`` draws N points (rows) of each file, so files of any number of points make
-    samples of one shape."""
+    """Each ``.npy`` file or Zarr array (v2 or v3, as zarr-python writes it) a sample: 1-D, or 2-D
+    points × features. ``paths``: a list, or a folder (its ``.npy`` files and Zarr arrays, in name
+    order). Transforms as ``rows``; ``subsample=N`` draws N points (rows) of each sample, so
+    samples of any number of points make batches of one shape. Without it, samples of several
+    shapes (one rank) are loaded as they are, and ``DataLoader`` yields each batch as a list."""
     _jvm.start()
     from java.util import ArrayList
     from dev.penstock.python import PyDataset
-    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(paths):
-        paths = sorted(os.path.join(paths, f) for f in os.listdir(paths) if f.endswith(".npy"))
+    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(paths) and not _is_zarr_array(os.fspath(paths)):
+        folder = os.fspath(paths)
+        paths = sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                       if f.endswith(".npy") or os.path.isdir(os.path.join(folder, f)) and _is_zarr_array(os.path.join(folder, f)))
+        if not paths:
+            raise InputError("%s: no .npy files or Zarr arrays in the folder" % folder)
+    elif isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
     names = ArrayList()
     for p in paths:
         if not os.path.exists(os.fspath(p)):
@@ -98,7 +122,9 @@ def files(paths, dtype="float32", mean=None, std=None, subsample=None):
 
 class DataLoader:
     """Batches of a ``penstock.data`` dataset, as ``torch.Tensor`` (NumPy arrays without torch),
-    loaded and transformed on the JVM's I/O threads and stacked one batch ahead.
+    loaded and transformed on the JVM's I/O threads and stacked one batch ahead. A dataset of
+    samples of several shapes yields each batch as a list of its samples' tensors (views into one
+    block of the loader's memory, like a stacked batch).
 
     Every sample once per epoch; the order is a function of ``seed`` and the epoch only (the same
     for any ``workers``); ``set_epoch(e)``; ``state_dict()`` / ``load_state_dict()`` resume
@@ -134,9 +160,20 @@ class DataLoader:
             buffer = _call(self.dataset._where, self._java.next, LoaderError)
             if buffer is None:
                 return
-            shape = tuple(int(n) for n in self._java.shape())
-            batch = np.asarray(buffer).view(str(self._java.dtype())).reshape(shape)
-            yield self._torch.from_numpy(batch) if self._torch is not None else batch
+            values = np.asarray(buffer).view(str(self._java.dtype()))
+            shapes = self._java.sampleShapes()
+            if shapes is None:
+                batch = values.reshape(tuple(int(n) for n in self._java.shape()))
+                yield self._torch.from_numpy(batch) if self._torch is not None else batch
+                continue
+            samples, at = [], 0
+            for s in shapes:
+                shape = tuple(int(n) for n in s)
+                n = int(np.prod(shape))
+                sample = values[at:at + n].reshape(shape)
+                samples.append(self._torch.from_numpy(sample) if self._torch is not None else sample)
+                at += n
+            yield samples
 
     def set_epoch(self, epoch):
         """The epoch the next iteration runs (its order depends on the seed and it)."""

@@ -85,13 +85,63 @@ def test_point_clouds_of_any_size_subsampled_into_one_shape(tmp_path):
         p = tmp_path / ("cloud%02d.npy" % k)
         np.save(p, rng.normal(size=(50 + 7 * k, 3)))
         paths.append(p)
-    with pytest.raises(ValueError, match="subsample= makes point clouds"):
-        penstock.data.files(paths)
     ds = penstock.data.files(tmp_path, subsample=32, dtype="float32")
     assert len(ds) == 12 and ds.shape == (32, 3)
     with penstock.DataLoader(ds, batch_size=4, shuffle=True, seed=1, workers=3, as_numpy=True) as dl:
         batches = [np.array(b) for b in dl]
     assert [b.shape for b in batches] == [(4, 32, 3)] * 3
+
+
+def test_samples_of_several_shapes_come_as_lists_of_tensors(tmp_path):
+    torch = need("torch")
+    rng = np.random.default_rng(4)
+    clouds = [rng.normal(size=(5 + 3 * k, 3)) for k in range(7)]
+    for k, c in enumerate(clouds):
+        np.save(tmp_path / ("c%d.npy" % k), c)
+    ds = penstock.data.files(tmp_path, dtype="float64", mean=1.0, std=2.0)
+    assert ds.shape == (None, 3)
+    with penstock.DataLoader(ds, batch_size=3, shuffle=True, seed=9, workers=2) as dl:
+        got = {}
+        for batch in dl:
+            assert isinstance(batch, list) and all(isinstance(t, torch.Tensor) for t in batch)
+            for t in batch:
+                got[t.shape[0]] = t.clone()
+    assert sorted(got) == [c.shape[0] for c in clouds]
+    for c in clouds:
+        np.testing.assert_array_equal(got[c.shape[0]].numpy(), (c - 1.0) / 2.0)
+    with pytest.raises(ValueError, match="one rank"):
+        np.save(tmp_path / "flat.npy", np.zeros(4))
+        penstock.data.files(tmp_path)
+
+
+def test_a_folder_of_zarr_arrays_as_zarr_python_writes_them(tmp_path):
+    zarr = need("zarr")
+    from numcodecs import Blosc, Zstd
+    rng = np.random.default_rng(6)
+    clouds = {}
+    for k in range(9):
+        x = rng.normal(size=(40 + 11 * k, 4))
+        kw = {} if k % 3 == 0 else {"compressor": Zstd(level=2)} if k % 3 == 1 else {"compressor": Blosc(cname="zstd", shuffle=Blosc.NOSHUFFLE)}
+        z = zarr.open(str(tmp_path / ("p%d.zarr" % k)), mode="w", shape=x.shape, chunks=(16, 4), dtype="f8", **kw)
+        z[...] = x
+        clouds[k] = x
+    ds = penstock.data.files(tmp_path, dtype="float64")
+    assert len(ds) == 9 and ds.shape == (None, 4)
+    with penstock.DataLoader(ds, batch_size=4, as_numpy=True) as dl:
+        samples = [np.array(s) for batch in dl for s in batch]  # a copy: a batch is valid until the next
+    for k, s in enumerate(samples):
+        np.testing.assert_array_equal(s, clouds[k])
+    sub = penstock.data.files([tmp_path / "p0.zarr", tmp_path / "p8.zarr"], subsample=20, dtype="float32")
+    with penstock.DataLoader(sub, batch_size=2, seed=3, as_numpy=True) as dl:
+        (batch,) = list(dl)
+    assert batch.shape == (2, 20, 4)
+    for got, k in zip(batch, (0, 8)):
+        rows = {tuple(r) for r in clouds[k].astype(np.float32).tolist()}
+        assert all(tuple(r) in rows for r in got.tolist())
+    z = zarr.open(str(tmp_path / "bits.zarr"), mode="w", shape=(100, 4), dtype="f8", compressor=Blosc(shuffle=Blosc.BITSHUFFLE))
+    z[...] = 1
+    with pytest.raises(ValueError, match="bits.zarr: Blosc with bit shuffle"):
+        penstock.data.files([tmp_path / "bits.zarr"])
 
 
 def test_a_sample_that_cannot_be_loaded_raises_at_its_batch_naming_it(tmp_path):

@@ -19,16 +19,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.random.RandomGenerator;
 
 /// The map-style datasets of the Python package's `penstock.data`: `rows(path)` (each row of an
-/// `.npy`, Arrow IPC or HDF5 table a sample) and `files(paths)` (each `.npy` file a sample), with
-/// transforms that run on the loader's I/O threads — conversion to `dtype`, normalisation by a
-/// given mean and standard deviation per feature (the last axis), and a random subsample of
-/// `subsample` points (the first axis) drawn from the sample's own generator, so the same for any
-/// worker count and resume point. Host samples come from a pool and go back to it.
+/// `.npy`, Parquet, Arrow IPC or HDF5 table a sample) and `files(paths)` (each `.npy` file or Zarr
+/// array a sample; of one shape, or of several — "ragged", collated as a list), with transforms
+/// that run on the loader's I/O threads — conversion to `dtype`, normalisation by a given mean and
+/// standard deviation per feature (the last axis), and a random subsample of `subsample` points
+/// (the first axis) drawn from the sample's own generator, so the same for any worker count and
+/// resume point. Host samples come from a pool and go back to it.
 public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final String name;
     private final FeatureRows table;       // rows(...)
-    private final List<Path> files;        // files(...)
-    private final List<dev.penstock.formats.npy.NpyHeader> headers; // each file's, read once
+    private final List<Stored> files;      // files(...)
+    private final boolean ragged;          // files of several shapes, no subsample: batches are lists
     private final long size;
     private final long[] sampleShape;      // of a stored sample, before the subsample
     private final DType dtype;
@@ -37,11 +38,14 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final int subsample;
     private final HostArena arena = Memory.newSharedArena("penstock.data");
     private final Queue<Block> free = new ConcurrentLinkedQueue<>();
+    // ragged samples: blocks of 2^k elements, one queue per k; a handed-out view's address finds its block
+    private final java.util.Map<Integer, Queue<Block>> freeBySize = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Long, Block> viewed = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private PyDataset(String name, FeatureRows table, List<Path> files, List<dev.penstock.formats.npy.NpyHeader> headers, long size,
+    private PyDataset(String name, FeatureRows table, List<Stored> files, boolean ragged, long size,
                       long[] sampleShape, String dtype, double[] mean, double[] std, int subsample) {
         this.name = name;
-        this.headers = headers;
+        this.ragged = ragged;
         this.table = table;
         this.files = files;
         this.size = size;
@@ -52,7 +56,11 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
             default -> throw new IllegalArgumentException("dtype must be float32 or float64, got " + dtype);
         };
         int features = (int) sampleShape[sampleShape.length - 1];
-        if (mean != null && mean.length != 1 && mean.length != features || std != null && std.length != 1 && std.length != features) {
+        if (features < 0 && (mean != null && mean.length != 1 || std != null && std.length != 1)) {
+            throw new IllegalArgumentException(name + ": mean and std take 1 value for samples of several lengths");
+        }
+        if (features >= 0 && (mean != null && mean.length != 1 && mean.length != features
+                || std != null && std.length != 1 && std.length != features)) {
             throw new IllegalArgumentException(name + ": mean and std take 1 or " + features + " values (one per feature)");
         }
         if (std != null) {
@@ -62,7 +70,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                 }
             }
         }
-        if (subsample < 0 || subsample > sampleShape[0]) {
+        if (subsample < 0 || subsample > 0 && subsample > sampleShape[0]) {
             throw new IllegalArgumentException(name + ": subsample must be in [1, " + sampleShape[0] + "] points, got " + subsample);
         }
         this.mean = mean;
@@ -70,8 +78,8 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
         this.subsample = subsample;
     }
 
-    /// Each row of the table at `path` (`.npy` `[rows, values]`, Arrow IPC with `columns`, HDF5
-    /// with `dataset`) a sample of `values` numbers.
+    /// Each row of the table at `path` (`.npy` `[rows, values]`, Parquet or Arrow IPC with
+    /// `columns`, HDF5 with `dataset`) a sample of `values` numbers.
     public static PyDataset rows(String path, List<String> columns, String dataset, String dtype, double[] mean, double[] std,
                                  int subsample) throws Exception {
         Path file = PyEncode.existing(path);
@@ -79,57 +87,65 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
         FeatureRows rows;
         if (n.endsWith(".npy")) {
             rows = new NpyRows(NpyFile.open(file), file);
+        } else if (n.endsWith(".parquet") || n.endsWith(".pq")) {
+            rows = ParquetTable.open(file, columns);
         } else if (n.endsWith(".arrow") || n.endsWith(".feather") || n.endsWith(".arrows")) {
             rows = ArrowRows.open(file, columns);
         } else if (n.endsWith(".h5") || n.endsWith(".hdf5")) {
             rows = Hdf5Rows.open(file, dataset);
         } else {
-            throw new IllegalArgumentException(path + ": rows() reads .npy, Arrow IPC (.arrow, .feather, .arrows) and HDF5 (.h5, .hdf5) "
-                    + "tables");
+            throw new IllegalArgumentException(path + ": rows() reads .npy, Parquet (.parquet), Arrow IPC (.arrow, .feather, .arrows) "
+                    + "and HDF5 (.h5, .hdf5) tables");
         }
         try {
-            return new PyDataset(path, rows, null, null, rows.rows(), new long[] {rows.rowLength()}, dtype, mean, std, subsample);
+            return new PyDataset(path, rows, null, false, rows.rows(), new long[] {rows.rowLength()}, dtype, mean, std, subsample);
         } catch (RuntimeException e) {
             rows.close();
             throw e;
         }
     }
 
-    /// Each `.npy` file a sample (1-D or 2-D; every file the same shape, unless `subsample`
-    /// makes them so: 2-D files of any number of points, the same width).
+    /// Each `.npy` file or Zarr array (a directory) a sample, 1-D or 2-D (points × features). Of one
+    /// shape; or, with `subsample`, 2-D of any number of points and one width; or else of several
+    /// shapes of one rank ("ragged": the loader hands a batch out as a list of its samples).
     public static PyDataset files(List<String> paths, String dtype, double[] mean, double[] std, int subsample) throws Exception {
         if (paths.isEmpty()) {
-            throw new IllegalArgumentException("files() needs at least one .npy file");
+            throw new IllegalArgumentException("files() needs at least one .npy file or Zarr array");
         }
-        List<Path> files = new java.util.ArrayList<>();
-        List<dev.penstock.formats.npy.NpyHeader> headers = new java.util.ArrayList<>();
+        List<Stored> files = new java.util.ArrayList<>();
         long[] shape = null;
-        long fewest = Long.MAX_VALUE;
+        long[] stored = null;
+        boolean ragged = false;
         for (String p : paths) {
-            Path f = PyEncode.existing(p);
-            try (NpyFile npy = NpyFile.open(f)) {
-                long[] s = npy.shape();
-                if (s.length < 1 || s.length > 2 || (npy.dtype() != DType.F32 && npy.dtype() != DType.F64)) {
-                    throw new IllegalArgumentException(p + ": a sample is a 1-D or 2-D float32 or float64 array, got " + npy.dtype().label()
-                            + java.util.Arrays.toString(s));
+            Stored f = Stored.open(PyEncode.existing(p));
+            long[] s = f.shape();
+            if (s.length < 1 || s.length > 2 || (f.dtype() != DType.F32 && f.dtype() != DType.F64)) {
+                throw new IllegalArgumentException(p + ": a sample is a 1-D or 2-D float32 or float64 array, got " + f.dtype().label()
+                        + java.util.Arrays.toString(s));
+            }
+            if (shape == null) {
+                shape = s;
+                stored = s.clone();
+            } else if (s.length != shape.length || subsample > 0 && s.length == 2 && s[1] != shape[1]) {
+                throw new IllegalArgumentException(p + ": shape " + java.util.Arrays.toString(s) + ", but " + paths.getFirst()
+                        + " has " + java.util.Arrays.toString(shape) + (subsample > 0 ? " (a subsample takes points of one width)"
+                        : " (samples of several shapes need one rank)"));
+            } else if (!java.util.Arrays.equals(s, shape)) {
+                ragged = subsample == 0;
+                for (int d = 0; d < s.length; d++) {
+                    stored[d] = stored[d] == s[d] ? s[d] : subsample > 0 && d == 0 ? Math.min(stored[0], s[0]) : -1;
                 }
-                if (shape == null) {
-                    shape = s;
-                } else if (subsample > 0 ? s.length != shape.length || s[s.length - 1] != shape[shape.length - 1]
-                        : !java.util.Arrays.equals(s, shape)) {
-                    throw new IllegalArgumentException(p + ": shape " + java.util.Arrays.toString(s) + ", but " + paths.getFirst()
-                            + " has " + java.util.Arrays.toString(shape) + (subsample > 0 ? "" : " (subsample= makes point clouds of "
-                            + "any size one shape)"));
-                }
-                fewest = Math.min(fewest, s[0]);
-                headers.add(npy.header());
             }
             files.add(f);
         }
-        long[] stored = shape.clone();
-        stored[0] = fewest; // the subsample is checked against the smallest sample
-        return new PyDataset(paths.getFirst() + (paths.size() > 1 ? " …" : ""), null, List.copyOf(files), List.copyOf(headers), files.size(),
+        return new PyDataset(paths.getFirst() + (paths.size() > 1 ? " …" : ""), null, List.copyOf(files), ragged, files.size(),
                 stored, dtype, mean, std, subsample);
+    }
+
+    /// Whether the samples have several shapes (no subsample to make them one): `shape()` has
+    /// -1 on the axes that differ, and the loader collates a batch as a list.
+    public boolean ragged() {
+        return ragged;
     }
 
     @Override
@@ -158,27 +174,15 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                 Block values = Block.wrap(row, table.dtype(), row, width);
                 return fill(values, new long[] {width}, rng, w);
             }
-            // one positional read of the array's bytes (the header was read when the dataset was
-            // made): no mapping to make and unmap per sample, which would cost every thread a handshake
-            var header = headers.get((int) index);
+            Stored f = files.get((int) index);
             Scratch w = SCRATCH.get();
-            java.nio.ByteBuffer data = w.buffer(header.dataBytes());
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(files.get((int) index))) {
-                long at = header.dataOffset();
-                while (data.hasRemaining()) {
-                    int n = ch.read(data, at);
-                    if (n < 0) {
-                        throw new java.io.EOFException("the file ends at byte " + at + ", its header promised "
-                                + (header.dataOffset() + header.dataBytes()));
-                    }
-                    at += n;
-                }
-            }
+            java.nio.ByteBuffer data = w.buffer(f.bytes());
+            f.read(data);
             MemorySegment bytes = MemorySegment.ofBuffer(data.flip());
-            return fill(Block.wrap(bytes, header.dtype(), bytes, Block.elementCount(header.shape())), header.shape(), rng, w);
+            return fill(Block.wrap(bytes, f.dtype(), bytes, Block.elementCount(f.shape())), f.shape(), rng, w);
         } catch (Exception e) {
-            throw new IllegalArgumentException((table != null ? name + ": row " : files.get((int) index) + ": sample ") + index + ": "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException((table != null ? name + ": row " : files.get((int) index).path() + ": sample ") + index
+                    + ": " + e.getMessage(), e);
         }
     }
 
@@ -202,7 +206,9 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
             }
             pick = order;
         }
-        Block b = take(shape());
+        long[] outShape = shape.clone();
+        outShape[0] = rowsOut;
+        Block b = take(ragged ? outShape : shape());
         boolean f32 = values.dtype() == DType.F32;
         for (int r = 0; r < rowsOut; r++) {
             int src = pick == null ? r : pick[r];
@@ -281,6 +287,19 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private Block take(long[] shape) {
+        if (ragged) {
+            long n = Math.max(1, Block.elementCount(shape));
+            int k = 64 - Long.numberOfLeadingZeros(n - 1); // 2^k ≥ n
+            Block whole = freeBySize.computeIfAbsent(k, x -> new ConcurrentLinkedQueue<>()).poll();
+            if (whole == null) {
+                synchronized (arena) {
+                    whole = arena.allocate(dtype, 1L << k);
+                }
+            }
+            Block view = whole.slice(0, Block.elementCount(shape)).reshape(shape);
+            viewed.put(view.segment().address(), whole);
+            return view;
+        }
         Block b = free.poll();
         if (b != null) {
             return b;
@@ -297,6 +316,9 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
 
     @Override
     public long expectedHostBytes(long index) {
+        if (ragged) {
+            return Block.elementCount(files.get((int) index).shape()) * dtype.byteSize();
+        }
         return Block.elementCount(shape()) * dtype.byteSize();
     }
 
@@ -307,6 +329,12 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
 
     @Override
     public void releaseHost(Block host) {
+        if (ragged) {
+            Block whole = viewed.remove(host.segment().address());
+            int k = 63 - Long.numberOfLeadingZeros(whole.elementCount());
+            freeBySize.get(k).add(whole);
+            return;
+        }
         free.add(host);
     }
 
@@ -316,6 +344,149 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
             table.close();
         }
         arena.close();
+    }
+
+    /// One sample's stored array: an `.npy` file (its header read once; then one positional read
+    /// of its bytes per load — no mapping to make and unmap per sample, which would cost every
+    /// thread a handshake) or a Zarr array (its chunks decoded per load).
+    private sealed interface Stored {
+        Path path();
+
+        long[] shape();
+
+        DType dtype();
+
+        default long bytes() {
+            return Block.elementCount(shape()) * dtype().byteSize();
+        }
+
+        /// Reads the array's bytes (C order, native byte order) into `data` from its position.
+        void read(java.nio.ByteBuffer data) throws java.io.IOException;
+
+        static Stored open(Path p) throws java.io.IOException {
+            if (java.nio.file.Files.isDirectory(p)) {
+                return new ZarrStored(p, dev.penstock.formats.zarr.ZarrArray.open(p));
+            }
+            try (NpyFile npy = NpyFile.open(p)) {
+                return new NpyStored(p, npy.header());
+            }
+        }
+    }
+
+    private record NpyStored(Path path, dev.penstock.formats.npy.NpyHeader header) implements Stored {
+        public long[] shape() {
+            return header.shape();
+        }
+
+        public DType dtype() {
+            return header.dtype();
+        }
+
+        public void read(java.nio.ByteBuffer data) throws java.io.IOException {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path)) {
+                long at = header.dataOffset();
+                while (data.hasRemaining()) {
+                    int n = ch.read(data, at);
+                    if (n < 0) {
+                        throw new java.io.EOFException("the file ends at byte " + at + ", its header promised "
+                                + (header.dataOffset() + header.dataBytes()));
+                    }
+                    at += n;
+                }
+            }
+        }
+    }
+
+    private record ZarrStored(Path path, dev.penstock.formats.zarr.ZarrArray array) implements Stored {
+        public long[] shape() {
+            return array.shape();
+        }
+
+        public DType dtype() {
+            return array.dtype();
+        }
+
+        public void read(java.nio.ByteBuffer data) throws java.io.IOException {
+            array.read(MemorySegment.ofBuffer(data));
+            data.position(data.limit());
+        }
+    }
+
+    /// A Parquet table's rows by index: read in place where its pages allow (uncompressed PLAIN),
+    /// else decoded once, whole, into memory (float64) when the dataset is made.
+    private static final class ParquetTable implements FeatureRows {
+        private final dev.penstock.formats.parquet.ParquetRows rows;
+        private final MemorySegment decoded; // null: read in place
+        private final java.lang.foreign.Arena memory;
+
+        private ParquetTable(dev.penstock.formats.parquet.ParquetRows rows, MemorySegment decoded, java.lang.foreign.Arena memory) {
+            this.rows = rows;
+            this.decoded = decoded;
+            this.memory = memory;
+        }
+
+        static ParquetTable open(Path file, List<String> columns) throws java.io.IOException {
+            var rows = dev.penstock.formats.parquet.ParquetRows.open(file, columns);
+            if (rows.readsInPlace()) {
+                return new ParquetTable(rows, null, null);
+            }
+            java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared();
+            try {
+                long rowBytes = (long) rows.rowLength() * Double.BYTES;
+                MemorySegment all = memory.allocate(Math.max(1, rows.rows() * rowBytes), 8);
+                long at = 0;
+                for (int k; (k = rows.next(all.asSlice(at * rowBytes), 4096)) > 0; ) {
+                    at += k;
+                }
+                if (at != rows.rows()) {
+                    throw new dev.penstock.io.BadInputException(file, file + ": row " + at + ": the data ends before the "
+                            + rows.rows() + " rows its metadata announces");
+                }
+                return new ParquetTable(rows, all, memory);
+            } catch (RuntimeException e) {
+                memory.close();
+                rows.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public long rows() {
+            return rows.rows();
+        }
+
+        @Override
+        public int rowLength() {
+            return rows.rowLength();
+        }
+
+        @Override
+        public DType dtype() {
+            return DType.F64;
+        }
+
+        @Override
+        public void read(long first, int count, MemorySegment dst) {
+            if (decoded == null) {
+                rows.read(first, count, dst);
+                return;
+            }
+            long rowBytes = (long) rows.rowLength() * Double.BYTES;
+            MemorySegment.copy(decoded, first * rowBytes, dst, 0, count * rowBytes);
+        }
+
+        @Override
+        public void close() {
+            try {
+                rows.close();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } finally {
+                if (memory != null) {
+                    memory.close();
+                }
+            }
+        }
     }
 
     /// A `.npy` `[rows, values]` table read by index from its mapping.

@@ -14,9 +14,10 @@ import java.util.Iterator;
 /// preparation stream), each batch's memory handed to Python as a view — valid until the next
 /// batch is asked for, when the loader recycles it.
 public final class PyLoader implements AutoCloseable {
-    private final DataLoader<Block, Block, Block> loader;
-    private Iterator<Batch<Block>> epoch;
+    private final DataLoader<Block, Block, Packed> loader;
+    private Iterator<Batch<Packed>> epoch;
     private long[] shape = new long[0];
+    private long[][] shapes;
     private String dtype = "float32";
 
     /// A loader of `batchSize` samples of `dataset`, in a shuffled order (`shuffle`; a function
@@ -29,7 +30,36 @@ public final class PyLoader implements AutoCloseable {
         }
         this.loader = DataLoader.builder(dataset).batchSize(batchSize).dropLast(dropLast).workers(workers).virtualThreads(true)
                 .prefetchDepth(Math.max(batchSize * prefetch, workers)).sampler(shuffle ? "shuffled" : "sequential").seed(seed)
-                .collate(Collate.stack()).build();
+                .collate(dataset.ragged() ? PyLoader::pack : stack()).build();
+    }
+
+    /// A batch: one block, and for samples of several shapes each one's shape (their values one
+    /// after another in the block); null when the block is the samples stacked.
+    record Packed(Block data, long[][] shapes) {
+    }
+
+    private static Collate<Block, Packed> stack() {
+        Collate<Block, Block> stack = Collate.stack();
+        return (samples, ctx) -> new Packed(stack.collate(samples, ctx), null);
+    }
+
+    /// Samples of several shapes, one after another in one 1-D block (the device's copies, as
+    /// `Collate.stack` makes them).
+    private static Packed pack(java.util.List<Block> samples, dev.penstock.data.PrepContext ctx) {
+        long total = 0;
+        long[][] shapes = new long[samples.size()][];
+        for (int i = 0; i < shapes.length; i++) {
+            shapes[i] = samples.get(i).shape();
+            total += samples.get(i).elementCount();
+        }
+        Block out = ctx.arena().allocate(samples.getFirst().dtype(), Math.max(1, total));
+        long at = 0;
+        for (Block s : samples) {
+            long n = s.elementCount();
+            ctx.stream().copy(s.reshape(n), out.slice(at, at + n));
+            at += n;
+        }
+        return new Packed(out, shapes);
     }
 
     /// Batches an epoch holds.
@@ -49,10 +79,11 @@ public final class PyLoader implements AutoCloseable {
             epoch = null;
             return null;
         }
-        Batch<Block> b = epoch.next();
+        Batch<Packed> b = epoch.next();
         b.ready().await();
-        Block data = b.data();
+        Block data = b.data().data();
         shape = data.shape();
+        shapes = b.data().shapes();
         dtype = data.dtype() == dev.penstock.memory.DType.F64 ? "float64" : "float32";
         return data.segment().asSlice(0, data.byteSize()).asByteBuffer().order(ByteOrder.nativeOrder());
     }
@@ -60,6 +91,12 @@ public final class PyLoader implements AutoCloseable {
     /// The shape of the batch `next()` returned last.
     public long[] shape() {
         return shape.clone();
+    }
+
+    /// For samples of several shapes, each sample's shape in the batch `next()` returned last (its
+    /// values one after another); null when that batch is the samples stacked (`shape()`).
+    public long[][] sampleShapes() {
+        return shapes == null ? null : shapes.clone();
     }
 
     /// The element type of the batch `next()` returned last: `float32` or `float64`.
