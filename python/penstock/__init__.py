@@ -12,8 +12,9 @@ from . import _jvm
 from .errors import EncodingError, InputError, InputNotFoundError, PenstockError, debug
 from .data import DataLoader, LoaderError
 from . import data
+from ._dlpack import DeviceStates
 
-__all__ = ["encode", "encode_batches", "DataLoader", "LoaderError", "data", "start", "debug", "PenstockError", "InputError", "EncodingError", "InputNotFoundError"]
+__all__ = ["encode", "encode_batches", "DeviceStates", "DataLoader", "LoaderError", "data", "start", "debug", "PenstockError", "InputError", "EncodingError", "InputNotFoundError"]
 
 _jvm.jars(_jvm.home())  # the jars ./penstock builds: missing, the ImportError names the command that builds them
 
@@ -82,7 +83,7 @@ def _names(columns):
 
 
 def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="fail", return_rows=False,
-           columns=None, dataset=None, out=None, rows_per_chunk=1024, io_threads=4):
+           columns=None, dataset=None, out=None, rows_per_chunk=1024, io_threads=4, device="cpu"):
     """Encodes rows into quantum state vectors, as ``penstock encode`` does (the same states, bit
     for bit: docs/definitions.md has the encodings' exact definitions).
 
@@ -100,11 +101,18 @@ def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="f
     ``on_bad_row="fail"`` raises ``EncodingError`` (a ``ValueError``) naming the first bad row and
     the rule; ``"skip"`` leaves bad rows out. With ``return_rows=True`` the result is
     ``(states, rows)``: the input row of each state (int64).
+
+    ``device="cuda"`` (or ``"cuda:N"``; array inputs) encodes on that GPU and leaves the states in
+    its memory: the result is a ``DeviceStates``, which ``torch.from_dlpack`` takes without a copy
+    (a DLPack tensor of device type CUDA). The GPU kernels make complex64 states from float32 rows,
+    and complex64 or complex128 from float64 rows.
     """
     states_type = _check(encoding, qubits, dtype, on_bad_row)
     from dev.penstock.python import PyEncode
 
     where, path, a = _input(x)
+    if device != "cpu":
+        return _on_device(where, path, a, encoding, qubits, states_type, on_bad_row, return_rows, out, device)
     if path is not None:
         if out is not None:
             raise InputError("out= is for array inputs (a file's rows are counted as it is read)")
@@ -125,6 +133,27 @@ def encode(x, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="f
                                                            states_type, on_bad_row, out.ctypes.data, kept.ctypes.data)))
     states = out[:written]
     return (states, kept[:written]) if return_rows else states
+
+
+def _on_device(where, path, a, encoding, qubits, states_type, on_bad_row, return_rows, out, device):
+    import re
+    if not isinstance(device, str) or not re.fullmatch(r"cuda(:\d+)?", device):
+        raise InputError("device must be 'cpu', 'cuda' or 'cuda:N', got %r" % (device,))
+    if path is not None or out is not None:
+        raise InputError("device=%r takes an array x and no out= (read a file's rows with numpy or penstock.data first)" % device)
+    from dev.penstock.python import PyEncode
+    from ._dlpack import DeviceStates
+    kept = np.empty(a.shape[0], dtype=np.int64)
+    try:
+        resident = _java_call(where, lambda: PyEncode.onDevice(a.ctypes.data, a.shape[0], a.shape[1], a.dtype.name, encoding,
+                                                               int(qubits), states_type, on_bad_row, device, kept.ctypes.data))
+    except InputError as e:  # the command line's option name is not the function's
+        message = str(e)
+        if "option '--device': " in message:
+            raise type(e)("device: " + message.split("option '--device': ", 1)[1]) from None
+        raise
+    states = DeviceStates(resident, kept[:int(resident.count())])
+    return (states, states.rows) if return_rows else states
 
 
 def encode_batches(x, batch_size=1024, encoding="amplitude", qubits=10, dtype="complex128", on_bad_row="fail",

@@ -147,6 +147,56 @@ public final class PyEncode {
         return at;
     }
 
+    /// The GPUs `onDevice` has opened, by option (`cuda`, `cuda:N`): one context each for the
+    /// process's life.
+    private static final java.util.Map<String, dev.penstock.cuda.EncodeDevice> DEVICES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /// As `array`, with the states encoded on GPU `device` (`cuda` or `cuda:N`) and left in its
+    /// memory: the rows are checked here (each encoding's rules, as every path checks them) and
+    /// the good ones copied to the GPU and encoded there. The input row of each state goes to
+    /// `kept` (int64, `count` of room). Close the result to free the states.
+    ///
+    /// @throws EncodingException the first bad row, under `fail`
+    public static dev.penstock.cuda.EncodeDevice.Resident onDevice(long address, long count, int width, String dtype, String encoding,
+                                                                    int qubits, String states, String onBadRow, String device,
+                                                                    long kept) throws Exception {
+        Block in = rows(address, count, width, dtype);
+        Job job = job(RowSources.of(in), () -> { }, encoding, qubits, states, onBadRow, 1024, 1);
+        EncodePipeline.Config c = job.config();
+        String option = dev.penstock.cuda.EncodeDevice.checked(device);
+        if (!option.startsWith("cuda")) {
+            throw new IllegalArgumentException("device must be 'cpu', 'cuda' or 'cuda:N', got '" + device + "'");
+        }
+        MemorySegment keptRows = MemorySegment.ofAddress(kept).reinterpret(count * 8);
+        double[] row = new double[width];
+        long good = 0;
+        for (long r = 0; r < count; r++) {
+            for (int i = 0; i < width; i++) {
+                row[i] = in.dtype() == DType.F32 ? in.getFloat(r * width + i) : in.getDouble(r * width + i);
+            }
+            String broken = c.encoding().brokenRule(c.qubits(), row, width);
+            if (broken != null) {
+                if (c.policy() == dev.penstock.quantum.BadRowPolicy.FAIL) {
+                    throw new EncodingException(r, broken);
+                }
+                continue;
+            }
+            keptRows.setAtIndex(ValueLayout.JAVA_LONG, good++, r);
+        }
+        dev.penstock.cuda.EncodeDevice gpu = DEVICES.computeIfAbsent(option, dev.penstock.cuda.EncodeDevice::open);
+        if (good == count) {
+            return gpu.encodeResident(in, c.encoding(), c.qubits(), c.output());
+        }
+        try (Arena compact = Arena.ofConfined()) { // the good rows together: the device reads them in one copy
+            long rowBytes = (long) width * in.dtype().byteSize();
+            MemorySegment rows = compact.allocate(Math.max(1, good * rowBytes), 8);
+            for (long k = 0; k < good; k++) {
+                MemorySegment.copy(in.segment(), keptRows.getAtIndex(ValueLayout.JAVA_LONG, k) * rowBytes, rows, k * rowBytes, rowBytes);
+            }
+            return gpu.encodeResident(Block.wrap(rows, in.dtype(), rows, good, width), c.encoding(), c.qubits(), c.output());
+        }
+    }
+
     /// The fewest rows worth a part of their own (a hand-off to a pool thread costs microseconds).
     private static final long MIN_ROWS_A_PART = 64;
     /// Daemon threads for `array`'s parts (never keeping the interpreter from exiting).

@@ -1,7 +1,10 @@
 package dev.penstock.cuda;
 
 import dev.penstock.device.CpuDevice;
+import dev.penstock.memory.Block;
+import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
+import java.lang.foreign.MemorySegment;
 import dev.penstock.memory.StagingPool;
 import dev.penstock.observe.Timeline;
 import dev.penstock.quantum.DeviceEncodePipeline;
@@ -101,6 +104,124 @@ public final class EncodeDevice implements AutoCloseable {
         int qubits = cfg.qubits();
         return DeviceEncodePipeline.run(cuda, (compute, rows, count, states) -> kernels.encode((CudaStream) compute, encoding, rows,
                 (int) rows.shape(1), qubits, states, count), pinned, source, sink, cfg, timeline);
+    }
+
+    private CudaStream residentStream; // the stream of encodeResident and Resident.copyTo
+
+    /// States encoded into this GPU's memory and left there (the Python package's
+    /// `device="cuda"`, handed on as DLPack): `rows` — native host memory, `[count, width]`
+    /// float32 or float64 rows already checked (`Encoding.brokenRule`) — copied to the device and
+    /// encoded there into `[count, 2^qubits]` states of `out`; the device's copy of the rows freed.
+    /// Returns when the states are complete. Close the result to free them.
+    public synchronized Resident encodeResident(Block rows, dev.penstock.quantum.Encoding encoding, int qubits, DType out) {
+        if (cuda == null) {
+            throw new IllegalStateException("encodeResident needs a CUDA device, this is " + note);
+        }
+        if (rows.dtype() == DType.F32 && out == DType.C128) {
+            throw new IllegalArgumentException("the CUDA kernels encode float32 rows into complex64 states only; use dtype complex64 "
+                    + "or float64 rows");
+        }
+        int count = (int) rows.shape(0);
+        int width = (int) rows.shape(1);
+        if (residentStream == null) {
+            residentStream = (CudaStream) cuda.newStream("resident encode");
+        }
+        BlockArena states = cuda.newArena("resident states");
+        try (BlockArena input = cuda.newArena("resident rows")) {
+            Block onDevice = input.allocate(rows.dtype(), Math.max(1, count), width);
+            Block result = states.allocate(out, Math.max(1, count), 1L << qubits);
+            if (count > 0) {
+                residentStream.copy(rows, onDevice.slice(0, count));
+                kernels.encode(residentStream, encoding.label(), onDevice, width, qubits, result, count);
+            }
+            residentStream.synchronize();
+            return new Resident(result.segment().address(), count, 1 << qubits, out, cuda.ordinal(), states, this);
+        } catch (RuntimeException e) {
+            states.close();
+            throw e;
+        }
+    }
+
+    /// States in a GPU's memory: `count` rows of `stateSize` amplitudes of `dtype`, row-major at
+    /// device address `address` on GPU `ordinal`; `close` frees them (once; later calls do nothing).
+    public static final class Resident implements AutoCloseable {
+        private final long address;
+        private final long count;
+        private final int stateSize;
+        private final DType dtype;
+        private final int ordinal;
+        private final BlockArena memory;
+        private final EncodeDevice device;
+        private boolean closed;
+
+        Resident(long address, long count, int stateSize, DType dtype, int ordinal, BlockArena memory, EncodeDevice device) {
+            this.address = address;
+            this.count = count;
+            this.stateSize = stateSize;
+            this.dtype = dtype;
+            this.ordinal = ordinal;
+            this.memory = memory;
+            this.device = device;
+        }
+
+        public long address() {
+            return address;
+        }
+
+        public long count() {
+            return count;
+        }
+
+        public int stateSize() {
+            return stateSize;
+        }
+
+        /// `complex64` or `complex128`.
+        public String dtype() {
+            return dtype == DType.C64 ? "complex64" : "complex128";
+        }
+
+        public int ordinal() {
+            return ordinal;
+        }
+
+        /// Bytes the states take.
+        public long byteSize() {
+            return count * stateSize * dtype.byteSize();
+        }
+
+        /// Copies the states into native host memory `host` (at least `byteSize()` bytes),
+        /// returning when done.
+        public void copyTo(long host) {
+            synchronized (device) {
+                if (closed) {
+                    throw new IllegalStateException("the states were freed");
+                }
+                if (count == 0) {
+                    return;
+                }
+                MemorySegment dst = MemorySegment.ofAddress(host).reinterpret(byteSize());
+                Block from = Block.wrap(MemorySegment.ofAddress(address).reinterpret(byteSize()), dtype, memory, count, stateSize);
+                device.residentStream.copy(from, Block.wrap(dst, dtype, dst, count, stateSize));
+                device.residentStream.synchronize();
+            }
+        }
+
+        public boolean isClosed() {
+            synchronized (device) {
+                return closed;
+            }
+        }
+
+        @Override
+        public void close() {
+            synchronized (device) {
+                if (!closed) {
+                    closed = true;
+                    memory.close();
+                }
+            }
+        }
     }
 
     @Override

@@ -26,6 +26,13 @@ public enum Encoding {
         this.label = label;
     }
 
+    /// The rule `row` (its first `len` values) breaks for this encoding at `qubits` qubits, in
+    /// words; null for a good row. What every path checks before encoding a row (for a device
+    /// whose kernels do not check, the host checks with this).
+    public String brokenRule(int qubits, double[] row, int len) {
+        return Rules.check(this, qubits, row, len);
+    }
+
     /// The name used in options: `amplitude`, `iqp-z`, …
     public String label() {
         return label;
