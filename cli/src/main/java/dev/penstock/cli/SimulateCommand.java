@@ -6,7 +6,7 @@ import dev.penstock.atoms.io.ExtXyzSink;
 import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
-import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.flink.FlinkRunner;
 import dev.penstock.formats.zarr.ZarrFormat;
@@ -14,7 +14,6 @@ import dev.penstock.io.BadInputException;
 import dev.penstock.io.OutputException;
 import dev.penstock.io.OutputSet;
 import dev.penstock.io.PendingOutput;
-import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
 import dev.penstock.stage.Hook;
 import dev.penstock.stage.Pipeline;
@@ -351,8 +350,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         try (SimulateDevice closeDevice = dev; Pipeline<AtomicSystem> p = built;
              MetricsServer metrics = metricsPort == null ? null : MetricsServer.start(metricsPort)) {
             long edges = maxEdges == null ? Long.MAX_VALUE : maxEdges;
-            p.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, edges))
-                    .samples(systems).refillEvery(refillEvery).mode(m).debug(debug).hook(history);
+            DeviceStages.batched(p, model.get(), systems, maxSystems, maxAtoms, edges, refillEvery).mode(m).debug(debug).hook(history);
             if (metrics != null) {
                 p.hook(PenstockMetrics.pipeline(metrics.registry(), "simulate", p));
                 PenstockMetrics.staging(metrics.registry(), "simulate");

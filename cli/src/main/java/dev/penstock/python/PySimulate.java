@@ -5,11 +5,9 @@ import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
-import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
 import dev.penstock.device.CpuDevice;
-import dev.penstock.stage.Capacity;
 import dev.penstock.stage.Event;
 import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Sink;
@@ -122,8 +120,7 @@ public final class PySimulate {
         systems.forEach(History::fresh);
         try (CpuDevice device = new CpuDevice();
              Pipeline<AtomicSystem> run = DeviceStages.pipeline(stages, model, device, d -> new CpuRelaxKernels(threads), maxStep, seed)) {
-            run.sizer(Systems.withListRadius(model.get().cutoff())).batchCapacity(Capacity.of(maxSystems, maxAtoms, Long.MAX_VALUE))
-                    .samples(systems).refillEvery(refillEvery).hook(History.hook(stage -> { }));
+            DeviceStages.batched(run, model.get(), systems, maxSystems, maxAtoms, Long.MAX_VALUE, refillEvery).hook(History.hook(stage -> { }));
             if (quarantined != null) {
                 run.hook(new dev.penstock.stage.Hook<>() {
                     @Override

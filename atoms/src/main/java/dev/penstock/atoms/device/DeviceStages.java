@@ -148,6 +148,16 @@ public final class DeviceStages {
         return p;
     }
 
+    /// `p` fed `systems` in batches as `penstock simulate` feeds them (and the Python package's
+    /// `simulate`): each system sized by its neighbour list at `model`'s cutoff, a batch at most
+    /// `maxSystems` systems, `maxAtoms` atoms and `maxEdges` pairs, refilled every `refillEvery`
+    /// steps. Returns `p`.
+    public static Pipeline<AtomicSystem> batched(Pipeline<AtomicSystem> p, Model model, List<AtomicSystem> systems, long maxSystems,
+                                                 long maxAtoms, long maxEdges, int refillEvery) {
+        return p.sizer(dev.penstock.atoms.stage.Systems.withListRadius(model.cutoff()))
+                .batchCapacity(dev.penstock.stage.Capacity.of(maxSystems, maxAtoms, maxEdges)).samples(systems).refillEvery(refillEvery);
+    }
+
     /// The stage of `text`, one chained stage in `simulate --pipeline`'s syntax (`"fire(fmax=0.005) +
     /// langevin(T=40, dt=5, steps=2000)"`: calls joined by `+`, no `|`), as the `stage` above; a
     /// text that is not one stage is refused, naming it.
