@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
-targets=(formats:NpyHeaderFuzzTest formats:ParquetRowsFuzzTest formats:ArrowRowsFuzzTest atoms:ExtXyzFuzzTest atoms:LammpsDataFuzzTest
+targets=(formats:NpyHeaderFuzzTest formats:ParquetRowsFuzzTest formats:ArrowRowsFuzzTest formats:ZarrArrayFuzzTest atoms:ExtXyzFuzzTest atoms:LammpsDataFuzzTest
          atoms:PipelineSpecFuzzTest)
 [ $# -gt 0 ] && targets=("$@")
 tree="$root/target/fuzz-tree"

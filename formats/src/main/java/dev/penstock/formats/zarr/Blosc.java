@@ -20,7 +20,9 @@ final class Blosc {
     private Blosc() {
     }
 
-    static byte[] decompress(byte[] in) throws IOException {
+    /// The bytes of frame `in`, which must hold `expected` bytes (a chunk's size: checked before
+    /// anything is allocated).
+    static byte[] decompress(byte[] in, int expected) throws IOException {
         if (in.length < HEADER) {
             throw new IOException("a Blosc frame of " + in.length + " bytes is shorter than its 16-byte header");
         }
@@ -30,7 +32,10 @@ final class Blosc {
         int nbytes = b.getInt(4);
         int blocksize = b.getInt(8);
         int cbytes = b.getInt(12);
-        if (nbytes < 0 || blocksize <= 0 && nbytes > 0 || cbytes > in.length) {
+        if (nbytes != expected) {
+            throw new IOException("a Blosc frame of " + nbytes + " bytes where the chunk holds " + expected);
+        }
+        if (blocksize <= 0 && nbytes > 0 || blocksize > Math.max(nbytes, 1) || cbytes > in.length || (in[2] & 0x2) != 0 && HEADER + (long) nbytes > in.length) {
             throw new IOException("a Blosc header that does not add up (" + nbytes + " bytes, blocks of " + blocksize + ", " + cbytes
                     + " compressed, " + in.length + " stored)");
         }
@@ -56,7 +61,10 @@ final class Blosc {
         }
         boolean shuffled = (flags & 0x1) != 0 && typesize > 1;
         boolean dontSplit = (flags & 0x10) != 0;
-        int blocks = nbytes / blocksize + (nbytes % blocksize > 0 ? 1 : 0);
+        int blocks = nbytes == 0 ? 0 : nbytes / blocksize + (nbytes % blocksize > 0 ? 1 : 0);
+        if (HEADER + 4L * blocks > in.length) {
+            throw new IOException("a Blosc frame of " + in.length + " bytes cannot hold the offsets of its " + blocks + " blocks");
+        }
         byte[] tmp = new byte[blocksize];
         for (int k = 0; k < blocks; k++) {
             boolean leftover = k == blocks - 1 && nbytes % blocksize > 0;

@@ -413,17 +413,20 @@ public final class ZarrArray {
                 case ZLIB -> inflate(in, size);
                 case GZIP -> {
                     try (var z = new java.util.zip.GZIPInputStream(new ByteArrayInputStream(in))) {
-                        yield z.readAllBytes();
+                        yield z.readNBytes(size + 1); // one more than a chunk: a longer stream is refused, never read whole
                     }
                 }
                 case ZSTD -> com.github.luben.zstd.Zstd.decompress(in, size);
                 case LZ4 -> { // numcodecs: the decompressed size (int32, little-endian), then an LZ4 block
                     int n = java.nio.ByteBuffer.wrap(in, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+                    if (n != size) {
+                        throw new IOException("an LZ4 frame of " + n + " bytes where the chunk holds " + size);
+                    }
                     byte[] out = new byte[n];
                     net.jpountz.lz4.LZ4Factory.fastestJavaInstance().safeDecompressor().decompress(in, 4, in.length - 4, out, 0);
                     yield out;
                 }
-                case BLOSC -> Blosc.decompress(in);
+                case BLOSC -> Blosc.decompress(in, size);
             };
         }
 
