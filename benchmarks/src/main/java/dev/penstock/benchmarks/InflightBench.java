@@ -390,7 +390,8 @@ public final class InflightBench {
                 for (int i = 0; i < b; i++) {
                     if (!done[i]) {
                         previous[i] = batch.get(i).energy();
-                        fire[i].step(batch.get(i));
+                        AtomicSystem x = batch.get(i);
+                        fire[i].step(x.forces(), x.velocities(), x.positions(), x.masses(), 3 * x.atoms());
                         taken[i]++;
                     }
                 }

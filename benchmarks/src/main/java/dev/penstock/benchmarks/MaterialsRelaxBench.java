@@ -2,10 +2,10 @@ package dev.penstock.benchmarks;
 
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.LammpsLog;
-import dev.penstock.atoms.optimize.Convergence;
-import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.atoms.potential.Eam;
+import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import java.io.BufferedReader;
 import java.io.PrintStream;
@@ -21,8 +21,9 @@ import java.util.Map;
 
 /// `bench relax --potential eam` : the README's 16 copper
 /// nanoparticles (`examples/copper-nanoparticles.xyz`, 7–309 atoms) relaxed to fmax 0.01 eV/Å under
-/// `Cu_u3.eam`, by LAMMPS's `minimize` with `min_style fire` and by Penstock's FIRE 2.0 (`Fire2`)
-/// and ASE-exact FIRE (`Fire`), from the same positions, in the same run.
+/// `Cu_u3.eam`, by LAMMPS's `minimize` with `min_style fire` and by Penstock's FIRE 2.0 (`fire2`)
+/// and ASE-exact FIRE (`fire`), from the same positions, in the same run — Penstock's through the
+/// path `penstock simulate` runs (device stages on the CPU device, the particles batched).
 ///
 /// LAMMPS's FIRE is FIRE 2.0 (Guénolé et al. 2020, LAMMPS's default since 2020): mass-weighted,
 /// semi-implicit Euler, half a step back on an uphill step, and Penstock's `Fire2` takes the same
@@ -69,11 +70,13 @@ public final class MaterialsRelaxBench {
         try (BufferedReader in = Files.newBufferedReader(particles)) {
             starts = ExtXyz.read(in, particles);
         }
-        Eam eam = Eam.read(POTENTIALS.resolve(FILE));
-        double mass = eam.mass("Cu"); // the file's mass, as LAMMPS takes it
+        double mass;
+        try (Eam eam = Eam.read(POTENTIALS.resolve(FILE))) {
+            mass = eam.mass("Cu"); // the file's mass, as LAMMPS takes it
+        }
         for (int k = 0; k < WARMUPS; k++) {
-            relaxAll(starts, eam, mass, true, new long[1], new double[1]);
-            relaxAll(starts, eam, mass, false, new long[1], new double[1]);
+            relaxAll(starts, mass, true, new long[1], new double[1]);
+            relaxAll(starts, mass, false, new long[1], new double[1]);
         }
         long[] fire2Steps = new long[1];
         long[] fireSteps = new long[1];
@@ -82,17 +85,17 @@ public final class MaterialsRelaxBench {
         double[] lammpsRounds = new double[ROUNDS];
         double[] optRounds = new double[ROUNDS];
         long[] optSteps = new long[ROUNDS];
-        List<Fire.Result> fire2 = null;
-        List<Fire.Result> fire = null;
+        List<AtomicSystem> fire2 = null;
+        List<AtomicSystem> fire = null;
         double[][] lammps = new double[starts.size()][]; // iterations, final energy, loop seconds
         for (int round = 0; round < ROUNDS; round++) { // interleaved: the machine's drift hits every side alike
             fire2Steps[0] = 0;
             fireSteps[0] = 0;
             double[] seconds = new double[1];
-            fire2 = relaxAll(starts, eam, mass, true, fire2Steps, seconds);
+            fire2 = relaxAll(starts, mass, true, fire2Steps, seconds);
             fire2Rounds[round] = seconds[0];
             seconds[0] = 0;
-            fire = relaxAll(starts, eam, mass, false, fireSteps, seconds);
+            fire = relaxAll(starts, mass, false, fireSteps, seconds);
             fireRounds[round] = seconds[0];
             for (int k = 0; k < starts.size(); k++) {
                 lammps[k] = lammps(k, starts.get(k), false);
@@ -121,11 +124,11 @@ public final class MaterialsRelaxBench {
             maxDiff2 = Math.max(maxDiff2, d2);
             maxDiff = Math.max(maxDiff, d);
             out.printf(Locale.ROOT, "particle %2d (%3d atoms): LAMMPS fire %4d steps E %.6f · Fire2 %4d steps ΔE/atom %.1e · FIRE (ASE) %4d "
-                    + "steps ΔE/atom %.1e%n", k, s.atoms(), (long) lammps[k][0], lammps[k][1], fire2.get(k).steps(), d2, fire.get(k).steps(),
+                    + "steps ΔE/atom %.1e%n", k, s.atoms(), (long) lammps[k][0], lammps[k][1], steps(fire2.get(k)), d2, steps(fire.get(k)),
                     d);
             m.put("lammps_steps_p" + k, Long.toString((long) lammps[k][0]));
-            m.put("fire2_steps_p" + k, Integer.toString(fire2.get(k).steps()));
-            m.put("fire_steps_p" + k, Integer.toString(fire.get(k).steps()));
+            m.put("fire2_steps_p" + k, Integer.toString(steps(fire2.get(k))));
+            m.put("fire_steps_p" + k, Integer.toString(steps(fire.get(k))));
         }
         double lammpsPerStep = lammpsSeconds / (optBest ? optSteps[0] : lammpsSteps);
         double minePerStep = fire2Seconds / fire2Steps[0];
@@ -153,24 +156,37 @@ public final class MaterialsRelaxBench {
         return m;
     }
 
-    /// Every particle relaxed from its start (a copy, masses the file's); the steps and seconds
-    /// summed into `steps[0]` and `seconds[0]`.
-    private static List<Fire.Result> relaxAll(List<AtomicSystem> starts, Eam eam, double mass, boolean fire2, long[] steps,
-                                              double[] seconds) {
-        List<Fire.Result> results = new ArrayList<>();
+    /// Every particle relaxed from its start (a copy, masses the file's) through the path `penstock
+    /// simulate` runs — `fire2(…)` or `fire(…)` as a device stage on the CPU device, the particles
+    /// batched as the command batches them (`DeviceStages.runLocal`) — in input order; the steps
+    /// and seconds summed into `steps[0]` and `seconds[0]`.
+    private static List<AtomicSystem> relaxAll(List<AtomicSystem> starts, double mass, boolean fire2, long[] steps, double[] seconds)
+            throws Exception {
+        List<AtomicSystem> systems = new ArrayList<>();
         for (AtomicSystem start : starts) {
             double[] masses = new double[start.atoms()];
             Arrays.fill(masses, mass);
-            AtomicSystem s = new AtomicSystem(start.id(), start.positions().clone(), masses, start.numbers().clone(), start.cell());
-            eam.forget(s.id());
-            long t0 = System.nanoTime();
-            Fire.Result r = fire2 ? new Fire2().relax(s, eam, Convergence.of(FMAX, MAX_STEPS)) : new Fire().relax(s, eam, FMAX, MAX_STEPS);
-            seconds[0] += (System.nanoTime() - t0) / 1e9;
-            steps[0] += r.steps();
-            eam.forget(s.id());
-            results.add(r);
+            systems.add(new AtomicSystem(start.id(), start.positions().clone(), masses, start.numbers().clone(), start.cell()));
         }
-        return results;
+        var stages = PipelineSpec.parse(String.format(Locale.ROOT, "%s(fmax=%s, steps=%d)", fire2 ? "fire2" : "fire", FMAX, MAX_STEPS));
+        var model = PipelineSpec.potential("eam(file=" + POTENTIALS.resolve(FILE) + ")");
+        var sink = dev.penstock.stage.MemorySink.<AtomicSystem>unbounded("relaxed");
+        long t0 = System.nanoTime();
+        DeviceStages.runLocal(systems, stages, model, 1, 0, 1.0, 256, 4096, 10, sink);
+        List<AtomicSystem> done = sink.samples();
+        seconds[0] += (System.nanoTime() - t0) / 1e9;
+        List<AtomicSystem> ordered = new ArrayList<>();
+        for (AtomicSystem start : starts) {
+            AtomicSystem r = done.stream().filter(x -> x.id() == start.id()).findFirst().orElseThrow();
+            steps[0] += steps(r);
+            ordered.add(r);
+        }
+        return ordered;
+    }
+
+    /// The steps a relaxed system took (its `stages` history: one sub-stage).
+    static int steps(AtomicSystem s) {
+        return Integer.parseInt(s.info().get("stages").replaceAll(".*:", ""));
     }
 
     /// LAMMPS's `minimize` of particle `k` from `s`: {iterations, final energy, loop seconds}.

@@ -1,8 +1,8 @@
 package dev.penstock.benchmarks;
 
+import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.io.ExtXyz;
-import dev.penstock.atoms.optimize.Fire;
-import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Clusters;
 import java.io.PrintStream;
@@ -16,8 +16,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /// The `relax` workload (docs/workloads.md): FIRE in ASE-exact mode on perturbed LJ clusters (13, 38
-/// and 55 atoms, fixed-seed uniform ±0.05σ noise) to fmax 1e-4 and 0.05; with the peer, ASE's
-/// FIRE from the same start, for step-count and energy agreement and the per-step speed ratio.
+/// and 55 atoms, fixed-seed uniform ±0.05σ noise) to fmax 1e-4 and 0.05, each cluster alone
+/// through the path `penstock simulate` runs — `fire(fmax=…, steps=100000)` as a device stage on
+/// the CPU device (`DeviceStages.runLocal`), from the systems in memory (the command's XYZ reading
+/// and writing left out: the per-step figure is the engine's); with the peer, ASE's FIRE from the
+/// same start, for step-count and energy agreement and the per-step speed ratio.
 ///
 /// Run: `./penstock bench relax [--peer]`.
 public final class RelaxBench {
@@ -68,31 +71,39 @@ public final class RelaxBench {
         for (int n : SIZES) {
             for (double fmax : FMAX) {
                 String tag = String.format(Locale.ROOT, "lj%d_fmax%s", n, fmt(fmax));
-                Fire.Result res = null;
+                AtomicSystem res = null;
+                int steps = 0;
                 long best = Long.MAX_VALUE;
+                var stages = PipelineSpec.parse(String.format(Locale.ROOT, "fire(fmax=%s, steps=100000)", fmt(fmax)));
+                var model = PipelineSpec.potential("lj(epsilon=1, sigma=1, cutoff=100)"); // ASE's LennardJones(rc=100): shifted
                 for (int rep = 0; rep < 20; rep++) { // the first repetitions warm the JIT up
-                    AtomicSystem s = cluster(n);
-                    LennardJones lj = new LennardJones(1, 1, 100, true);
+                    var done = dev.penstock.stage.MemorySink.<AtomicSystem>unbounded("relaxed");
                     long t0 = System.nanoTime();
-                    res = new Fire().relax(s, lj, fmax, 100_000);
+                    try {
+                        DeviceStages.runLocal(new ArrayList<>(List.of(cluster(n))), stages, model, 1, 0, 1.0, 1, 4096, 10, done);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
                     best = Math.min(best, System.nanoTime() - t0);
+                    res = done.samples().getFirst();
+                    steps = Integer.parseInt(res.info().get("stages").replaceAll(".*:", ""));
                 }
-                double usPerStep = best / 1e3 / Math.max(1, res.steps());
-                m.put("steps_" + tag, Integer.toString(res.steps()));
+                double usPerStep = best / 1e3 / Math.max(1, steps);
+                m.put("steps_" + tag, Integer.toString(steps));
                 m.put("final_energy_" + tag, Double.toString(res.energy()));
                 m.put("us_per_step_" + tag, String.format(Locale.ROOT, "%.3f", usPerStep));
                 m.put("us_per_atom_step_" + tag, String.format(Locale.ROOT, "%.4f", usPerStep / n));
-                out.printf(Locale.ROOT, "LJ%d to fmax %s: %d steps, E = %.9f, %.2f µs per step%n", n, fmt(fmax), res.steps(),
+                out.printf(Locale.ROOT, "LJ%d to fmax %s: %d steps, E = %.9f, %.2f µs per step%n", n, fmt(fmax), steps,
                         res.energy(), usPerStep);
                 if (ase != null) {
                     String atag = String.format(Locale.ROOT, "lj%d_fmax%s", n, fmtPy(fmax));
-                    Double steps = ase.get("ase_steps_" + atag);
+                    Double aseSteps = ase.get("ase_steps_" + atag);
                     Double energy = ase.get("ase_energy_" + atag);
                     Double ms = ase.get("ase_ms_per_step_" + atag);
-                    if (steps != null && energy != null && ms != null) {
-                        int diff = res.steps() - (int) Math.round(steps);
+                    if (aseSteps != null && energy != null && ms != null) {
+                        int diff = steps - (int) Math.round(aseSteps);
                         double ratio = ms * 1e3 / usPerStep;
-                        m.put("ase_steps_" + tag, Long.toString(Math.round(steps)));
+                        m.put("ase_steps_" + tag, Long.toString(Math.round(aseSteps)));
                         m.put("step_count_diff_vs_ase_" + tag, Integer.toString(diff));
                         m.put("energy_diff_vs_ase_" + tag, String.format(Locale.ROOT, "%.2e", Math.abs(res.energy() - energy)));
                         m.put("ratio_vs_ase_" + tag, String.format(Locale.ROOT, "%.1f", ratio));

@@ -1,17 +1,19 @@
 package dev.penstock.cli;
 
-import dev.penstock.benchmarks.MdBench;
+import dev.penstock.benchmarks.SimulateMdBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/// `penstock bench md`: the LJ liquid of LAMMPS's bench/in.lj, or a real material (`--potential
-/// eam|tersoff`), against LAMMPS itself.
+/// `penstock bench md`: `penstock simulate` of the LJ liquid of LAMMPS's bench/in.lj in argon
+/// units, or of a real material (`--potential eam|tersoff`), whole command against LAMMPS's whole
+/// command, from LAMMPS's own start.
 @Command(name = "md", mixinStandardHelpOptions = true,
-        description = "100 NVE steps from LAMMPS's own start, energy and speed against LAMMPS: the LJ liquid (bench/in.lj), "
-                + "or with --potential eam (bench/in.eam: Cu_u3.eam, 32,000 atoms) or tersoff (Si.tersoff, 32,768 atoms).")
+        description = "NVE steps through `penstock simulate` from LAMMPS's own start, energy and whole-command time against LAMMPS in "
+                + "alternating rounds: the LJ liquid of bench/in.lj in argon units, or with --potential eam (bench/in.eam: Cu_u3.eam, "
+                + "32,000 atoms) or tersoff (Si.tersoff, 32,768 atoms).")
 public final class BenchMdCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -19,8 +21,14 @@ public final class BenchMdCommand implements Callable<Integer> {
     @Mixin
     JsonFigures output;
 
-    @Option(names = "--atoms", defaultValue = "32000", description = "4000 or 32000 (4·k³) (default: ${DEFAULT-VALUE})")
-    int atoms;
+    @Option(names = "--atoms", description = "atoms of the timed box: 4·k³ (lj, eam) or 8·k³ (tersoff) (default: 32000, tersoff 32768)")
+    Integer atoms;
+
+    @Option(names = "--steps", defaultValue = "1000", description = "NVE steps of the timed runs (default: ${DEFAULT-VALUE})")
+    int steps;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "alternating rounds (default: ${DEFAULT-VALUE})")
+    int rounds;
 
     @Option(names = "--threads", split = ",", defaultValue = "1,2",
             description = "thread counts; LAMMPS runs with mpirun -np T (default: ${DEFAULT-VALUE})")
@@ -39,11 +47,16 @@ public final class BenchMdCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam or tersoff, got '"
                     + potential + "'");
         }
-        if (!potential.equals("lj")) {
-            output.print(new dev.penstock.benchmarks.MaterialsMdBench(potential, dir, output.progress()).threads(threads).run());
-            return 0;
+        SimulateMdBench bench;
+        try {
+            bench = new SimulateMdBench(potential, dir, output.progress()).threads(threads).steps(steps).rounds(rounds);
+            if (atoms != null) {
+                bench.atoms(atoms);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        output.print(new MdBench(atoms, dir, output.progress()).threads(threads).run());
+        output.print(bench.run());
         return 0;
     }
 }

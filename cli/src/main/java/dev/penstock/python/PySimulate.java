@@ -1,15 +1,11 @@
 package dev.penstock.python;
 
-import dev.penstock.atoms.device.CpuRelaxKernels;
 import dev.penstock.atoms.device.DeviceStages;
 import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
-import dev.penstock.device.CpuDevice;
 import dev.penstock.stage.Event;
-import dev.penstock.stage.Pipeline;
 import dev.penstock.stage.Sink;
 import dev.penstock.stage.Summary;
 import java.util.ArrayList;
@@ -60,9 +56,10 @@ public final class PySimulate {
     /// `quarantined`), none dropped.
     public static List<AtomicSystem> run(List<AtomicSystem> systems, String pipeline, String potential, int threads, long seed,
                                          double maxStep, int maxSystems, long maxAtoms, int refillEvery) throws Exception {
-        List<AtomicSystem> done = new ArrayList<>();
+        dev.penstock.stage.MemorySink<AtomicSystem> results = dev.penstock.stage.MemorySink.unbounded("memory");
         Summary<AtomicSystem> summary = pipeline(systems, pipeline, potential, threads, seed, maxStep, maxSystems, maxAtoms, refillEvery,
-                new Collect(done), null);
+                results, null);
+        List<AtomicSystem> done = new ArrayList<>(results.samples());
         for (Event<AtomicSystem> q : summary.quarantined()) {
             done.add(q.sample());
         }
@@ -117,41 +114,14 @@ public final class PySimulate {
         check(pipeline, potential);
         List<List<PipelineSpec.Call>> stages = PipelineSpec.parse(pipeline);
         Supplier<? extends Model> model = PipelineSpec.potential(potential);
-        systems.forEach(History::fresh);
-        try (CpuDevice device = new CpuDevice();
-             Pipeline<AtomicSystem> run = DeviceStages.pipeline(stages, model, device, d -> new CpuRelaxKernels(threads), maxStep, seed)) {
-            DeviceStages.batched(run, model.get(), systems, maxSystems, maxAtoms, Long.MAX_VALUE, refillEvery).hook(History.hook(stage -> { }));
-            if (quarantined != null) {
-                run.hook(new dev.penstock.stage.Hook<>() {
-                    @Override
-                    public void onEvent(int stage, Event<AtomicSystem> e) throws InterruptedException {
-                        if (e.kind() == Event.Kind.QUARANTINED) {
-                            quarantined.put(e.sample());
-                        }
-                    }
-                });
+        dev.penstock.stage.Hook<AtomicSystem> toPython = new dev.penstock.stage.Hook<>() {
+            @Override
+            public void onEvent(int stage, Event<AtomicSystem> e) throws InterruptedException {
+                if (quarantined != null && e.kind() == Event.Kind.QUARANTINED) {
+                    quarantined.put(e.sample());
+                }
             }
-            run.check();
-            return run.results(results).run();
-        }
-    }
-
-    /// A result sink that keeps what it is given.
-    private record Collect(List<AtomicSystem> into) implements Sink<AtomicSystem> {
-        @Override
-        public synchronized boolean offer(AtomicSystem s) {
-            into.add(s);
-            return true;
-        }
-
-        @Override
-        public String name() {
-            return "memory";
-        }
-
-        @Override
-        public synchronized long held() {
-            return into.size();
-        }
+        };
+        return DeviceStages.runLocal(systems, stages, model, threads, seed, maxStep, maxSystems, maxAtoms, refillEvery, results, toPython);
     }
 }

@@ -158,6 +158,30 @@ public final class DeviceStages {
                 .batchCapacity(dev.penstock.stage.Capacity.of(maxSystems, maxAtoms, maxEdges)).samples(systems).refillEvery(refillEvery);
     }
 
+    /// Runs `stages` (`PipelineSpec.parse`'s) over `systems` as `penstock simulate` runs them
+    /// locally on the CPU device — each stage's batch methods on `CpuRelaxKernels(threads)`, the
+    /// model `model.get()` per stage, `batched` as the command batches (no pair limit), every
+    /// system's `History` recorded — into `results`, with `hooks` too; returns the summary. What
+    /// the Python package's `simulate` and the atomistic benchmarks run.
+    @SafeVarargs
+    public static dev.penstock.stage.Summary<AtomicSystem> runLocal(List<AtomicSystem> systems, List<List<PipelineSpec.Call>> stages,
+                                                                      Supplier<? extends Model> model, int threads, long seed, double maxStep,
+                                                                      long maxSystems, long maxAtoms, int refillEvery,
+                                                                      dev.penstock.stage.Sink<AtomicSystem> results,
+                                                                      dev.penstock.stage.Hook<AtomicSystem>... hooks) throws Exception {
+        systems.forEach(dev.penstock.atoms.stage.History::fresh);
+        try (dev.penstock.device.CpuDevice device = new dev.penstock.device.CpuDevice();
+             Pipeline<AtomicSystem> run = pipeline(stages, model, device, d -> new CpuRelaxKernels(threads), maxStep, seed)) {
+            batched(run, model.get(), systems, maxSystems, maxAtoms, Long.MAX_VALUE, refillEvery).hook(dev.penstock.atoms.stage.History.hook(
+                    stage -> { }));
+            for (var h : hooks) {
+                run.hook(h);
+            }
+            run.check();
+            return run.results(results).run();
+        }
+    }
+
     /// The stage of `text`, one chained stage in `simulate --pipeline`'s syntax (`"fire(fmax=0.005) +
     /// langevin(T=40, dt=5, steps=2000)"`: calls joined by `+`, no `|`), as the `stage` above; a
     /// text that is not one stage is refused, naming it.

@@ -1,7 +1,5 @@
 package dev.penstock.atoms.integrate;
 
-import dev.penstock.atoms.system.AtomicSystem;
-
 /// Langevin dynamics (NVT) by the BAOAB splitting (docs/definitions.md):
 ///
 /// ```
@@ -13,29 +11,11 @@ import dev.penstock.atoms.system.AtomicSystem;
 /// for atom j / 3, axis j mod 3: a system's trajectory depends on its seed, id and step only,
 /// never on which other systems share its batch or thread, and the device stages (CPU and CUDA)
 /// draw the same numbers. Per system: dt (τ), kT (eV) and γ (1/τ).
-public final class Langevin implements Integrator {
+public final class Langevin {
     /// Domain of the keyed noise.
     public static final String DOMAIN = "penstock.langevin";
 
-    private final double dt;
-    private final double kT;
-    private final double c1;
-    private final double c2;
-    private final long seed;
-    private long step;
-    private double[] xi = new double[0]; // the O step's draws (grown to the system's 3n + 1)
-
-    /// An integrator with time step `dt` (τ), temperature `kT` (eV), friction `gamma` (1/τ).
-    public Langevin(double dt, double kT, double gamma, long seed) {
-        if (!(dt > 0) || !(kT >= 0) || !(gamma >= 0)) {
-            throw new IllegalArgumentException("Langevin: 'dt' must be positive and 'kT', 'gamma' non-negative, got "
-                    + dt + ", " + kT + ", " + gamma);
-        }
-        this.dt = dt;
-        this.kT = kT;
-        this.c1 = damping(gamma, dt);
-        this.c2 = noise(c1);
-        this.seed = seed;
+    private Langevin() {
     }
 
     /// O's velocity factor c1 = e^(−γ·dt).
@@ -46,35 +26,6 @@ public final class Langevin implements Integrator {
     /// O's noise factor √(1 − c1²) (times √(kT/m) per atom).
     public static double noise(double c1) {
         return Math.sqrt(1 - c1 * c1);
-    }
-
-    /// The next step's index (the key of its noise).
-    public long stepIndex() {
-        return step;
-    }
-
-    /// Continues from step `k` (for resume).
-    public void stepIndex(long k) {
-        this.step = k;
-    }
-
-    @Override
-    public void save(java.io.DataOutput out) throws java.io.IOException {
-        out.writeLong(step);
-    }
-
-    @Override
-    public void restore(java.io.DataInput in) throws java.io.IOException {
-        step = in.readLong();
-    }
-
-    /// B, A, O, A of a BAOAB step (forces must be current).
-    @Override
-    public void beforeForces(AtomicSystem s) {
-        if (xi.length < 3 * s.atoms() + 1) {
-            xi = new double[3 * s.atoms() + 1];
-        }
-        baoab(s.positions(), s.velocities(), s.forces(), s.masses(), s.atoms(), dt, kT, c1, c2, LangevinNoise.key(seed, s.id(), step++), xi);
     }
 
     /// B, A, O, A of a BAOAB step over atoms `[0, n)` of the arrays (forces current), the O's
@@ -93,11 +44,5 @@ public final class Langevin implements Integrator {
             v[3 * i + 2] = c1 * v[3 * i + 2] + sd * xi[3 * i + 2];
         }
         VelocityVerlet.drift(r, v, 3 * n, 0.5 * dt);
-    }
-
-    /// The final B of a BAOAB step.
-    @Override
-    public void afterForces(AtomicSystem s) {
-        VelocityVerlet.halfKick(s, dt);
     }
 }

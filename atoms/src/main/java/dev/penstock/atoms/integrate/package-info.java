@@ -1,2 +1,3 @@
-/// Integrators: velocity Verlet (NVE) and Langevin BAOAB (NVT) with keyed random draws.
+/// Velocity Verlet (NVE) and Langevin BAOAB (NVT) with keyed random draws: the kicks, drifts and
+/// noise the device stages' batch kernels run per system (`CpuRelaxKernels`).
 package dev.penstock.atoms.integrate;

@@ -1,8 +1,5 @@
 package dev.penstock.atoms.optimize;
 
-import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.system.AtomicSystem;
-
 /// FIRE (fast inertial relaxation engine) in ASE-exact mode: the same arithmetic as ASE's
 /// `FIRE` optimiser, step for step, so that it takes ASE's number of steps (docs/definitions.md).
 /// Masses are ignored; the system's velocity array holds FIRE's velocities.
@@ -17,7 +14,7 @@ import dev.penstock.atoms.system.AtomicSystem;
 /// ```
 ///
 /// `massWeighted()` is the same loop with v += dt·F/m. Not thread-safe: one instance per system.
-public final class Fire implements Optimizer {
+public final class Fire {
     /// ASE's defaults (docs/definitions.md).
     public static final double DT = 0.1;
     public static final double MAXSTEP = 0.2;
@@ -47,47 +44,6 @@ public final class Fire implements Optimizer {
     /// move less per step. With all masses 1 it is the ASE-exact mode.
     public static Fire massWeighted() {
         return new Fire(true);
-    }
-
-    /// The outcome of a relaxation.
-    ///
-    /// @param steps      optimiser steps taken (ASE's `nsteps`)
-    /// @param converged  whether max |F_i| fell below `fmax`
-    /// @param energy     energy at the final positions
-    /// @param maxForce   max |F_i| at the final positions
-    public record Result(int steps, boolean converged, double energy, double maxForce) {
-    }
-
-    /// Relaxes `s` under `model` until max |F_i| < `fmax` or `maxSteps` steps.
-    public Result relax(AtomicSystem s, Model model, double fmax, int maxSteps) {
-        return Relaxation.run(this::step, s, model, Convergence.of(fmax, maxSteps));
-    }
-
-    /// Relaxes `s` under `model` until `rule` says it has converged or must stop.
-    public Result relax(AtomicSystem s, Model model, Convergence rule) {
-        return Relaxation.run(this::step, s, model, rule);
-    }
-
-    @Override
-    public void save(java.io.DataOutput out) throws java.io.IOException {
-        out.writeDouble(dt);
-        out.writeDouble(a);
-        out.writeInt(steps);
-        out.writeBoolean(started);
-    }
-
-    @Override
-    public void restore(java.io.DataInput in) throws java.io.IOException {
-        dt = in.readDouble();
-        a = in.readDouble();
-        steps = in.readInt();
-        started = in.readBoolean();
-    }
-
-    /// One FIRE step from the forces already in `s`.
-    @Override
-    public void step(AtomicSystem s) {
-        step(s.forces(), s.velocities(), s.positions(), s.masses(), 3 * s.atoms());
     }
 
     /// One FIRE step of a system whose first `n3` elements of `f`, `v`, `r` are its forces,

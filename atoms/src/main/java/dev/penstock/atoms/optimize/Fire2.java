@@ -1,7 +1,5 @@
 package dev.penstock.atoms.optimize;
 
-import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.system.AtomicSystem;
 import java.util.Arrays;
 
 /// FIRE 2.0 (Guénolé et al., Comput. Mater. Sci. 175, 109584, 2020) with the semi-implicit Euler
@@ -18,7 +16,7 @@ import java.util.Arrays;
 /// Defaults from the paper's Table 1 with ASE's FIRE time step 0.1: dtmax = 1.0, dtmin = 0.002,
 /// Ndelay = 20, finc = 1.1, fdec = 0.5, αstart = 0.25, fα = 0.99, initial delay on; the step
 /// is capped at 0.2 Å as in ASE's FIRE. Not thread-safe: one instance per system.
-public final class Fire2 implements Optimizer {
+public final class Fire2 {
     private static final double DTMAX = 1.0;
     private static final double DTMIN = 0.002;
     private static final int NDELAY = 20;
@@ -32,46 +30,6 @@ public final class Fire2 implements Optimizer {
     private double a = ASTART;
     private int npos;
     private int stepIndex;
-    private double[] lastStep = new double[0];
-
-    /// Relaxes `s` under `model` until `rule` says so.
-    public Fire.Result relax(AtomicSystem s, Model model, Convergence rule) {
-        return Relaxation.run(this::step, s, model, rule);
-    }
-
-    @Override
-    public void save(java.io.DataOutput out) throws java.io.IOException {
-        out.writeDouble(dt);
-        out.writeDouble(a);
-        out.writeInt(npos);
-        out.writeInt(stepIndex);
-        out.writeInt(lastStep.length);
-        for (double x : lastStep) {
-            out.writeDouble(x);
-        }
-    }
-
-    @Override
-    public void restore(java.io.DataInput in) throws java.io.IOException {
-        dt = in.readDouble();
-        a = in.readDouble();
-        npos = in.readInt();
-        stepIndex = in.readInt();
-        lastStep = new double[in.readInt()];
-        for (int i = 0; i < lastStep.length; i++) {
-            lastStep[i] = in.readDouble();
-        }
-    }
-
-    /// One FIRE 2.0 step from the forces already in `s`.
-    @Override
-    public void step(AtomicSystem s) {
-        int n3 = 3 * s.atoms();
-        if (stepIndex == 0) {
-            lastStep = new double[n3];
-        }
-        step(s.forces(), s.velocities(), s.positions(), s.masses(), n3, lastStep);
-    }
 
     /// One FIRE 2.0 step of a system whose first `n3` elements of `f`, `v`, `r` and `last` are its
     /// forces, velocities, positions and last step taken (`m` per atom): the loop every FIRE 2.0

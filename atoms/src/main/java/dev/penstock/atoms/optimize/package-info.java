@@ -1,2 +1,3 @@
-/// Geometry optimisers: FIRE in ASE-exact mode.
+/// FIRE (ASE-exact and mass-weighted) and FIRE 2.0: the step arithmetic the device stages' batch
+/// kernels run per system (`CpuRelaxKernels`), and the convergence rule they share.
 package dev.penstock.atoms.optimize;

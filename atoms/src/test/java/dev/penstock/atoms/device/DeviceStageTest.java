@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.optimize.Relaxation;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.stage.Methods;
 import dev.penstock.atoms.stage.ModelEvaluator;
@@ -95,7 +96,7 @@ class DeviceStageTest {
         }
         // the per-sample FIRE takes the same steps to the same energies (to rounding)
         for (AtomicSystem s : Clusters.inflight(40, 4)) {
-            Fire.Result r = new Fire().relax(s, LJ, RULE);
+            Relaxation.Result r = Relaxation.relax(new Fire(), s, LJ, RULE);
             assertThat(steps.get(s.id())).as("system %d", s.id()).isEqualTo(r.steps());
             double e = Double.parseDouble(reference.get(s.id()).split(" ")[0]);
             assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).isLessThan(1e-10);
@@ -174,7 +175,7 @@ class DeviceStageTest {
         Convergence rule = Convergence.of(0.01, 2000);
         int same = 0;
         for (AtomicSystem s : Clusters.inflight(30, 6)) {
-            Fire.Result r = new Fire().relax(s, new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5), rule);
+            Relaxation.Result r = Relaxation.relax(new Fire(), s, new dev.penstock.atoms.potential.Morse(1, 3, 1.1, 2.5), rule);
             same += steps.get(s.id()) == r.steps() ? 1 : 0;
             double e = Double.parseDouble(onDevice.get(s.id()).split(" ")[0]);
             assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("system %d", s.id()).isLessThan(1e-9);
@@ -242,7 +243,7 @@ class DeviceStageTest {
         assertThat(device).hasSize(24);
         int same = 0;
         for (AtomicSystem s : Clusters.inflight(24, 12)) {
-            Fire.Result r = new dev.penstock.atoms.optimize.Fire2().relax(s, new LennardJones(1, 1, 2.5, true), Convergence.of(0.01, 3000));
+            Relaxation.Result r = Relaxation.relax(new dev.penstock.atoms.optimize.Fire2(), s, new LennardJones(1, 1, 2.5, true), Convergence.of(0.01, 3000));
             same += steps.get(s.id()) == r.steps() ? 1 : 0;
             double e = Double.parseDouble(device.get(s.id()).split(" ")[0]);
             assertThat(Math.abs(e - r.energy()) / Math.abs(r.energy())).as("system %d", s.id()).isLessThan(1e-9);
@@ -380,7 +381,7 @@ class DeviceStageTest {
         }
         assertThat(device).hasSize(6);
         for (AtomicSystem s : cells()) {
-            Fire.Result r = new Fire().relax(s, LJ, RULE);
+            Relaxation.Result r = Relaxation.relax(new Fire(), s, LJ, RULE);
             assertThat(r.steps()).as("cell %d relaxes", s.id()).isGreaterThan(5);
             assertThat(steps.get(s.id())).as("cell %d steps", s.id()).isEqualTo(r.steps());
             double e = Double.parseDouble(device.get(s.id()).split(" ")[0]);

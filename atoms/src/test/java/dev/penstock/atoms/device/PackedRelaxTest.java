@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.optimize.Relaxation;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Clusters;
@@ -43,7 +44,7 @@ class PackedRelaxTest {
         List<AtomicSystem> theirs = clusters(48, 11);
         List<PackedRelax.Outcome> outcomes = packed(mine, 2, 2000);
         for (AtomicSystem ref : theirs) {
-            Fire.Result r = new Fire().relax(ref, LJ, RULE); // the per-system path (the stage's FIRE)
+            Relaxation.Result r = Relaxation.relax(new Fire(), ref, LJ, RULE); // the per-system path (the stage's FIRE)
             PackedRelax.Outcome o = outcomes.get((int) ref.id());
             assertThat(o.diagnosis()).isNull();
             assertThat(o.converged()).isEqualTo(r.converged()).isTrue();
@@ -123,7 +124,7 @@ class PackedRelaxTest {
         Fire fire = new Fire();
         LJ.compute(ref);
         for (int k = 0; k < 7; k++) {
-            fire.step(ref);
+            Relaxation.of(fire).step(ref);
             LJ.compute(ref);
         }
         for (int i = 0; i < ref.positions().length; i++) {

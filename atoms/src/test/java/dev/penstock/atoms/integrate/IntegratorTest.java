@@ -53,13 +53,13 @@ class IntegratorTest {
         AtomicSystem s = fccLiquid(1, 4, 1.44, 87287);
         Model lj = new LennardJones(1, 1, 2.5, true);
         lj.compute(s);
-        double e0 = s.energy() + VelocityVerlet.kineticEnergy(s);
-        VelocityVerlet vv = new VelocityVerlet(dt);
+        double e0 = s.energy() + NveReference.kineticEnergy(s);
+        NveReference vv = new NveReference(dt);
         double max = 0;
         int steps = (int) Math.round(time / dt);
         for (int i = 0; i < steps; i++) {
             vv.step(s, lj);
-            max = Math.max(max, Math.abs(s.energy() + VelocityVerlet.kineticEnergy(s) - e0));
+            max = Math.max(max, Math.abs(s.energy() + NveReference.kineticEnergy(s) - e0));
         }
         return max / s.atoms();
     }
@@ -90,7 +90,7 @@ class IntegratorTest {
         double[] m = new double[n];
         Arrays.fill(m, 2.0);
         AtomicSystem s = new AtomicSystem(7, new double[3 * n], m, new int[n], new double[3], new boolean[3]);
-        Langevin lg = new Langevin(0.01, kT, 1.0, 12345);
+        LangevinReference lg = new LangevinReference(0.01, kT, 1.0, 12345);
         FREE.compute(s);
         for (int i = 0; i < 1000; i++) {
             lg.step(s, FREE); // equilibrate: 10 friction times
@@ -101,7 +101,7 @@ class IntegratorTest {
             for (int i = 0; i < 100; i++) { // 1 time unit apart: v² decorrelates in 1/(2γ) = 0.5
                 lg.step(s, FREE);
             }
-            ke[k] = VelocityVerlet.kineticEnergy(s);
+            ke[k] = NveReference.kineticEnergy(s);
         }
         double mean = Arrays.stream(ke).average().orElseThrow();
         double var = Arrays.stream(ke).map(x -> (x - mean) * (x - mean)).sum() / (samples - 1);
@@ -119,7 +119,7 @@ class IntegratorTest {
     void aSystemsLangevinTrajectoryDoesNotDependOnItsNeighbours() {
         Model lj = new LennardJones(1, 1, 2.5, true);
         AtomicSystem alone = fccLiquid(5, 3, 1.0, 1);
-        Langevin la = new Langevin(0.005, 1.0, 0.5, 99);
+        LangevinReference la = new LangevinReference(0.005, 1.0, 0.5, 99);
         lj.compute(alone);
         for (int i = 0; i < 50; i++) {
             la.step(alone, lj);
@@ -127,8 +127,8 @@ class IntegratorTest {
         // the same system stepped in turn with another one (as in a batch), same seed
         AtomicSystem again = fccLiquid(5, 3, 1.0, 1);
         AtomicSystem other = fccLiquid(6, 3, 2.0, 2);
-        Langevin l1 = new Langevin(0.005, 1.0, 0.5, 99);
-        Langevin l2 = new Langevin(0.005, 1.0, 0.5, 99);
+        LangevinReference l1 = new LangevinReference(0.005, 1.0, 0.5, 99);
+        LangevinReference l2 = new LangevinReference(0.005, 1.0, 0.5, 99);
         lj.compute(again);
         lj.compute(other);
         for (int i = 0; i < 50; i++) {

@@ -42,7 +42,7 @@ class FireTest {
             r[i] += rnd.nextDouble(-0.05, 0.05);
         }
         AtomicSystem s = AtomicSystem.free(13, r);
-        Fire.Result res = new Fire().relax(s, new LennardJones(1, 1, Double.POSITIVE_INFINITY, false), 1e-6, 10_000);
+        Relaxation.Result res = Relaxation.relax(new Fire(), s, new LennardJones(1, 1, Double.POSITIVE_INFINITY, false), 1e-6, 10_000);
         assertThat(res.converged()).as("seed %d", seed).isTrue();
         assertThat(res.energy()).as("seed %d", seed).isCloseTo(-44.326801, within(1e-6));
     }
@@ -61,10 +61,10 @@ class FireTest {
     @Test
     void fire2AndMassWeightedFireReachTheSameMinimum() {
         var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
-        Fire.Result f2 = new Fire2().relax(perturbedLj13(1), lj, Convergence.of(1e-6, 10_000));
+        Relaxation.Result f2 = Relaxation.relax(new Fire2(), perturbedLj13(1), lj, Convergence.of(1e-6, 10_000));
         assertThat(f2.converged()).isTrue();
         assertThat(f2.energy()).isCloseTo(-44.326801, within(1e-6));
-        Fire.Result heavy = Fire.massWeighted().relax(perturbedLj13(4), lj, Convergence.of(1e-6, 10_000));
+        Relaxation.Result heavy = Relaxation.relax(Fire.massWeighted(), perturbedLj13(4), lj, Convergence.of(1e-6, 10_000));
         assertThat(heavy.converged()).isTrue();
         assertThat(heavy.energy()).isCloseTo(-44.326801, within(1e-6));
     }
@@ -74,8 +74,8 @@ class FireTest {
         var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
         AtomicSystem a = perturbedLj13(1);
         AtomicSystem b = perturbedLj13(1);
-        Fire.Result ra = new Fire().relax(a, lj, 1e-4, 10_000);
-        Fire.Result rb = Fire.massWeighted().relax(b, lj, 1e-4, 10_000);
+        Relaxation.Result ra = Relaxation.relax(new Fire(), a, lj, 1e-4, 10_000);
+        Relaxation.Result rb = Relaxation.relax(Fire.massWeighted(), b, lj, 1e-4, 10_000);
         assertThat(rb.steps()).isEqualTo(ra.steps());
         assertThat(b.positions()).containsExactly(a.positions());
     }
@@ -83,12 +83,12 @@ class FireTest {
     @Test
     void theStepBudgetAndTheEnergyRuleStopARelaxation() {
         var lj = new LennardJones(1, 1, Double.POSITIVE_INFINITY, false);
-        Fire.Result budget = new Fire().relax(perturbedLj13(1), lj, Convergence.of(1e-12, 7));
+        Relaxation.Result budget = Relaxation.relax(new Fire(), perturbedLj13(1), lj, Convergence.of(1e-12, 7));
         assertThat(budget.converged()).isFalse();
         assertThat(budget.steps()).isEqualTo(7);
         // a loose force criterion plus a tight energy one takes longer than the force one alone
-        Fire.Result loose = new Fire().relax(perturbedLj13(1), lj, Convergence.of(0.5, 10_000));
-        Fire.Result both = new Fire().relax(perturbedLj13(1), lj, new Convergence(0.5, 1e-9, 10_000));
+        Relaxation.Result loose = Relaxation.relax(new Fire(), perturbedLj13(1), lj, Convergence.of(0.5, 10_000));
+        Relaxation.Result both = Relaxation.relax(new Fire(), perturbedLj13(1), lj, new Convergence(0.5, 1e-9, 10_000));
         assertThat(both.converged()).isTrue();
         assertThat(both.steps()).isGreaterThan(loose.steps());
     }
@@ -96,7 +96,7 @@ class FireTest {
     @Test
     void theDimerRelaxesToTwoToTheSixthSigma() {
         AtomicSystem s = AtomicSystem.free(2, new double[] {0, 0, 0, 1.5, 0.1, -0.2});
-        Fire.Result res = new Fire().relax(s, new LennardJones(1, 1, Double.POSITIVE_INFINITY, false), 1e-8, 10_000);
+        Relaxation.Result res = Relaxation.relax(new Fire(), s, new LennardJones(1, 1, Double.POSITIVE_INFINITY, false), 1e-8, 10_000);
         assertThat(res.converged()).isTrue();
         double[] p = s.positions();
         double d = Math.sqrt(Math.pow(p[3] - p[0], 2) + Math.pow(p[4] - p[1], 2) + Math.pow(p[5] - p[2], 2));
@@ -112,7 +112,7 @@ class FireTest {
         lj.compute(s);
         for (int step = 0; step < 50; step++) {
             double[] before = s.positions().clone();
-            fire.step(s);
+            Relaxation.of(fire).step(s);
             double dr2 = 0;
             for (int i = 0; i < before.length; i++) {
                 dr2 += Math.pow(s.positions()[i] - before[i], 2);

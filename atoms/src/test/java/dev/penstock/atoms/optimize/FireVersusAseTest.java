@@ -63,7 +63,7 @@ class FireVersusAseTest {
                 assertThat(r.exitCode()).as(r.output()).isZero();
                 int aseSteps = Integer.parseInt(r.output().lines().filter(l -> l.startsWith("steps ")).findFirst().orElseThrow().substring(6).trim());
                 double aseEnergy = Double.parseDouble(r.output().lines().filter(l -> l.startsWith("energy ")).findFirst().orElseThrow().substring(7).trim());
-                Fire.Result mine = new Fire().relax(s, new LennardJones(1, 1, 100, true), fmax, 100_000);
+                Relaxation.Result mine = Relaxation.relax(new Fire(), s, new LennardJones(1, 1, 100, true), fmax, 100_000);
                 assertThat(mine.steps()).as("LJ%d to fmax %s: steps (ASE %d)", n, fmax, aseSteps).isEqualTo(aseSteps);
                 assertThat(mine.energy()).as("LJ%d to fmax %s: energy", n, fmax).isCloseTo(aseEnergy, within(1e-8));
             }

@@ -3,10 +3,11 @@ package dev.penstock.atoms.stage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.penstock.atoms.integrate.Langevin;
-import dev.penstock.atoms.integrate.VelocityVerlet;
+import dev.penstock.atoms.integrate.LangevinReference;
+import dev.penstock.atoms.integrate.NveReference;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
+import dev.penstock.atoms.optimize.Relaxation;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Capacity;
@@ -66,14 +67,14 @@ class AtomsPipelineTest {
     /// The same work done on one system alone with the plain API.
     private static AtomicSystem alone(AtomicSystem s) {
         LennardJones lj = new LennardJones(1, 1, 2.5, true);
-        new Fire().relax(s, lj, RELAX);
-        Langevin langevin = new Langevin(dtOf(s), kTOf(s), 1.0, 42);
+        Relaxation.relax(new Fire(), s, lj, RELAX);
+        LangevinReference langevin = new LangevinReference(dtOf(s), kTOf(s), 1.0, 42);
         for (int k = 0; k < 150; k++) {
             langevin.step(s, lj);
         }
         LennardJones second = new LennardJones(1, 1, 2.5, true);
         second.compute(s);
-        VelocityVerlet vv = new VelocityVerlet(dtOf(s));
+        NveReference vv = new NveReference(dtOf(s));
         for (int k = 0; k < 80; k++) {
             vv.step(s, second);
         }

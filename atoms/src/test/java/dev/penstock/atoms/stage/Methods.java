@@ -2,11 +2,13 @@ package dev.penstock.atoms.stage;
 
 import dev.penstock.atoms.integrate.Integrator;
 import dev.penstock.atoms.integrate.Langevin;
-import dev.penstock.atoms.integrate.VelocityVerlet;
+import dev.penstock.atoms.integrate.LangevinReference;
+import dev.penstock.atoms.integrate.NveReference;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.atoms.optimize.Optimizer;
+import dev.penstock.atoms.optimize.Relaxation;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.stage.Method;
 import java.util.function.Function;
@@ -24,41 +26,41 @@ public final class Methods {
 
     /// FIRE in ASE-exact mode until `rule` says converged or the step budget is spent.
     public static Method<AtomicSystem> fire(Convergence rule) {
-        return optimizer("fire", Fire::new, rule);
+        return optimizer("fire", () -> Relaxation.of(new Fire()), rule);
     }
 
     /// FIRE with mass-weighted velocity updates.
     public static Method<AtomicSystem> fireMassWeighted(Convergence rule) {
-        return optimizer("fire-mw", Fire::massWeighted, rule);
+        return optimizer("fire-mw", () -> Relaxation.of(Fire.massWeighted()), rule);
     }
 
     /// FIRE 2.0.
     public static Method<AtomicSystem> fire2(Convergence rule) {
-        return optimizer("fire2", Fire2::new, rule);
+        return optimizer("fire2", () -> Relaxation.of(new Fire2()), rule);
     }
 
     /// Velocity Verlet (NVE) for `steps` steps with time step `dt` (τ) per system.
     public static Method<AtomicSystem> nve(ToDoubleFunction<AtomicSystem> dt, ToLongFunction<AtomicSystem> steps) {
-        return integrator("nve", s -> new VelocityVerlet(dt.applyAsDouble(s)), steps);
+        return integrator("nve", s -> new NveReference(dt.applyAsDouble(s)), steps);
     }
 
     /// Velocity Verlet with one `dt` and step count for every system (a negative count: no
     /// budget, refused by a pipeline before it runs).
     public static Method<AtomicSystem> nve(double dt, long steps) {
-        return integrator("nve", s -> new VelocityVerlet(dt), s -> steps, steps >= 0);
+        return integrator("nve", s -> new NveReference(dt), s -> steps, steps >= 0);
     }
 
     /// Langevin BAOAB (NVT) for `steps` steps: per system dt (τ), kT (eV), friction γ (1/τ); the
     /// noise keyed by (seed, system id, step).
     public static Method<AtomicSystem> langevin(ToDoubleFunction<AtomicSystem> dt, ToDoubleFunction<AtomicSystem> kT,
                                                 ToDoubleFunction<AtomicSystem> gamma, long seed, ToLongFunction<AtomicSystem> steps) {
-        return integrator("langevin", s -> new Langevin(dt.applyAsDouble(s), kT.applyAsDouble(s), gamma.applyAsDouble(s), seed), steps);
+        return integrator("langevin", s -> new LangevinReference(dt.applyAsDouble(s), kT.applyAsDouble(s), gamma.applyAsDouble(s), seed), steps);
     }
 
     /// Langevin with the same parameters for every system (a negative step count: refused by a
     /// pipeline before it runs).
     public static Method<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps) {
-        return integrator("langevin", s -> new Langevin(dt, kT, gamma, seed), s -> steps, steps >= 0);
+        return integrator("langevin", s -> new LangevinReference(dt, kT, gamma, seed), s -> steps, steps >= 0);
     }
 
     /// Any integrator, made per system on entry, for a per-system number of steps (a negative
