@@ -225,6 +225,22 @@ class MainTest {
         assertThat(run(2, "bench", "relax", "--potential", "tersoff")).contains("option '--potential'").contains("tersoff");
     }
 
+    /// `bench md` runs `penstock simulate` itself (a JVM of its own, as users run it) from LAMMPS's
+    /// own start, and its total energy follows LAMMPS's at every step of 100 to the unit
+    /// constants' 1e-8; a round times both whole commands.
+    @Test
+    void theMdBenchmarkTimesSimulateAndFollowsLammps(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/lmp"))
+                || dev.penstock.testing.Ci.required(), "LAMMPS (lammps) is not installed");
+        String out = run(0, "bench", "md", "--atoms", "4000", "--steps", "20", "--rounds", "1", "--threads", "1", "--dir", dir.toString());
+        assertThat(figure(out, "max_rel_energy_diff_vs_lammps")).isLessThan(1e-8);
+        assertThat(figure(out, "check_atoms")).isEqualTo(4000);
+        assertThat(figure(out, "simulate_s")).isPositive();
+        assertThat(figure(out, "ratio_vs_lammps")).isPositive();
+        assertThat(dir.resolve("md-lj/out-full.xyz")).exists(); // simulate's own output: the command ran whole
+        assertThat(run(2, "bench", "md", "--potential", "tersoff", "--atoms", "4000")).contains("option '--atoms'").contains("8·k³");
+    }
+
     private static double figure(String out, String name) {
         String line = out.lines().filter(l -> l.startsWith(name + ": ")).findFirst().orElseThrow(() -> new AssertionError(name + " in " + out));
         return Double.parseDouble(line.substring(name.length() + 2).trim());
