@@ -20,8 +20,14 @@ public final class BenchEncodeCommand implements Callable<Integer> {
             defaultValue = "5")
     int repeat;
 
-    @Option(names = "--peer", description = "also run NumPy's amplitude encoding on the same shapes")
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--peer", description = "also run NumPy's amplitude encoding on the same shapes, in alternating rounds")
     boolean peer;
+
+    @Option(names = "--rounds", defaultValue = "5", description = "alternating rounds against the peer (default: ${DEFAULT-VALUE})")
+    int rounds;
 
     @Option(names = "--python", description = "also time penstock.encode called from Python (the python/ package) against NumPy "
             + "at its best in the same process, alternating rounds, and one 64-row call (the bridge's cost)")
@@ -29,10 +35,15 @@ public final class BenchEncodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Double> numpy = peer
-                ? Peers.run(Peers.script("encode_numpy.py"), List.of("--repeat", Integer.toString(repeat)), output.progress())
-                : null;
-        Map<String, String> figures = new java.util.LinkedHashMap<>(new EncodeBench(repeat, output.progress()).run(numpy));
+        EncodeBench bench = new EncodeBench(repeat, output.progress());
+        Map<String, String> figures = new java.util.LinkedHashMap<>(bench.run());
+        if (peer) {
+            if (rounds < 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--rounds' must be at least 1, got " + rounds);
+            }
+            figures.putAll(bench.againstPeer(rounds, () -> Peers.run(Peers.script("encode_numpy.py"),
+                    List.of("--repeat", Integer.toString(repeat)), output.progress())));
+        }
         if (python) {
             Map<String, Double> fromPython = Peers.run(Peers.script("encode_python.py"), List.of("--rounds", Integer.toString(Math.max(3, repeat))),
                     output.progress());
