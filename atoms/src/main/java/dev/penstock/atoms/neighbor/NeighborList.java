@@ -445,6 +445,12 @@ public final class NeighborList {
         return imageShift;
     }
 
+    /// The image code of no shift (the atom itself, not an image): most pairs of a large box have
+    /// it, and a pair loop can skip the shift's loads and adds for them.
+    public short unshiftedCode() {
+        return codeOf(0, 0, 0);
+    }
+
     /// The positions of the last build (what the rebuild rule measures displacements from), or
     /// null before the first: with `rebuildAt`, what a checkpoint keeps of the list.
     public double[] builtAt() {

@@ -184,13 +184,16 @@ public abstract class PairPotential implements Model, AutoCloseable {
     }
 
     /// The sum over the neighbour list for atoms `[lo, hi)`, atom by atom: atom i's position and
-    /// force stay in registers across its pairs; image shifts come from a small table by code.
+    /// force stay in registers across its pairs; image shifts come from a small table by code,
+    /// loaded only for the pairs that have one (~10% of a large box's: the others skip three loads
+    /// and adds, and r_j + 0 − r_i is r_j − r_i to the bit).
     private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, int lo, int hi) {
         int[] start = list.start();
         int[] end = list.end();
         int[] b = list.second();
         short[] code = list.imageCodes();
         double[] shift = list.imageShifts();
+        short none = list.unshiftedCode();
         double od2 = overlapDistance() * overlapDistance();
         double[] scratch = new double[1];
         double e = 0;
@@ -203,10 +206,20 @@ public abstract class PairPotential implements Model, AutoCloseable {
             double fz = 0;
             for (int p = start[i]; p < end[i]; p++) {
                 int j = b[p];
-                int c = 3 * code[p];
-                double dx = r[3 * j] + shift[c] - xi;
-                double dy = r[3 * j + 1] + shift[c + 1] - yi;
-                double dz = r[3 * j + 2] + shift[c + 2] - zi;
+                short k = code[p];
+                double dx;
+                double dy;
+                double dz;
+                if (k == none) {
+                    dx = r[3 * j] - xi;
+                    dy = r[3 * j + 1] - yi;
+                    dz = r[3 * j + 2] - zi;
+                } else {
+                    int c = 3 * k;
+                    dx = r[3 * j] + shift[c] - xi;
+                    dy = r[3 * j + 1] + shift[c + 1] - yi;
+                    dz = r[3 * j + 2] + shift[c + 2] - zi;
+                }
                 double r2 = dx * dx + dy * dy + dz * dz;
                 if (r2 >= rc2) {
                     continue;
