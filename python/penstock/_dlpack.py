@@ -109,6 +109,8 @@ class DeviceStates:
 
     def to_numpy(self):
         """A copy of the states in host memory (a NumPy array)."""
+        if self._resident.isClosed():
+            raise ValueError("the states were freed (close() was called)")
         out = np.empty(self.shape, dtype=self.dtype)
         if out.size:
             self._resident.copyTo(out.ctypes.data)

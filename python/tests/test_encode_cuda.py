@@ -59,11 +59,12 @@ SCRIPT = textwrap.dedent("""
     del cap
     s.close()
     assert s._resident.isClosed()
-    try:
-        s.__dlpack__()
-        raise AssertionError("a freed state handed out")
-    except ValueError as e:
-        assert "freed" in str(e)
+    for use in (s.__dlpack__, s.to_numpy):
+        try:
+            use()
+            raise AssertionError("freed states used")
+        except ValueError as e:
+            assert "freed" in str(e)
 
     # bad rows: skipped (each state's input row given) or named
     bad = x.copy()
