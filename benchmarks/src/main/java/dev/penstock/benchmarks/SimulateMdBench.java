@@ -134,13 +134,9 @@ public final class SimulateMdBench {
         return this;
     }
 
-    private Workload workload() {
-        return w;
-    }
-
     /// Runs the check and the rounds; returns the figures (none without LAMMPS, saying so).
     public Map<String, String> run() throws Exception {
-        Workload wl = workload();
+        Workload wl = w;
         Map<String, String> m = new LinkedHashMap<>();
         if (!Files.isExecutable(Path.of(LammpsRuns.LMP)) || !wl.name().equals("lj") && !Files.isDirectory(POTENTIALS)) {
             out.println("peer: " + LammpsRuns.LMP + " or " + POTENTIALS + " not found; install them with: apt-get install -y lammps "
@@ -263,7 +259,7 @@ public final class SimulateMdBench {
     /// Runs `penstock simulate` on `input` as a user runs it — a JVM of its own with this one's
     /// options and class path — for `count` NVE steps on `t` threads; returns its wall time.
     private double simulate(int t, int count, String input, Path snapshots) throws Exception {
-        Workload wl = workload();
+        Workload wl = w;
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> !a.startsWith("-agentlib")

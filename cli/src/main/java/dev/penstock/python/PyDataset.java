@@ -28,7 +28,7 @@ import java.util.random.RandomGenerator;
 public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final String name;
     private final FeatureRows table;       // rows(...)
-    private final List<Stored> files;      // files(...)
+    private final List<StoredArray> files;      // files(...)
     private final boolean ragged;          // files of several shapes, no subsample: batches are lists
     private final long size;
     private final long[] sampleShape;      // of a stored sample, before the subsample
@@ -42,7 +42,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
     private final java.util.Map<Integer, Queue<Block>> freeBySize = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.Map<Long, Block> viewed = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private PyDataset(String name, FeatureRows table, List<Stored> files, boolean ragged, long size,
+    private PyDataset(String name, FeatureRows table, List<StoredArray> files, boolean ragged, long size,
                       long[] sampleShape, String dtype, double[] mean, double[] std, int subsample) {
         this.name = name;
         this.ragged = ragged;
@@ -112,12 +112,12 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
         if (paths.isEmpty()) {
             throw new IllegalArgumentException("files() needs at least one .npy file or Zarr array");
         }
-        List<Stored> files = new java.util.ArrayList<>();
+        List<StoredArray> files = new java.util.ArrayList<>();
         long[] shape = null;
         long[] stored = null;
         boolean ragged = false;
         for (String p : paths) {
-            Stored f = Stored.open(PyEncode.existing(p));
+            StoredArray f = StoredArray.open(PyEncode.existing(p));
             long[] s = f.shape();
             if (s.length < 1 || s.length > 2 || (f.dtype() != DType.F32 && f.dtype() != DType.F64)) {
                 throw new IllegalArgumentException(p + ": a sample is a 1-D or 2-D float32 or float64 array, got " + f.dtype().label()
@@ -174,7 +174,7 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
                 Block values = Block.wrap(row, table.dtype(), row, width);
                 return fill(values, new long[] {width}, rng, w);
             }
-            Stored f = files.get((int) index);
+            StoredArray f = files.get((int) index);
             Scratch w = SCRATCH.get();
             java.nio.ByteBuffer data = w.buffer(f.bytes());
             f.read(data);
@@ -344,185 +344,5 @@ public final class PyDataset implements Dataset<Block, Block>, AutoCloseable {
             table.close();
         }
         arena.close();
-    }
-
-    /// One sample's stored array: an `.npy` file (its header read once; then one positional read
-    /// of its bytes per load — no mapping to make and unmap per sample, which would cost every
-    /// thread a handshake) or a Zarr array (its chunks decoded per load).
-    private sealed interface Stored {
-        Path path();
-
-        long[] shape();
-
-        DType dtype();
-
-        default long bytes() {
-            return Block.elementCount(shape()) * dtype().byteSize();
-        }
-
-        /// Reads the array's bytes (C order, native byte order) into `data` from its position.
-        void read(java.nio.ByteBuffer data) throws java.io.IOException;
-
-        static Stored open(Path p) throws java.io.IOException {
-            if (java.nio.file.Files.isDirectory(p)) {
-                return new ZarrStored(p, dev.penstock.formats.zarr.ZarrArray.open(p));
-            }
-            try (NpyFile npy = NpyFile.open(p)) {
-                return new NpyStored(p, npy.header());
-            }
-        }
-    }
-
-    private record NpyStored(Path path, dev.penstock.formats.npy.NpyHeader header) implements Stored {
-        public long[] shape() {
-            return header.shape();
-        }
-
-        public DType dtype() {
-            return header.dtype();
-        }
-
-        public void read(java.nio.ByteBuffer data) throws java.io.IOException {
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path)) {
-                long at = header.dataOffset();
-                while (data.hasRemaining()) {
-                    int n = ch.read(data, at);
-                    if (n < 0) {
-                        throw new java.io.EOFException("the file ends at byte " + at + ", its header promised "
-                                + (header.dataOffset() + header.dataBytes()));
-                    }
-                    at += n;
-                }
-            }
-        }
-    }
-
-    private record ZarrStored(Path path, dev.penstock.formats.zarr.ZarrArray array) implements Stored {
-        public long[] shape() {
-            return array.shape();
-        }
-
-        public DType dtype() {
-            return array.dtype();
-        }
-
-        public void read(java.nio.ByteBuffer data) throws java.io.IOException {
-            array.read(MemorySegment.ofBuffer(data));
-            data.position(data.limit());
-        }
-    }
-
-    /// A Parquet table's rows by index: read in place where its pages allow (uncompressed PLAIN),
-    /// else decoded once, whole, into memory (float64) when the dataset is made.
-    private static final class ParquetTable implements FeatureRows {
-        private final dev.penstock.formats.parquet.ParquetRows rows;
-        private final MemorySegment decoded; // null: read in place
-        private final java.lang.foreign.Arena memory;
-
-        private ParquetTable(dev.penstock.formats.parquet.ParquetRows rows, MemorySegment decoded, java.lang.foreign.Arena memory) {
-            this.rows = rows;
-            this.decoded = decoded;
-            this.memory = memory;
-        }
-
-        static ParquetTable open(Path file, List<String> columns) throws java.io.IOException {
-            var rows = dev.penstock.formats.parquet.ParquetRows.open(file, columns);
-            if (rows.readsInPlace()) {
-                return new ParquetTable(rows, null, null);
-            }
-            java.lang.foreign.Arena memory = java.lang.foreign.Arena.ofShared();
-            try {
-                long rowBytes = (long) rows.rowLength() * Double.BYTES;
-                MemorySegment all = memory.allocate(Math.max(1, rows.rows() * rowBytes), 8);
-                long at = 0;
-                for (int k; (k = rows.next(all.asSlice(at * rowBytes), 4096)) > 0; ) {
-                    at += k;
-                }
-                if (at != rows.rows()) {
-                    throw new dev.penstock.io.BadInputException(file, file + ": row " + at + ": the data ends before the "
-                            + rows.rows() + " rows its metadata announces");
-                }
-                return new ParquetTable(rows, all, memory);
-            } catch (RuntimeException e) {
-                memory.close();
-                rows.close();
-                throw e;
-            }
-        }
-
-        @Override
-        public long rows() {
-            return rows.rows();
-        }
-
-        @Override
-        public int rowLength() {
-            return rows.rowLength();
-        }
-
-        @Override
-        public DType dtype() {
-            return DType.F64;
-        }
-
-        @Override
-        public void read(long first, int count, MemorySegment dst) {
-            if (decoded == null) {
-                rows.read(first, count, dst);
-                return;
-            }
-            long rowBytes = (long) rows.rowLength() * Double.BYTES;
-            MemorySegment.copy(decoded, first * rowBytes, dst, 0, count * rowBytes);
-        }
-
-        @Override
-        public void close() {
-            try {
-                rows.close();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            } finally {
-                if (memory != null) {
-                    memory.close();
-                }
-            }
-        }
-    }
-
-    /// A `.npy` `[rows, values]` table read by index from its mapping.
-    private record NpyRows(NpyFile npy, Path file) implements FeatureRows {
-        NpyRows {
-            if (npy.shape().length != 2 || (npy.dtype() != DType.F32 && npy.dtype() != DType.F64)) {
-                String what = npy.dtype().label() + java.util.Arrays.toString(npy.shape());
-                npy.close();
-                throw new IllegalArgumentException(file + ": rows() reads a [rows, values] float32 or float64 array, got " + what);
-            }
-        }
-
-        @Override
-        public long rows() {
-            return npy.shape()[0];
-        }
-
-        @Override
-        public int rowLength() {
-            return (int) npy.shape()[1];
-        }
-
-        @Override
-        public DType dtype() {
-            return npy.dtype();
-        }
-
-        @Override
-        public void read(long first, int count, MemorySegment dst) {
-            long rowBytes = (long) rowLength() * npy.dtype().byteSize();
-            MemorySegment.copy(npy.block().segment(), first * rowBytes, dst, 0, count * rowBytes);
-        }
-
-        @Override
-        public void close() {
-            npy.close();
-        }
     }
 }

@@ -315,8 +315,8 @@ public final class ZarrArray {
             key.append(format == 2 ? "0" : "c");
         }
         Path file = dir.resolve(key.toString());
-        MemorySegment out = MemorySegment.ofArray(new byte[chunkBytes]);
         if (!Files.isRegularFile(file)) {
+            MemorySegment out = MemorySegment.ofArray(new byte[chunkBytes]);
             fillChunk(out);
             return out;
         }
@@ -330,7 +330,7 @@ public final class ZarrArray {
         if (raw.length != chunkBytes) {
             throw bad(dir, "chunk " + key + " holds " + raw.length + " bytes, a chunk is " + chunkBytes);
         }
-        MemorySegment.copy(MemorySegment.ofArray(raw), 0, out, 0, chunkBytes);
+        MemorySegment out = MemorySegment.ofArray(raw); // the decoder's own array: no second copy
         if (bigEndian != (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN) && dtype.byteSize() > 1) {
             swap(out);
         }
