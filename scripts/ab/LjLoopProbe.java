@@ -129,6 +129,79 @@ public class LjLoopProbe {
         return e;
     }
 
+    /// The full list over ghost atoms (LAMMPS's images as atoms of their own, coordinates in
+    /// struct-of-arrays), each atom's partners padded to a multiple of the vector length with a
+    /// far sentinel: forces gathered per atom, no scatter, the cutoff a lane mask.
+    static final jdk.incubator.vector.VectorSpecies<Double> S = jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED;
+    static int[] fullStart, nbr;
+    static double[] gx, gy, gz;
+
+    static void ghosts(NeighborList list, double[] r, int n) {
+        int[] start = list.start(), end = list.end(), b = list.second();
+        short[] code = list.imageCodes();
+        double[] shift = list.imageShifts();
+        java.util.Map<Long, Integer> ghostOf = new java.util.HashMap<>();
+        java.util.List<double[]> extra = new java.util.ArrayList<>();
+        int[] count = new int[n];
+        for (int i = 0; i < n; i++) for (int p = start[i]; p < end[i]; p++) { count[i]++; count[b[p]]++; }
+        fullStart = new int[n + 1];
+        int L = S.length();
+        for (int i = 0; i < n; i++) fullStart[i + 1] = fullStart[i] + (count[i] + L - 1) / L * L;
+        nbr = new int[fullStart[n]];
+        int[] at = java.util.Arrays.copyOf(fullStart, n);
+        java.util.function.BiFunction<Integer, double[], Integer> ghost = (atom, d) -> {
+            long key = ((long) atom << 24) ^ (Math.round(d[0] * 8) + 4096) << 16 ^ (Math.round(d[1] * 8) + 4096) << 8 ^ (Math.round(d[2] * 8) + 4096);
+            return ghostOf.computeIfAbsent(key, x -> { extra.add(new double[] {r[3 * atom] + d[0], r[3 * atom + 1] + d[1], r[3 * atom + 2] + d[2]}); return n + extra.size() - 1; });
+        };
+        for (int i = 0; i < n; i++) for (int p = start[i]; p < end[i]; p++) {
+            int j = b[p];
+            int c = 3 * code[p];
+            if (code[p] == ZERO) { nbr[at[i]++] = j; nbr[at[j]++] = i; }
+            else {
+                nbr[at[i]++] = ghost.apply(j, new double[] {shift[c], shift[c + 1], shift[c + 2]});
+                nbr[at[j]++] = ghost.apply(i, new double[] {-shift[c], -shift[c + 1], -shift[c + 2]});
+            }
+        }
+        int total = n + extra.size() + 1;
+        gx = new double[total]; gy = new double[total]; gz = new double[total];
+        for (int i = 0; i < n; i++) { gx[i] = r[3 * i]; gy[i] = r[3 * i + 1]; gz[i] = r[3 * i + 2]; }
+        for (int g = 0; g < extra.size(); g++) { gx[n + g] = extra.get(g)[0]; gy[n + g] = extra.get(g)[1]; gz[n + g] = extra.get(g)[2]; }
+        gx[total - 1] = 1e10; gy[total - 1] = 1e10; gz[total - 1] = 1e10;
+        for (int i = 0; i < n; i++) for (int p = at[i]; p < fullStart[i + 1]; p++) nbr[p] = total - 1;
+        System.out.printf("ghosts %d, full entries %d (padded)%n", extra.size(), nbr.length);
+    }
+
+    static double vectorFull(NeighborList list, double[] r, double[] f, double rc2) {
+        var ZEROV = jdk.incubator.vector.DoubleVector.zero(S);
+        var ONEV = jdk.incubator.vector.DoubleVector.broadcast(S, 1.0);
+        int n = fullStart.length - 1;
+        double e = 0;
+        double c12 = -48 * EPS * Math.pow(SIG, 12), c6 = 24 * EPS * Math.pow(SIG, 6);
+        double e12 = 4 * EPS * Math.pow(SIG, 12), e6 = 4 * EPS * Math.pow(SIG, 6);
+        int L = S.length();
+        for (int i = 0; i < n; i++) {
+            double xi = gx[i], yi = gy[i], zi = gz[i];
+            var fx = ZEROV; var fy = ZEROV; var fz = ZEROV; var ev = ZEROV;
+            for (int p = fullStart[i]; p < fullStart[i + 1]; p += L) {
+                var dx = jdk.incubator.vector.DoubleVector.fromArray(S, gx, 0, nbr, p).sub(xi);
+                var dy = jdk.incubator.vector.DoubleVector.fromArray(S, gy, 0, nbr, p).sub(yi);
+                var dz = jdk.incubator.vector.DoubleVector.fromArray(S, gz, 0, nbr, p).sub(zi);
+                var r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
+                var in = r2.lt(rc2);
+                var inv2 = ZEROV.blend(ONEV.div(r2), in);
+                var inv6 = inv2.mul(inv2).mul(inv2);
+                var g = inv6.mul(c12).add(c6).mul(inv6).mul(inv2);
+                ev = ev.add(inv6.mul(e12).sub(e6).mul(inv6));
+                fx = fx.add(g.mul(dx)); fy = fy.add(g.mul(dy)); fz = fz.add(g.mul(dz));
+            }
+            f[3 * i] += fx.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            f[3 * i + 1] += fy.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            f[3 * i + 2] += fz.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            e += 0.5 * ev.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        }
+        return e;
+    }
+
     interface K { double run(NeighborList l, double[] r, double[] f, double rc2); }
 
     public static void main(String[] a) throws Exception {
@@ -164,16 +237,22 @@ public class LjLoopProbe {
         shifted = pairs - counts.get(zero);
         System.out.println("zero code " + zero + " shift " + list.imageShifts()[3 * zero] + "," + list.imageShifts()[3 * zero + 1] + "," + list.imageShifts()[3 * zero + 2]);
         System.out.printf("pairs %d, shifted %.3f%n", pairs, (double) shifted / pairs);
-        K[] ks = {LjLoopProbe::base, LjLoopProbe::noEnergy, LjLoopProbe::split, LjLoopProbe::branchless};
-        String[] names = {"base", "noEnergy", "split", "branchless"};
-        double[][] t = new double[4][7];
+        ghosts(list, r, s.atoms());
+        double[] fa = new double[r.length], fb = new double[r.length];
+        double ea = split(list, r, fa, RC * RC), eb = vectorFull(list, r, fb, RC * RC);
+        double worst = 0;
+        for (int q = 0; q < fa.length; q++) worst = Math.max(worst, Math.abs(fa[q] - fb[q]));
+        System.out.printf("energy %.12g vs %.12g, max |df| %.3g%n", ea, eb, worst);
+        K[] ks = {LjLoopProbe::base, LjLoopProbe::noEnergy, LjLoopProbe::split, LjLoopProbe::branchless, LjLoopProbe::vectorFull};
+        String[] names = {"base", "noEnergy", "split", "branchless", "vectorFull"};
+        double[][] t = new double[5][7];
         for (int round = -3; round < 7; round++) {
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 5; k++) {
                 long t0 = System.nanoTime();
                 for (int rep = 0; rep < 20; rep++) { java.util.Arrays.fill(f, 0); ks[k].run(list, r, f, RC * RC); }
                 if (round >= 0) t[k][round] = (System.nanoTime() - t0) / 20e6;
             }
         }
-        for (int k = 0; k < 4; k++) { java.util.Arrays.sort(t[k]); System.out.printf("%s: %.2f ms per evaluation (median), %.2f ns/pair%n", names[k], t[k][3], t[k][3] * 1e6 / pairs); }
+        for (int k = 0; k < 5; k++) { java.util.Arrays.sort(t[k]); System.out.printf("%s: %.2f ms per evaluation (median), %.2f ns/pair%n", names[k], t[k][3], t[k][3] * 1e6 / pairs); }
     }
 }

@@ -2,7 +2,6 @@ package dev.penstock.benchmarks;
 
 import dev.penstock.atoms.device.CpuRelaxKernels;
 import dev.penstock.atoms.device.DeviceStages;
-import dev.penstock.atoms.device.PackedRelax;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.atoms.optimize.Fire;
@@ -37,12 +36,6 @@ import java.util.Map;
 ///   (the pipeline refilled only when empty). On a CPU, where a step costs in proportion to the
 ///   atoms still live, this is what static batching costs; reported as
 ///   `ratio_static_skip_vs_inflight`.
-///
-/// - **packed batch**: the in-flight relaxation as one packed batch on `CpuDevice` driven
-///   alone (`PackedRelax`, on 1 thread and on every core) with `relax.cu`'s pair kernels — the
-///   path a GPU runs (`bench gpu`); its pair sums are all-pairs gathers per atom rather than the
-///   model's half neighbour lists, so its energies agree to rounding
-///   (`packed_max_rel_energy_diff`), and `ratio_packed_vs_inflight` compares its speed.
 ///
 /// Every stage way gives every system the same final energy (checked: `max_energy_diff`). Every
 /// wall time is the median of five rounds that each run every way in turn — the static baselines
@@ -98,21 +91,17 @@ public final class InflightBench {
         for (int i = 0; i < 2; i++) { // warm-up of the split evaluation, as long as the one-thread run's (a 24-cluster run left
             inflight(systems(), new HashMap<>(), 1, cores); // the two-thread path half compiled: 1.2–1.3× instead of 1.5)
         }
-        packed(systems(), 1); // warm-up of the packed batch kernels (the Vector API code is slow until C2 has compiled it)
-        packed(systems(), cores);
         // every way in each of ROUNDS alternating rounds, medians: single runs on a shared VM
         // wander by tens of percent, and a ratio of two of them taken minutes apart with them —
         // the baselines (static batches) and the in-flight runs alike
         Map<Long, Double> energyInflight = new HashMap<>();
         Map<Long, Double> energyThreads = new HashMap<>();
-        Map<Long, Double> energyPacked = new HashMap<>();
         Map<Long, Double> energySkip = new HashMap<>();
         Map<Long, Double> energyStatic = new HashMap<>();
         Summary<AtomicSystem> s = null;
         Summary<AtomicSystem> skip = null;
-        PackedRelax.Figures packed1 = null;
         long[] staticCounts = null;
-        double[][] walls = new double[6][ROUNDS]; // in-flight 1 / all threads, packed 1 / all, skip, static
+        double[][] walls = new double[4][ROUNDS]; // in-flight 1 / all threads, skip, static
         StringBuilder ratios = new StringBuilder();
         for (int round = 0; round < ROUNDS; round++) {
             boolean first = round == 0; // its energies, counts and summaries are the ones reported (every round's are the same)
@@ -121,39 +110,27 @@ public final class InflightBench {
             long t1 = System.nanoTime();
             inflight(systems(), first ? energyThreads : new HashMap<>(), 1, cores);
             long t2 = System.nanoTime();
-            PackedRelax.Figures p1 = packed(systems(), 1, first ? energyPacked : new HashMap<>());
-            long t3 = System.nanoTime();
-            packed(systems(), cores, new HashMap<>());
-            long t4 = System.nanoTime();
             Summary<AtomicSystem> k1 = inflight(systems(), first ? energySkip : new HashMap<>(), Integer.MAX_VALUE);
-            long t5 = System.nanoTime();
+            long t3 = System.nanoTime();
             long[] c1 = staticFixed(systems(), first ? energyStatic : new HashMap<>());
-            long t6 = System.nanoTime();
-            long[] at = {t0, t1, t2, t3, t4, t5, t6};
-            for (int w = 0; w < 6; w++) {
+            long t4 = System.nanoTime();
+            long[] at = {t0, t1, t2, t3, t4};
+            for (int w = 0; w < 4; w++) {
                 walls[w][round] = (at[w + 1] - at[w]) / 1e9;
             }
             if (first) {
                 s = s1;
-                packed1 = p1;
                 skip = k1;
                 staticCounts = c1;
             }
             ratios.append(first ? "" : ",").append(String.format(Locale.ROOT, "%.3f", walls[0][round] / walls[1][round]));
-            out.printf(Locale.ROOT, "round %d: in-flight %.3f s on 1 thread, %.3f s on %d; packed %.3f / %.3f s; static skipping %.3f s, "
-                    + "fixed %.3f s%n", round, walls[0][round], walls[1][round], cores, walls[2][round], walls[3][round], walls[4][round],
-                    walls[5][round]);
+            out.printf(Locale.ROOT, "round %d: in-flight %.3f s on 1 thread, %.3f s on %d; static skipping %.3f s, fixed %.3f s%n", round,
+                    walls[0][round], walls[1][round], cores, walls[2][round], walls[3][round]);
         }
         double wallInflight = median(walls[0]);
         double wallThreads = median(walls[1]);
-        double wallPacked = median(walls[2]);
-        double wallPackedThreads = median(walls[3]);
-        double wallSkip = median(walls[4]);
-        double wallStatic = median(walls[5]);
-        double packedRel = 0;
-        for (Map.Entry<Long, Double> e : energyPacked.entrySet()) {
-            packedRel = Math.max(packedRel, Math.abs(e.getValue() - energyInflight.get(e.getKey())) / Math.abs(energyInflight.get(e.getKey())));
-        }
+        double wallSkip = median(walls[2]);
+        double wallStatic = median(walls[3]);
 
         double diff = 0;
         for (Map.Entry<Long, Double> e : energyInflight.entrySet()) {
@@ -171,18 +148,10 @@ public final class InflightBench {
         Summary.StageReport k = skip.stages().getFirst();
         out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "static (skip finished)", wallSkip, k.steps(),
                 k.sampleSteps()[Systems.ATOMS], 100 * k.meanOccupancy(Systems.ATOMS));
-        out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d   (%d threads: %.2f s)%n", "packed batch, CpuDevice", wallPacked, packed1.batchSteps(),
-                packed1.atomSteps(), cores, wallPackedThreads);
         Map<String, String> f = new LinkedHashMap<>();
         f.put("clusters", Integer.toString(clusters));
         f.put("max_atoms", Long.toString(maxAtoms));
         f.put("wall_inflight_s", String.format(Locale.ROOT, "%.3f", wallInflight));
-        f.put("wall_packed_s", String.format(Locale.ROOT, "%.3f", wallPacked));
-        f.put("wall_packed_" + cores + "t_s", String.format(Locale.ROOT, "%.3f", wallPackedThreads));
-        f.put("atom_steps_per_s_packed", String.format(Locale.ROOT, "%.4g", packed1.atomStepsPerSecond()));
-        f.put("ratio_packed_vs_inflight", String.format(Locale.ROOT, "%.3f", wallInflight / wallPacked));
-        f.put("ratio_packed_" + cores + "t_vs_1t", String.format(Locale.ROOT, "%.3f", wallPacked / wallPackedThreads));
-        f.put("packed_max_rel_energy_diff", String.format(Locale.ROOT, "%.3g", packedRel));
         f.put("cores", Integer.toString(cores));
         f.put("wall_inflight_" + cores + "t_s", String.format(Locale.ROOT, "%.3f", wallThreads));
         f.put("atom_steps_per_s_inflight", String.format(Locale.ROOT, "%.4g", r.sampleSteps()[Systems.ATOMS] / wallInflight));
@@ -199,24 +168,6 @@ public final class InflightBench {
         f.put("ratio_static_skip_vs_inflight", String.format(Locale.ROOT, "%.3f", wallSkip / wallInflight));
         f.put("ratio_static_vs_inflight", String.format(Locale.ROOT, "%.3f", wallStatic / wallInflight));
         return f;
-    }
-
-    /// The in-flight relaxation as one packed batch on `CpuDevice` (`PackedRelax`, the batch kernels
-    /// split over `threads`), under the same atom budget; each system's final energy into `energy`.
-    private PackedRelax.Figures packed(List<AtomicSystem> systems, int threads, Map<Long, Double> energy) {
-        try (CpuDevice cpu = new CpuDevice();
-             PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(threads), model(), Convergence.of(FMAX, BUDGET),
-                     (int) (maxAtoms / 13 + 1), (int) maxAtoms)) {
-            r.relax(systems);
-            for (AtomicSystem a : systems) {
-                energy.put(a.id(), a.energy());
-            }
-            return r.figures();
-        }
-    }
-
-    private void packed(List<AtomicSystem> systems, int threads) {
-        packed(systems, threads, new HashMap<>());
     }
 
     /// The same in-flight relaxation as a Flink job on a local MiniCluster (one stage, parallelism

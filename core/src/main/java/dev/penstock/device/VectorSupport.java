@@ -4,8 +4,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /// Whether this JVM can run Penstock's SIMD kernels: they use the incubating Vector API, which a
 /// JVM loads only when started with `--add-modules jdk.incubator.vector` (the `penstock` script
-/// does). Without it the encoder runs its scalar kernels and says so once; the kernels that have
-/// no scalar form refuse in one line naming the option.
+/// does). Without it the encoder runs its scalar kernels and says so once.
 public final class VectorSupport {
     /// The JVM option that loads the Vector API.
     public static final String OPTION = "--add-modules jdk.incubator.vector";
@@ -28,13 +27,5 @@ public final class VectorSupport {
                     "the Vector API is not loaded (JVM option " + OPTION + "): " + what + " runs its scalar kernels");
         }
         return AVAILABLE;
-    }
-
-    /// Throws `UnsupportedOperationException` naming `what` and the JVM option, unless the Vector
-    /// API is loaded.
-    public static void require(String what) {
-        if (!AVAILABLE) {
-            throw new UnsupportedOperationException(what + " needs the Vector API: start the JVM with " + OPTION);
-        }
     }
 }

@@ -32,8 +32,9 @@ import java.util.Map;
 ///   allows (`encode16_copy_bound_vectors_per_s`); median of 5 runs after a warm-up;
 /// - the kernel alone on device-resident rows: vectors/s (PyTorch's figure for the same work
 ///   comes from `benchmarks/peers/encode_torch_gpu.py`, run by `scripts/gpu-check.sh`).
-/// - the in-flight FIRE relaxation of the `inflight` clusters as one packed batch on the GPU,
-///   against the same on every CPU core: systems/s, atom-steps/s, and the agreement
+/// - the in-flight FIRE relaxation of the `inflight` clusters through one `fire` device stage on
+///   the GPU, against the same stage on every CPU core (what `simulate` runs there): systems/s,
+///   atom-steps/s, and the agreement
 ///   (`inflight_cuda_max_rel_energy_diff`, `inflight_cuda_steps_differ`; see `InflightGpu`).
 /// - the same clusters through one fused device stage `fire + langevin + nve` on the GPU and on
 ///   every CPU core: wall times, their ratio, and the agreement (`stages_cuda_max_rel_energy_diff`,

@@ -2,7 +2,7 @@ package dev.penstock.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.penstock.atoms.device.CpuRelaxKernels;
+import dev.penstock.atoms.device.PairSummingKernels;
 import dev.penstock.atoms.device.PackedRelax;
 import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.atoms.potential.LennardJones;
@@ -143,7 +143,7 @@ abstract class RelaxKernelsChecks {
     private void periodicAsTheCpu(java.util.function.Supplier<List<AtomicSystem>> systems) {
         List<AtomicSystem> onCpu = systems.get();
         List<PackedRelax.Outcome> cpu;
-        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, CpuRelaxKernels.summingPairs(2), LJ, RULE, 4, 600)) {
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, PairSummingKernels.summingPairs(2), LJ, RULE, 4, 600)) {
             cpu = r.relax(onCpu);
         }
         List<AtomicSystem> onCuda = systems.get();
@@ -163,7 +163,7 @@ abstract class RelaxKernelsChecks {
     private void relaxesAsTheCpu(dev.penstock.atoms.potential.PairPotential model) {
         List<AtomicSystem> onCpu = clusters(24);
         List<PackedRelax.Outcome> cpu;
-        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, CpuRelaxKernels.summingPairs(2), model, RULE, 16, 600)) {
+        try (CpuDevice d = new CpuDevice(); PackedRelax r = new PackedRelax(d, PairSummingKernels.summingPairs(2), model, RULE, 16, 600)) {
             cpu = r.relax(onCpu);
         }
         List<AtomicSystem> onCuda = clusters(24);
@@ -293,7 +293,7 @@ abstract class RelaxKernelsChecks {
     void largeSystemsSumTheirVerletListsOnTheDeviceAndTakeTheCpuTrajectory() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = largeNve(d, x -> CpuRelaxKernels.summingPairs(2), new ArrayList<>());
+            cpu = largeNve(d, x -> PairSummingKernels.summingPairs(2), new ArrayList<>());
         }
         java.util.Map<Long, String> cuda;
         List<int[]> lists = new ArrayList<>();
@@ -348,7 +348,7 @@ abstract class RelaxKernelsChecks {
     void aBatchOfSmallSystemsKeepsNoListsUntilALargeOneComes() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = smallThenLarge(d, x -> CpuRelaxKernels.summingPairs(2), new ArrayList<>());
+            cpu = smallThenLarge(d, x -> PairSummingKernels.summingPairs(2), new ArrayList<>());
         }
         java.util.Map<Long, String> cuda;
         List<String> seen = new ArrayList<>();
@@ -398,7 +398,7 @@ abstract class RelaxKernelsChecks {
     void theCudaFusedSubStagesWithLangevinGiveEverySystemTheCpuStepsAndNumbers() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = fused(d, x -> CpuRelaxKernels.summingPairs(1));
+            cpu = fused(d, x -> PairSummingKernels.summingPairs(1));
         }
         java.util.Map<Long, String> cuda;
         try (CudaDevice d = openDevice()) {
@@ -424,7 +424,7 @@ abstract class RelaxKernelsChecks {
     void theCudaVelocityVerletGivesEverySystemTheCpuTrajectory() {
         java.util.Map<Long, String> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = nve(d, x -> CpuRelaxKernels.summingPairs(2));
+            cpu = nve(d, x -> PairSummingKernels.summingPairs(2));
         }
         java.util.Map<Long, String> cuda;
         try (CudaDevice d = openDevice()) {

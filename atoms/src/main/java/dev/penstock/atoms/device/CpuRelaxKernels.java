@@ -1,7 +1,6 @@
 package dev.penstock.atoms.device;
 
 import static dev.penstock.atoms.device.RelaxColumns.ALPHA;
-import static dev.penstock.atoms.device.RelaxColumns.CELL_KIND;
 import static dev.penstock.atoms.device.RelaxColumns.COUNT;
 import static dev.penstock.atoms.device.RelaxColumns.DONE;
 import static dev.penstock.atoms.device.RelaxColumns.DT;
@@ -11,7 +10,6 @@ import static dev.penstock.atoms.device.RelaxColumns.FMAX;
 import static dev.penstock.atoms.device.RelaxColumns.FRESH;
 import static dev.penstock.atoms.device.RelaxColumns.ID_HI;
 import static dev.penstock.atoms.device.RelaxColumns.ID_LO;
-import static dev.penstock.atoms.device.RelaxColumns.IMAGES_A;
 import static dev.penstock.atoms.device.RelaxColumns.NSTEPS;
 import static dev.penstock.atoms.device.RelaxColumns.PREV_ENERGY;
 import static dev.penstock.atoms.device.RelaxColumns.START;
@@ -26,7 +24,6 @@ import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
 import dev.penstock.device.Crew;
 import dev.penstock.device.Stream;
-import dev.penstock.device.VectorSupport;
 import dev.penstock.memory.Block;
 import dev.penstock.stage.PackedColumns;
 import java.lang.foreign.MemorySegment;
@@ -42,7 +39,7 @@ import java.util.function.IntConsumer;
 ///
 /// Why one file over 400 lines: one device's kernel set — every kernel shares the crew, the
 /// per-thread scratch and the split rule, and each must stay `relax.cu`'s kernel statement for
-/// statement (the pair sums, the one place where the order of work differs, are `PairGather`).
+/// statement; the evaluation is the model's own, over each system's rows (`ModelTerms`).
 public final class CpuRelaxKernels implements RelaxKernels {
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
@@ -57,53 +54,14 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static final int SORTED_CLAIMS = 512;
 
     private final int threads;
-    private final boolean listLarge;
-    private final boolean sumsPairs;
     private final Scratch[] scratch;
     private Crew crew;
 
     /// Kernels split over `threads` threads (1: on the stream's thread alone). A device stage on
     /// them has every model — Lennard-Jones and Morse too — computed by the model over each
     /// system's rows (`ModelTerms`): the model's own numbers, bit for bit, whatever the batch or
-    /// the split (`sumsPairs` false).
+    /// the split.
     public CpuRelaxKernels(int threads) {
-        this(threads, true, false);
-    }
-
-    /// Kernels on which device stages (and `PackedRelax`) sum Lennard-Jones and Morse pairs
-    /// themselves, as the CUDA kernels do (`relax.cu`'s gather, `PairGather`): the CPU reference of
-    /// CUDA's device stages (their emulation checks, `bench gpu`'s CPU side, `bench inflight`'s
-    /// packed row).
-    public static CpuRelaxKernels summingPairs(int threads) {
-        VectorSupport.require("CpuRelaxKernels.summingPairs (the pair sums of CUDA's kernels, on the CPU)");
-        return new CpuRelaxKernels(threads, true, true);
-    }
-
-    /// Kernels that sum all pairs of large free and nearest-image systems each evaluation
-    /// instead of keeping their Verlet lists (`PairList`; scanned cells keep theirs), their
-    /// stages summing pairs: the same numbers, slower (for the tests that hold them so).
-    static CpuRelaxKernels allPairs(int threads) {
-        VectorSupport.require("CpuRelaxKernels.allPairs");
-        return new CpuRelaxKernels(threads, false, true);
-    }
-
-    @Override
-    public boolean sumsPairs() {
-        return sumsPairs;
-    }
-
-    /// How many times a Verlet list was built.
-    long listBuilds() {
-        long n = 0;
-        for (Scratch w : scratch) {
-            n += w.pairs == null ? 0 : w.pairs.builds;
-        }
-        return n;
-    }
-
-    private CpuRelaxKernels(int threads, boolean listLarge, boolean sumsPairs) {
-        this.listLarge = listLarge;
-        this.sumsPairs = sumsPairs;
         if (threads < 1) {
             throw new IllegalArgumentException("option 'threads' must be at least 1, got " + threads);
         }
@@ -179,18 +137,17 @@ public final class CpuRelaxKernels implements RelaxKernels {
         void run(int part, int from, int to);
     }
 
+    /// False: every model, Lennard-Jones and Morse too, is computed over each system's rows.
+    @Override
+    public boolean sumsPairs() {
+        return false;
+    }
+
+    /// Refused: these kernels run every model over each system's rows (`sumsPairs` is false, so
+    /// no stage asks this of them).
     @Override
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
-        MemorySegment pos = c.pos().segment();
-        MemorySegment force = c.force().segment();
-        MemorySegment atomEnergy = c.atomEnergy().segment();
-        MemorySegment ints = c.ints().segment();
-        MemorySegment doubles = c.doubles().segment();
-        long cap = c.systemCapacity();
-        stream.launch("relax evaluate", () -> {
-            listsFor(ints, cap, systems);
-            evaluateRows(pos, force, atomEnergy, ints, doubles, cap, systems, pair);
-        });
+        throw new UnsupportedOperationException("CpuRelaxKernels run the model over each system's rows; they do not sum pairs");
     }
 
     @Override
@@ -227,175 +184,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
         });
     }
 
-    /// The Verlet lists of the systems whose cells are scanned or that are large (`PairList`), by system id; a
-    /// list no evaluation used for a while is dropped (its system left the batch).
-    private final java.util.HashMap<Long, PairList> lists = new java.util.HashMap<>();
-    private PairList[] rowLists = new PairList[0];
-    private long evaluations;
-
-    /// Puts each listed system's list at its row of `rowLists` (null for the others), making
-    /// the lists of newcomers; every 64 evaluations drops the lists of systems no longer here.
-    private void listsFor(MemorySegment ints, long cap, int systems) {
-        if (rowLists.length < systems) {
-            rowLists = new PairList[Math.max(systems, 2 * rowLists.length)];
-        }
-        long now = ++evaluations;
-        for (int k = 0; k < systems; k++) {
-            if (!listed(ints, cap, k)) {
-                rowLists[k] = null;
-                continue;
-            }
-            long id = ((long) ints.getAtIndex(I32, ID_HI * cap + k) << 32) | (ints.getAtIndex(I32, ID_LO * cap + k) & 0xFFFF_FFFFL);
-            PairList list = rowLists[k];
-            if (list == null || list.id != id) { // the row holds another system since the last step: look it up
-                list = lists.computeIfAbsent(id, x -> new PairList(x));
-                rowLists[k] = list;
-            }
-            list.used = now;
-        }
-        if (now % 64 == 0 && !lists.isEmpty()) {
-            lists.values().removeIf(l -> l.used < now - 64);
-        }
-    }
-
-    /// Whether system `k` is summed through a Verlet list: a scanned cell, or a large system.
-    private boolean listed(MemorySegment ints, long cap, int k) {
-        return ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES
-                || (listLarge && ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS);
-    }
-
-    /// Whether system `k` is one large listed system whose atoms the threads split
-    /// (`PairGather.fullRows`) rather than one thread taking it whole.
-    private boolean wide(MemorySegment ints, long cap, int k) {
-        return threads > 1 && rowLists[k] != null && ints.getAtIndex(I32, CELL_KIND * cap + k) != CellImages.IMAGES
-                && ints.getAtIndex(I32, COUNT * cap + k) >= PairList.ATOMS;
-    }
-
-    private void evaluateRows(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
-                              long cap, int systems, Pair pair) {
-        for (int k = 0; k < systems; k++) {
-            if (wide(ints, cap, k)) {
-                evaluateWide(pos, force, atomEnergy, ints, doubles, cap, k, pair);
-            }
-        }
-        split(systems, k -> {
-            long n = ints.getAtIndex(I32, COUNT * cap + k);
-            if (wide(ints, cap, k)) {
-                return 0; // done above
-            }
-            if (rowLists[k] != null) {
-                return 100 * n; // a list's entries, about
-            }
-            long images = 1;
-            if (ints.getAtIndex(I32, CELL_KIND * cap + k) == CellImages.IMAGES) {
-                for (int d = 0; d < 3; d++) {
-                    images *= 2L * ints.getAtIndex(I32, (IMAGES_A + d) * cap + k) + 1;
-                }
-            }
-            return n * n * images;
-        }, MIN_PAIRS, (part, from, to) -> {
-            Scratch w = scratch[part];
-            for (int k = from; k < to; k++) {
-                if (wide(ints, cap, k)) {
-                    continue;
-                }
-                int start = ints.getAtIndex(I32, START * cap + k);
-                int n = ints.getAtIndex(I32, COUNT * cap + k);
-                w.fit(n);
-                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                PairGather gather = w.pairs();
-                cellOf(gather, ints, doubles, cap, k);
-                boolean overlap = gather.run(w.r, n, pair, w.f, w.e);
-                finish(w, force, atomEnergy, ints, doubles, cap, k, start, n, overlap);
-            }
-        });
-    }
-
-    /// Sets `gather`'s cell, kind and list to system `k`'s.
-    private void cellOf(PairGather gather, MemorySegment ints, MemorySegment doubles, long cap, int k) {
-        gather.kind = ints.getAtIndex(I32, CELL_KIND * cap + k);
-        gather.list = rowLists[k];
-        for (int d = 0; d < 3; d++) {
-            gather.images[d] = ints.getAtIndex(I32, (IMAGES_A + d) * cap + k);
-        }
-        for (int e = 0; e < 9; e++) {
-            gather.cell[e] = doubles.getAtIndex(F64, (RelaxColumns.CELL + e) * cap + k);
-            gather.cell[9 + e] = doubles.getAtIndex(F64, (RelaxColumns.RECIPROCAL + e) * cap + k);
-        }
-    }
-
-    private final boolean[] partOverlaps = new boolean[64];
-
-    /// One large system's evaluation with its atoms split over the crew: the stream thread
-    /// loads it and builds its full list, then every part gathers its run of atoms, then the
-    /// system's sums in atom order as any system's.
-    private void evaluateWide(MemorySegment pos, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles,
-                              long cap, int k, Pair pair) {
-        int start = ints.getAtIndex(I32, START * cap + k);
-        int n = ints.getAtIndex(I32, COUNT * cap + k);
-        int parts = Math.min(threads, partOverlaps.length);
-        crew();
-        for (int q = 0; q < parts; q++) {
-            Scratch w = scratch[q];
-            w.fit(n);
-            cellOf(w.pairs(), ints, doubles, cap, k);
-        }
-        Scratch lead = scratch[0];
-        MemorySegment.copy(pos, F64, 24L * start, lead.r, 0, 3 * n);
-        lead.pairs().load(lead.r, n, pair, true);
-        crew.run(parts, q -> {
-            Scratch w = scratch[q];
-            if (q != 0) {
-                MemorySegment.copy(pos, F64, 24L * start, w.r, 0, 3 * n);
-                w.pairs().load(w.r, n, pair, false);
-            }
-            int from = (int) ((long) n * q / parts);
-            int to = (int) ((long) n * (q + 1) / parts);
-            partOverlaps[q] = w.pairs().fullRows(from, to, w.f, w.e);
-            if (q != 0) { // the lead's arrays take every part's rows
-                System.arraycopy(w.f, 3 * from, lead.f, 3 * from, 3 * (to - from));
-                System.arraycopy(w.e, from, lead.e, from, to - from);
-            }
-        });
-        boolean overlap = false;
-        for (int q = 0; q < parts; q++) {
-            overlap |= partOverlaps[q];
-        }
-        finish(lead, force, atomEnergy, ints, doubles, cap, k, start, n, overlap);
-    }
-
-    /// Stores system `k`'s forces and half pair energies from `w` (atoms `[start, start + n)`),
-    /// and its energy, max |F_i| and flags, summed in atom order.
-    private static void finish(Scratch w, MemorySegment force, MemorySegment atomEnergy, MemorySegment ints, MemorySegment doubles, long cap,
-                               int k, int start, int n, boolean overlap) {
-        MemorySegment.copy(w.f, 0, force, F64, 24L * start, 3 * n);
-        double e = 0;
-        double max = 0;
-        boolean finite = true;
-        for (int i = 0; i < n; i++) {
-            double half = 0.5 * w.e[i];
-            atomEnergy.setAtIndex(F64, start + i, half);
-            e += half;
-            double fx = w.f[3 * i];
-            double fy = w.f[3 * i + 1];
-            double fz = w.f[3 * i + 2];
-            double f2 = fx * fx + fy * fy + fz * fz;
-            finite &= f2 <= Double.MAX_VALUE;
-            max = Math.max(max, f2);
-        }
-        finite &= Math.abs(e) <= Double.MAX_VALUE;
-        doubles.setAtIndex(F64, ENERGY * cap + k, e);
-        doubles.setAtIndex(F64, FMAX * cap + k, Math.sqrt(max));
-        if (ints.getAtIndex(I32, FLAG * cap + k) != 0) {
-            return; // flagged by the step before this evaluation: that reason stands
-        }
-        if (overlap) {
-            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_OVERLAP);
-        } else if (!finite) {
-            ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NON_FINITE);
-        }
-    }
-
     /// One thread's working arrays for one system at a time (grown, never shrunk: a step
     /// allocates nothing once the largest system has been seen).
     private static final class Scratch {
@@ -405,30 +193,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] r0 = new double[0];
         double[] m = new double[0];
         double[] xi = new double[0];
-        double[] e = new double[0];
-        // the evaluation's pair sums, made on first use: kernels whose models sum their own pairs
-        // never load the Vector API (a Flink task manager without jdk.incubator.vector runs them)
-        PairGather pairs;
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
 
-        PairGather pairs() {
-            if (pairs == null) {
-                pairs = new PairGather();
-            }
-            return pairs;
-        }
-
         void fit(int n) {
-            if (e.length < n) {
+            if (m.length < n) {
                 r = new double[3 * n];
                 f = new double[3 * n];
                 v = new double[3 * n];
                 r0 = new double[3 * n];
                 m = new double[n];
                 xi = new double[3 * n + 1];
-                e = new double[n];
             }
         }
     }

@@ -40,8 +40,7 @@ import java.util.function.Consumer;
 /// A stage's batch of systems packed on a `Device`, under FIRE (ASE-exact, mass-weighted, 2.0),
 /// velocity Verlet (NVE) or Langevin BAOAB (NVT), evaluated by pair kernels (Lennard-Jones,
 /// Morse, on kernels that sum pairs) or by the model over the packed rows (`ModelTerms`: any
-/// model on the CPU's kernels): the `BatchEngine` of a device stage (`DeviceStages`), and what
-/// `PackedRelax` drives alone. Its stream is a driven one (`Device.newDrivenStream`): on the CPU
+/// model on the CPU's kernels): the `BatchEngine` of a device stage (`DeviceStages`). Its stream is a driven one (`Device.newDrivenStream`): on the CPU
 /// the worker that steps the batch runs the kernels itself.
 ///
 /// ```

@@ -10,7 +10,9 @@ import java.util.Arrays;
 ///
 /// Rebuild rule: rebuild when any atom has moved more than `skin / 2` since the last build.
 /// Two atoms can then have closed in by at most `skin`, so a pair inside `cutoff` now was inside
-/// `cutoff + skin` at the build: no pair is ever missed.
+/// `cutoff + skin` at the build: no pair is ever missed. Or, asked (`rebuildEvery`), every n
+/// updates unchecked, as LAMMPS's `neigh_modify every n check no`, the builds after which an
+/// atom had moved more than half the skin counted.
 ///
 /// Building: cell lists (bins in fractional coordinates at least `(cutoff + skin) / 2` apart
 /// across their faces, the 125 bins within two of an atom's bin, each pair found once from the
@@ -34,6 +36,11 @@ public final class NeighborList {
     private double[] imageShift = new double[3]; // table: code -> (sx, sy, sz)
     private double[] builtAt = new double[0];
     private long builds;
+    private long generation; // every build, rebuildAt's too (builds may be set back)
+    private int every; // 0: the displacement rule; n: every n updates, unchecked
+    private int sinceBuild;
+    private long dangerous;
+    private FullList full;
 
     /// A list for interactions up to `cutoff`, built with `skin` to spare.
     public NeighborList(double cutoff, double skin) {
@@ -49,12 +56,36 @@ public final class NeighborList {
 
     /// Rebuilds if the rule says so (or on first use); returns whether it rebuilt.
     public boolean update(AtomicSystem s) {
-        double[] r = s.positions();
-        if (builtAt.length == r.length && maxDisplacement(r) <= skin / 2) {
-            return false;
+        return update(s, null);
+    }
+
+    /// Rebuilds every `n` updates instead, whatever the atoms did (LAMMPS's `neigh_modify every
+    /// n delay 0 check no`: no displacement measured between builds, so a pair that came from
+    /// beyond `cutoff + skin` to inside the cutoff between two builds is missed); 0, the default,
+    /// is the displacement rule. Each such build that finds an atom moved more than half the skin
+    /// since the last is counted (`dangerousBuilds`): pairs may have been missed before it.
+    public void rebuildEvery(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("neighbour list: 'every' must be 0 (rebuild when an atom has moved half the skin) or "
+                    + "positive, got " + n);
         }
-        build(s);
-        return true;
+        every = n;
+    }
+
+    /// Builds under `rebuildEvery` after which an atom was found to have moved more than half
+    /// the skin since the build before.
+    public long dangerousBuilds() {
+        return dangerous;
+    }
+
+    /// Updates since the last build (what `rebuildEvery` counts; a checkpoint keeps it).
+    public int sinceBuild() {
+        return sinceBuild;
+    }
+
+    /// Sets the updates since the last build (restoring a checkpoint).
+    public void sinceBuild(int n) {
+        sinceBuild = n;
     }
 
     private double maxDisplacement(double[] r) {
@@ -77,7 +108,15 @@ public final class NeighborList {
     /// caller alone; the list is the same either way); returns whether it rebuilt.
     public boolean update(AtomicSystem s, Crew crew) {
         double[] r = s.positions();
-        if (builtAt.length == r.length && maxDisplacement(r) <= skin / 2) {
+        boolean built = builtAt.length == r.length;
+        if (every > 0 && built) {
+            if (++sinceBuild < every) {
+                return false;
+            }
+            if (maxDisplacement(r) > skin / 2) {
+                dangerous++;
+            }
+        } else if (built && maxDisplacement(r) <= skin / 2) {
             return false;
         }
         build(s, crew);
@@ -147,6 +186,8 @@ public final class NeighborList {
         }
         builtAt = s.positions().clone();
         builds++;
+        generation++;
+        sinceBuild = 0;
     }
 
     private void buildCells(AtomicSystem s, double rl, int k, Cell cell, double[] frac, Crew crew) {
@@ -477,6 +518,22 @@ public final class NeighborList {
             System.arraycopy(now, 0, r, 0, r.length);
         }
         builds = buildsThen;
+    }
+
+    /// Counts every build, including `rebuildAt`'s (which sets `builds()` back): what a list
+    /// derived from this one compares to know it is current.
+    long generation() {
+        return generation;
+    }
+
+    /// The full list over ghost atoms derived from this list's last build (`FullList`), its
+    /// coordinates written from `r` (the system's `n` atoms' positions now).
+    public FullList full(int n, double[] r) {
+        if (full == null) {
+            full = new FullList();
+        }
+        full.update(this, n, r);
+        return full;
     }
 
     /// Builds so far.

@@ -6,6 +6,7 @@ public final class LennardJones extends PairPotential {
     private final double epsilon;
     private final double sigma;
     private final double shift;
+    private final LjLanes.Terms lanes;
 
     /// LJ with `epsilon`, `sigma`, `cutoff` (may be `Double.POSITIVE_INFINITY`), `shifted`.
     public LennardJones(double epsilon, double sigma, double cutoff, boolean shifted) {
@@ -16,6 +17,8 @@ public final class LennardJones extends PairPotential {
         this.epsilon = epsilon;
         this.sigma = sigma;
         this.shift = shifted && Double.isFinite(cutoff) ? raw(cutoff) : 0;
+        double od = overlapDistance();
+        this.lanes = new LjLanes.Terms(sigma * sigma, 4 * epsilon, shift, cutoff * cutoff, od * od);
     }
 
     /// ε, eV.
@@ -56,6 +59,12 @@ public final class LennardJones extends PairPotential {
         double s6 = s2 * s2 * s2;
         g[0] = 4 * epsilon * (-12 * s6 * s6 + 6 * s6) * inv2;
         return 4 * epsilon * (s6 * s6 - s6) - shift;
+    }
+
+    /// Lennard-Jones takes the lane sums over a full list (`LjLanes`).
+    @Override
+    LjLanes.Terms laneTerms() {
+        return lanes;
     }
 
     @Override

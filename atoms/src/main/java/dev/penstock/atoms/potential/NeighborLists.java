@@ -19,9 +19,38 @@ final class NeighborLists {
     private final double skin;
     private final Map<Long, NeighborList> lists = new ConcurrentHashMap<>();
 
+    private volatile int every;
+    private final java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+
     NeighborLists(double cutoff, double skin) {
         this.cutoff = cutoff;
         this.skin = skin;
+    }
+
+    /// Every list rebuilt every `n` evaluations, unchecked (`NeighborList.rebuildEvery`); 0: when
+    /// an atom has moved half the skin.
+    void rebuildEvery(int n) {
+        new NeighborList(cutoff, skin).rebuildEvery(n); // refuses a negative n
+        every = n;
+        for (NeighborList l : lists.values()) {
+            l.rebuildEvery(n);
+        }
+    }
+
+    /// Builds, over every list held, after which an atom was found to have moved more than half
+    /// the skin (only under `rebuildEvery`).
+    long dangerousBuilds() {
+        long n = 0;
+        for (NeighborList l : lists.values()) {
+            n += l.dangerousBuilds();
+        }
+        return n;
+    }
+
+    private NeighborList make() {
+        NeighborList list = new NeighborList(cutoff, skin);
+        list.rebuildEvery(every);
+        return list;
     }
 
     /// System `s`'s list, made on first use and brought up to date (rebuilt when an atom has
@@ -29,9 +58,15 @@ final class NeighborLists {
     NeighborList current(AtomicSystem s, Crew crew) {
         NeighborList list = lists.get(s.id());
         if (list == null) { // made once per system (a capturing lambda per call was most of a step's garbage)
-            list = lists.computeIfAbsent(s.id(), k -> new NeighborList(cutoff, skin));
+            list = lists.computeIfAbsent(s.id(), k -> make());
         }
+        long before = list.dangerousBuilds();
         list.update(s, crew);
+        if (list.dangerousBuilds() > before && warned.compareAndSet(false, true)) {
+            System.getLogger("dev.penstock").log(System.Logger.Level.WARNING, "system " + s.id() + ": its neighbour list, rebuilt every "
+                    + every + " steps unchecked, found an atom moved more than half the skin (" + skin / 2 + " Å) since the build before: "
+                    + "pairs may have been missed; a smaller 'every' or 0 (rebuild when needed) avoids it (said once)");
+        }
         return list;
     }
 
@@ -54,6 +89,9 @@ final class NeighborLists {
         out.writeBoolean(at != null);
         if (at != null) {
             out.writeLong(list.builds());
+            if (every > 0) { // the updates since the build, which decide the next (written only then: the format stays as it was)
+                out.writeInt(list.sinceBuild());
+            }
             out.writeInt(at.length);
             for (double x : at) {
                 out.writeDouble(x);
@@ -68,12 +106,14 @@ final class NeighborLists {
             return;
         }
         long builds = in.readLong();
+        int since = every > 0 ? in.readInt() : 0;
         double[] at = new double[in.readInt()];
         for (int i = 0; i < at.length; i++) {
             at[i] = in.readDouble();
         }
-        NeighborList list = new NeighborList(cutoff, skin);
+        NeighborList list = make();
         list.rebuildAt(s, at, builds, crew);
+        list.sinceBuild(since);
         lists.put(s.id(), list);
     }
 }

@@ -1,5 +1,6 @@
 package dev.penstock.atoms.potential;
 
+import dev.penstock.atoms.neighbor.FullList;
 import dev.penstock.atoms.neighbor.NeighborList;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Crew;
@@ -114,6 +115,23 @@ public abstract class PairPotential implements Model, AutoCloseable {
         }
     }
 
+    /// Rebuilds each system's neighbour list every `n` evaluations, unchecked, as LAMMPS's
+    /// `neigh_modify every n delay 0 check no` (`NeighborList.rebuildEvery`; a warning is logged
+    /// once when a build finds that pairs may have been missed); 0, the default: whenever an atom
+    /// has moved half the skin. Returns this.
+    public PairPotential rebuildEvery(int n) {
+        if (lists == null) {
+            throw new IllegalArgumentException("option 'every': a potential without a cutoff keeps no neighbour lists");
+        }
+        lists.rebuildEvery(n);
+        return this;
+    }
+
+    /// Builds under `rebuildEvery` after which an atom had moved more than half the skin.
+    public long dangerousBuilds() {
+        return lists == null ? 0 : lists.dangerousBuilds();
+    }
+
     /// Systems whose neighbour lists are kept.
     public int listsHeld() {
         return lists == null ? 0 : lists.size();
@@ -143,6 +161,8 @@ public abstract class PairPotential implements Model, AutoCloseable {
                     e += pair(s, i, j, r[3 * j] - r[3 * i], r[3 * j + 1] - r[3 * i + 1], r[3 * j + 2] - r[3 * i + 2], rc2, f);
                 }
             }
+        } else if (laneTerms() != null) {
+            e = laneSum(s, lists.current(s, crew), crew);
         } else {
             int k = RowParts.count(s.atoms());
             if (k == 1) {
@@ -157,6 +177,67 @@ public abstract class PairPotential implements Model, AutoCloseable {
             throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
         }
         s.energy(e);
+    }
+
+    /// The constants of the lane sums over a full list (`LjLanes`) when this model has them
+    /// (Lennard-Jones), else null: the half list's sum, term by term through `energySquared`.
+    LjLanes.Terms laneTerms() {
+        return null;
+    }
+
+    private double[] atomEnergy = new double[0];
+
+    /// The lane sums over `list`'s full list (`LjLanes`), in `RowParts` parts run on `crew` when the
+    /// system is large — each atom's numbers its own, whatever the split — then the energies of
+    /// the atoms added in atom order. The forces are set, every atom's.
+    private double laneSum(AtomicSystem s, NeighborList list, Crew crew) {
+        int n = s.atoms();
+        double[] r = s.positions();
+        double[] f = s.forces();
+        FullList full = list.full(n, r);
+        LjLanes.Terms t = laneTerms();
+        double[] atomE;
+        synchronized (partsLock) {
+            if (atomEnergy.length < n) {
+                atomEnergy = new double[n];
+            }
+            atomE = atomEnergy;
+            int k = RowParts.count(n);
+            int[] overlaps = new int[k];
+            RowParts.run(k == 1 ? null : crew, k, p -> overlaps[p] = LjLanes.sum(full, t, f, atomE, RowParts.from(n, p, k),
+                    RowParts.from(n, p + 1, k)));
+            for (int i : overlaps) {
+                if (i >= 0) {
+                    throw overlap(s, full, i, t.od2());
+                }
+            }
+            double e = 0;
+            for (int i = 0; i < n; i++) {
+                e += atomE[i];
+            }
+            return e;
+        }
+    }
+
+    /// The overlap atom `i` has with its closest partner in `full` (closer than √`od2`).
+    private IllegalStateException overlap(AtomicSystem s, FullList full, int i, double od2) {
+        double best = Double.POSITIVE_INFINITY;
+        int partner = -1;
+        int[] nb = full.partners();
+        for (int p = full.start()[i]; p < full.start()[i + 1]; p++) {
+            int j = nb[p];
+            double dx = full.x()[j] - full.x()[i];
+            double dy = full.y()[j] - full.y()[i];
+            double dz = full.z()[j] - full.z()[i];
+            double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 < best) {
+                best = r2;
+                partner = full.owner(j);
+            }
+        }
+        int a = Math.min(i, partner);
+        int b = Math.max(i, partner);
+        return new IllegalStateException("system " + s.id() + ": atoms " + a + " and " + b + " overlap (r = " + Math.sqrt(best) + " Å)");
     }
 
     /// The list sum in `k` parts (`RowParts`) run on `crew` (null: the caller): ranges of atoms

@@ -139,28 +139,45 @@ public final class PipelineSpec {
         Call c = call(text, 0);
         return switch (c.name()) {
             case "lj" -> {
-                c.only(Set.of("epsilon", "sigma", "cutoff", "shifted"));
+                c.only(Set.of("epsilon", "sigma", "cutoff", "shifted", "every"));
                 double eps = c.number("epsilon", null);
                 double sigma = c.number("sigma", null);
                 double cutoff = c.number("cutoff", 2.5 * sigma);
                 boolean shifted = !"false".equals(c.args().getOrDefault("shifted", "true"));
-                new LennardJones(eps, sigma, cutoff, shifted); // validates now, not in a worker
-                yield () -> new LennardJones(eps, sigma, cutoff, shifted);
+                int every = every(c);
+                new LennardJones(eps, sigma, cutoff, shifted).rebuildEvery(every); // validates now, not in a worker
+                yield () -> new LennardJones(eps, sigma, cutoff, shifted).rebuildEvery(every);
             }
             case "morse" -> {
-                c.only(Set.of("depth", "a", "r0", "cutoff"));
+                c.only(Set.of("depth", "a", "r0", "cutoff", "every"));
                 double d = c.number("depth", null);
                 double a = c.number("a", null);
                 double r0 = c.number("r0", null);
                 double cutoff = c.number("cutoff", null);
-                new Morse(d, a, r0, cutoff);
-                yield () -> new Morse(d, a, r0, cutoff);
+                int every = every(c);
+                new Morse(d, a, r0, cutoff).rebuildEvery(every);
+                yield () -> new Morse(d, a, r0, cutoff).rebuildEvery(every);
             }
             case "eam" -> fromFile(c, "a LAMMPS *.eam, *.eam.alloy or *.eam.fs file", path -> Eam.read(path)::fresh);
             case "sw" -> fromFile(c, "a LAMMPS *.sw file", path -> StillingerWeber.read(path)::fresh);
             case "tersoff" -> fromFile(c, "a LAMMPS *.tersoff file", path -> Tersoff.read(path)::fresh);
             default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam, sw, tersoff)");
         };
+    }
+
+    /// A pair potential's `every`: rebuild its neighbour lists every N steps unchecked (0, the
+    /// default: whenever an atom has moved half the skin).
+    private static int every(Call c) {
+        String v = c.args().getOrDefault("every", "0");
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException("'" + c.name() + "': 'every' must be a whole number of steps, 0 or more, got '" + v + "'");
     }
 
     /// The methods and potentials this parser knows, with their arguments, defaults and units (for
@@ -178,8 +195,11 @@ public final class PipelineSpec {
                                                                (1/fs), for `steps` steps (required); noise keyed by --seed
                   nve(dt=FS, steps=N)                          velocity Verlet, time step dt (fs), `steps` (required)
                 Potentials (--potential):
-                  lj(epsilon=EV, sigma=A, cutoff=2.5*sigma, shifted=true)   Lennard-Jones (eV, Å), cut and shifted at cutoff (Å)
-                  morse(depth=EV, a=PER_A, r0=A, cutoff=A)                 Morse (eV, 1/Å, Å), shifted to 0 at cutoff
+                  lj(epsilon=EV, sigma=A, cutoff=2.5*sigma, shifted=true, every=0)
+                                       Lennard-Jones (eV, Å), cut and shifted at cutoff (Å); neighbour lists (skin 0.3σ)
+                                       rebuilt when an atom has moved half the skin, or with every=N every N steps
+                                       unchecked (LAMMPS's neigh_modify every N check no; a warning if pairs may be missed)
+                  morse(depth=EV, a=PER_A, r0=A, cutoff=A, every=0)        Morse (eV, 1/Å, Å), shifted to 0 at cutoff
                   eam(file=PATH)       embedded atom from a LAMMPS *.eam (funcfl), *.eam.alloy (setfl) or *.eam.fs file
                   sw(file=PATH)        Stillinger-Weber from a LAMMPS *.sw file (multi-element)
                   tersoff(file=PATH)   Tersoff from a LAMMPS *.tersoff file (multi-element)

@@ -38,7 +38,7 @@ class DeviceStageTest {
     private static final Convergence RULE = Convergence.of(0.01, 2000);
 
     static Stage<AtomicSystem> deviceFire(CpuDevice cpu, int threads) {
-        return DeviceStages.fire(RULE, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads));
+        return DeviceStages.fire(RULE, LJ, cpu, d -> PairSummingKernels.summingPairs(threads));
     }
 
     static String state(AtomicSystem s) {
@@ -87,7 +87,7 @@ class DeviceStageTest {
         assertThat(reference).hasSize(40);
         // the engine alone (PackedRelax) gives the same numbers: the pipeline adds nothing to them
         List<AtomicSystem> alone = Clusters.inflight(40, 4);
-        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, RULE, 7, 300)) {
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, PairSummingKernels.summingPairs(1), LJ, RULE, 7, 300)) {
             List<PackedRelax.Outcome> outcomes = r.relax(alone);
             for (AtomicSystem s : alone) {
                 assertThat(state(s)).as("system %d", s.id()).isEqualTo(reference.get(s.id()));
@@ -131,7 +131,7 @@ class DeviceStageTest {
         Map<Long, String> reference = run(warm(20, 3), Pipeline.Mode.SYNC, perSample, null, null);
         Map<Long, String> onDevice;
         try (CpuDevice cpu = new CpuDevice()) {
-            onDevice = run(warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 300, LJ, cpu, d -> CpuRelaxKernels.summingPairs(2)), null, null);
+            onDevice = run(warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 300, LJ, cpu, d -> PairSummingKernels.summingPairs(2)), null, null);
         }
         assertThat(onDevice.keySet()).isEqualTo(reference.keySet()).hasSize(20);
         for (long id : reference.keySet()) {
@@ -144,7 +144,7 @@ class DeviceStageTest {
         for (Pipeline.Mode mode : Pipeline.Mode.values()) {
             try (CpuDevice cpu = new CpuDevice()) {
                 Map<Long, String> got = run(warm(20, 3), mode, deviceFire(cpu, 1), DeviceStages.nve(0.002, 100, LJ, cpu,
-                        d -> CpuRelaxKernels.summingPairs(1)), null);
+                        d -> PairSummingKernels.summingPairs(1)), null);
                 assertThat(got).hasSize(20);
                 if (chained == null) {
                     chained = got;
@@ -161,7 +161,7 @@ class DeviceStageTest {
         Map<Long, String> onDevice;
         try (CpuDevice cpu = new CpuDevice()) {
             Stage<AtomicSystem> stage = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
-                    morse, cpu, d -> CpuRelaxKernels.summingPairs(1), Double.POSITIVE_INFINITY, 0);
+                    morse, cpu, d -> PairSummingKernels.summingPairs(1), Double.POSITIVE_INFINITY, 0);
             onDevice = run(Clusters.inflight(30, 6), Pipeline.Mode.SYNC, stage, null, new Hook<>() {
                 @Override
                 public void onEvent(int st, Event<AtomicSystem> e) {
@@ -183,7 +183,7 @@ class DeviceStageTest {
         assertThat(same).as("systems with the per-sample FIRE's step count").isGreaterThanOrEqualTo(28);
         try (CpuDevice cpu = new CpuDevice()) {
             Stage<AtomicSystem> split = DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire(fmax=0.01, steps=2000)").getFirst(),
-                    morse, cpu, d -> CpuRelaxKernels.summingPairs(3), Double.POSITIVE_INFINITY, 0);
+                    morse, cpu, d -> PairSummingKernels.summingPairs(3), Double.POSITIVE_INFINITY, 0);
             assertThat(run(Clusters.inflight(30, 6), Pipeline.Mode.ASYNC_RECEIVE, split, null, null)).isEqualTo(onDevice);
         }
     }
@@ -202,9 +202,9 @@ class DeviceStageTest {
         Map<Long, String> device;
         Map<Long, String> aseExact;
         try (CpuDevice cpu = new CpuDevice()) {
-            device = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(mw, LJ, cpu, d -> CpuRelaxKernels.summingPairs(2), Double.POSITIVE_INFINITY, 0),
+            device = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(mw, LJ, cpu, d -> PairSummingKernels.summingPairs(2), Double.POSITIVE_INFINITY, 0),
                     null, null);
-            aseExact = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(ase, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), Double.POSITIVE_INFINITY,
+            aseExact = run(argon.get(), Pipeline.Mode.SYNC, DeviceStages.stage(ase, LJ, cpu, d -> PairSummingKernels.summingPairs(1), Double.POSITIVE_INFINITY,
                     0), null, null);
         }
         Map<Long, String> perSample = run(argon.get(), Pipeline.Mode.SYNC,
@@ -222,7 +222,7 @@ class DeviceStageTest {
 
     private static Stage<AtomicSystem> deviceFire2(CpuDevice cpu, int threads) {
         return DeviceStages.stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire2(fmax=0.01, steps=3000)").getFirst(), LJ, cpu,
-                d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 0);
+                d -> PairSummingKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 0);
     }
 
     @Test
@@ -312,7 +312,7 @@ class DeviceStageTest {
             return b.toString();
         };
         List<AtomicSystem> together = cells();
-        CpuRelaxKernels kernels = CpuRelaxKernels.summingPairs(2);
+        PairSummingKernels kernels = PairSummingKernels.summingPairs(2);
         List<PackedRelax.Outcome> a;
         try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, kernels, LJ, RULE, 6, 400)) {
             a = r.relax(together);
@@ -320,7 +320,7 @@ class DeviceStageTest {
         List<AtomicSystem> alone = new ArrayList<>();
         int steps = 0;
         for (AtomicSystem s : cells()) { // each its own batch, one thread: its lists built at other steps
-            try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, RULE, 1, 400)) {
+            try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, PairSummingKernels.summingPairs(1), LJ, RULE, 1, 400)) {
                 int k = alone.size();
                 alone.add(s);
                 assertThat(r.relax(List.of(s)).getFirst().steps()).as("cell %d steps", k).isEqualTo(a.get(k).steps()).isGreaterThan(5);
@@ -340,17 +340,17 @@ class DeviceStageTest {
         List<AtomicSystem> listed = large.get();
         List<AtomicSystem> all = large.get();
         Convergence rule = Convergence.of(0.01, 120);
-        CpuRelaxKernels kernels = CpuRelaxKernels.summingPairs(2);
+        PairSummingKernels kernels = PairSummingKernels.summingPairs(2);
         List<PackedRelax.Outcome> a;
         List<PackedRelax.Outcome> b;
         try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, kernels, LJ, rule, 3, 4200)) {
             a = r.relax(listed);
         }
-        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.allPairs(2), LJ, rule, 3, 4200)) {
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, PairSummingKernels.allPairs(2), LJ, rule, 3, 4200)) {
             b = r.relax(all);
         }
         List<AtomicSystem> halfListed = large.get(); // one thread: half lists, each system whole (two: full lists, atoms split)
-        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, rule, 3, 4200)) {
+        try (CpuDevice cpu = new CpuDevice(); PackedRelax r = new PackedRelax(cpu, PairSummingKernels.summingPairs(1), LJ, rule, 3, 4200)) {
             r.relax(halfListed);
         }
         for (int k = 0; k < 3; k++) {
@@ -406,12 +406,12 @@ class DeviceStageTest {
         Map<Long, String> clean;
         Map<Long, String> flung;
         try (CpuDevice cpu = new CpuDevice()) {
-            clean = run(warm(10, 8), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), 0.5), null, null);
+            clean = run(warm(10, 8), Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> PairSummingKernels.summingPairs(1), 0.5), null, null);
         }
         List<AtomicSystem> in = warm(10, 8);
         in.get(6).velocities()[3] = 400; // atom 1: 0.8 Å in the first step of 0.002 τ
         try (CpuDevice cpu = new CpuDevice()) {
-            flung = run(in, Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1), 0.5), null, null);
+            flung = run(in, Pipeline.Mode.SYNC, DeviceStages.nve(0.002, 200, LJ, cpu, d -> PairSummingKernels.summingPairs(1), 0.5), null, null);
         }
         assertThat(flung.get(6L)).isEqualTo("quarantined: system 6: an atom moved more than 0.5 Å in step 1 of stage 'nve' "
                 + "(is the time step too large?)");
@@ -424,7 +424,7 @@ class DeviceStageTest {
 
     @Test
     void aDeviceNveBatchRestoredFromACheckpointContinuesBitForBit() throws Exception {
-        restoresBitForBit(threads -> cpu -> DeviceStages.nve(0.002, 60, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads)),
+        restoresBitForBit(threads -> cpu -> DeviceStages.nve(0.002, 60, LJ, cpu, d -> PairSummingKernels.summingPairs(threads)),
                 Capacity.of(10, 1200, Long.MAX_VALUE), () -> warm(8, 5), 8, 0, 1, 33);
     }
 

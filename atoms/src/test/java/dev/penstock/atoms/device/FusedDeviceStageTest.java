@@ -36,7 +36,7 @@ class FusedDeviceStageTest {
         List<Stage<AtomicSystem>> out = new ArrayList<>();
         for (List<PipelineSpec.Call> fused : PipelineSpec.parse(pipeline)) {
             out.add(cpu == null ? PerSystemStages.stage(fused, () -> new LennardJones(1, 1, 2.5, true), 7)
-                    : DeviceStages.stage(fused, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 7));
+                    : DeviceStages.stage(fused, LJ, cpu, d -> PairSummingKernels.summingPairs(threads), Double.POSITIVE_INFINITY, 7));
         }
         return out;
     }

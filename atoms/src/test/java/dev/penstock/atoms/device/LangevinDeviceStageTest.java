@@ -27,7 +27,7 @@ class LangevinDeviceStageTest {
     private static final LennardJones LJ = new LennardJones(1, 1, 2.5, true);
 
     private static Stage<AtomicSystem> deviceLangevin(CpuDevice cpu, int threads, long steps) {
-        return DeviceStages.langevin(0.002, 0.4, 2.0, 99, steps, LJ, cpu, d -> CpuRelaxKernels.summingPairs(threads), Double.POSITIVE_INFINITY);
+        return DeviceStages.langevin(0.002, 0.4, 2.0, 99, steps, LJ, cpu, d -> PairSummingKernels.summingPairs(threads), Double.POSITIVE_INFINITY);
     }
 
     @Test
@@ -41,7 +41,7 @@ class LangevinDeviceStageTest {
         Map<Long, String> otherSeed;
         try (CpuDevice cpu = new CpuDevice()) {
             otherSeed = DeviceStageTest.run(DeviceStageTest.warm(20, 3), Pipeline.Mode.SYNC, DeviceStages.langevin(0.002, 0.4, 2.0, 100, 200, LJ, cpu,
-                    d -> CpuRelaxKernels.summingPairs(1), Double.POSITIVE_INFINITY), null, null);
+                    d -> PairSummingKernels.summingPairs(1), Double.POSITIVE_INFINITY), null, null);
         }
         assertThat(onDevice.keySet()).isEqualTo(reference.keySet()).hasSize(20);
         for (long id : reference.keySet()) {
@@ -70,7 +70,7 @@ class LangevinDeviceStageTest {
         Map<Long, String> chained = null;
         for (Pipeline.Mode mode : Pipeline.Mode.values()) {
             try (CpuDevice cpu = new CpuDevice()) {
-                Stage<AtomicSystem> nve = DeviceStages.nve(0.002, 50, LJ, cpu, d -> CpuRelaxKernels.summingPairs(1));
+                Stage<AtomicSystem> nve = DeviceStages.nve(0.002, 50, LJ, cpu, d -> PairSummingKernels.summingPairs(1));
                 MemorySink<AtomicSystem> sink = MemorySink.unbounded("r");
                 Pipeline<AtomicSystem> p = Pipeline.of(DeviceStageTest.deviceFire(cpu, 1)).then(deviceLangevin(cpu, 2, 80)).then(nve);
                 p.sizer(Systems.withListRadius(2.8)).batchCapacity(Capacity.of(64, 900, Long.MAX_VALUE)).samples(DeviceStageTest.warm(16, 9)).mode(mode)
@@ -100,7 +100,7 @@ class LangevinDeviceStageTest {
     @Test
     void kernelsWithoutALangevinStepAreRefusedWhenTheBatchIsMade() {
         try (CpuDevice cpu = new CpuDevice()) {
-            CpuRelaxKernels cpuKernels = CpuRelaxKernels.summingPairs(1);
+            PairSummingKernels cpuKernels = PairSummingKernels.summingPairs(1);
             RelaxKernels plain = new RelaxKernels() { // the CPU's kernels less their Langevin step
                 @Override
                 public void evaluate(dev.penstock.device.Stream st, RelaxColumns c, int systems, int atoms, Pair pair) {

@@ -135,7 +135,7 @@ class ModelDeviceStageTest {
     @Test
     void lennardJonesAndMorseOnTheCpusDeviceStagesGiveThePerSystemStagesBits() {
         assertThat(new CpuRelaxKernels(1).sumsPairs()).isFalse();
-        assertThat(CpuRelaxKernels.summingPairs(1).sumsPairs()).isTrue();
+        assertThat(PairSummingKernels.summingPairs(1).sumsPairs()).isTrue();
         List<AtomicSystem> argon = List.of(Lattices.cluster(0, 13, 3.8, new int[] {18, 18}, 0.05, 21), Lattices.cluster(1, 55, 3.8, new int[] {18, 18}, 0.1, 22),
                 Lattices.fcc(2, 3, 5.26, 0, true, new int[] {18, 18}, 0.05, 23), Lattices.fcc(3, 3, 5.26, 1.3, true, new int[] {18, 18}, 0.05, 24));
         sameBits(() -> new LennardJones(0.0104, 3.4, 8.5, true), argon, false, Pipeline.Mode.SYNC, Pipeline.Mode.ASYNC_RECEIVE);

@@ -29,7 +29,7 @@ class PackedRelaxTest {
 
     private static List<PackedRelax.Outcome> packed(List<AtomicSystem> systems, int threads, int maxAtoms) {
         try (CpuDevice cpu = new CpuDevice();
-             PackedRelax relax = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(threads), LJ, RULE, 256, maxAtoms)) {
+             PackedRelax relax = new PackedRelax(cpu, PairSummingKernels.summingPairs(threads), LJ, RULE, 256, maxAtoms)) {
             return relax.relax(systems);
         }
     }
@@ -111,7 +111,7 @@ class PackedRelaxTest {
     void aSystemThatRunsOutOfStepsStopsAtItsBudgetUnconverged() {
         List<AtomicSystem> in = clusters(6, 8);
         try (CpuDevice cpu = new CpuDevice();
-             PackedRelax relax = new PackedRelax(cpu, CpuRelaxKernels.summingPairs(1), LJ, Convergence.of(1e-9, 7), 4, 500)) {
+             PackedRelax relax = new PackedRelax(cpu, PairSummingKernels.summingPairs(1), LJ, Convergence.of(1e-9, 7), 4, 500)) {
             for (PackedRelax.Outcome o : relax.relax(in)) {
                 assertThat(o.steps()).isEqualTo(7);
                 assertThat(o.converged()).isFalse();

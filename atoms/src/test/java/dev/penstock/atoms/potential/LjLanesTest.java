@@ -1,0 +1,165 @@
+package dev.penstock.atoms.potential;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.penstock.atoms.neighbor.FullList;
+import dev.penstock.atoms.neighbor.NeighborList;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.atoms.system.Cell;
+import dev.penstock.atoms.system.Lattices;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/// Lennard-Jones's lane sums over the full list of ghost atoms (`LjLanes`, `FullList`): the
+/// numbers of every image pair summed directly, the same bits from the Vector API and from the
+/// scalar lanes, on any number of threads, and an overlap refused naming its atoms.
+class LjLanesTest {
+    private static final int[] AR = {18, 18};
+
+    private static LennardJones argon() {
+        return new LennardJones(0.0104, 3.4, 8.5, false);
+    }
+
+    /// Energy and forces by every pair and periodic image within the cutoff, term by term.
+    private static double bruteForce(AtomicSystem s, double eps, double sigma, double rc, double[] f) {
+        double[] r = s.positions();
+        Cell cell = s.cell();
+        int[] reach = new int[3];
+        for (int d = 0; d < 3; d++) {
+            reach[d] = s.periodic(d) ? (int) Math.ceil(rc / cell.faceDistance(d)) + 1 : 0;
+        }
+        double e = 0;
+        int n = s.atoms();
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int a = -reach[0]; a <= reach[0]; a++) {
+                    for (int b = -reach[1]; b <= reach[1]; b++) {
+                        for (int c = -reach[2]; c <= reach[2]; c++) {
+                            if (i == j && a == 0 && b == 0 && c == 0) {
+                                continue;
+                            }
+                            double dx = r[3 * j] + cell.translation(a, b, c, 0) - r[3 * i];
+                            double dy = r[3 * j + 1] + cell.translation(a, b, c, 1) - r[3 * i + 1];
+                            double dz = r[3 * j + 2] + cell.translation(a, b, c, 2) - r[3 * i + 2];
+                            double r2 = dx * dx + dy * dy + dz * dz;
+                            if (r2 >= rc * rc) {
+                                continue;
+                            }
+                            double s6 = Math.pow(sigma * sigma / r2, 3);
+                            e += 0.5 * 4 * eps * (s6 * s6 - s6);
+                            double g = 4 * eps * (-12 * s6 * s6 + 6 * s6) / r2;
+                            f[3 * i] += g * dx;
+                            f[3 * i + 1] += g * dy;
+                            f[3 * i + 2] += g * dz;
+                        }
+                    }
+                }
+            }
+        }
+        return e;
+    }
+
+    @Test
+    void everyImagePairIsCountedOnceInEachDirection() {
+        List<AtomicSystem> systems = List.of(
+                Lattices.fcc(1, 4, 5.26, 0, true, AR, 0, 1), // 256 atoms, a box longer than 2.5 list radii: cell lists
+                Lattices.fcc(2, 3, 5.26, 1.7, true, AR, 0, 2), // triclinic, 15.8 Å: atoms meet their own images
+                Lattices.fcc(3, 3, 5.26, 0, false, AR, 0, 3), // a slab, free along z
+                Lattices.cluster(4, 147, 3.8, AR, 0, 4)); // free
+        for (AtomicSystem s : systems) {
+            LennardJones lj = argon();
+            lj.compute(s);
+            double[] f = new double[3 * s.atoms()];
+            double e = bruteForce(s, 0.0104, 3.4, 8.5, f);
+            assertThat(Math.abs(s.energy() - e)).as("system %d energy", s.id()).isLessThan(1e-12 * Math.abs(e));
+            for (int q = 0; q < f.length; q++) {
+                assertThat(Math.abs(s.forces()[q] - f[q])).as("system %d force %d", s.id(), q).isLessThan(1e-12);
+            }
+        }
+    }
+
+    @Test
+    void theVectorAndTheScalarLanesGiveTheSameBits() {
+        AtomicSystem s = Lattices.fcc(1, 5, 5.26, 1.1, true, AR, 0, 7); // 500 atoms, triclinic, with ghosts
+        NeighborList half = new NeighborList(8.5, 0.3 * 3.4);
+        half.build(s);
+        FullList full = half.full(s.atoms(), s.positions());
+        assertThat(full.ghosts()).isPositive();
+        assertThat(full.start()[s.atoms()] % FullList.LANES).isZero();
+        LjLanes.Terms t = new LjLanes.Terms(3.4 * 3.4, 4 * 0.0104, 0.01, 8.5 * 8.5, 1e-6);
+        double[] fv = new double[3 * s.atoms()];
+        double[] ev = new double[s.atoms()];
+        double[] fs = new double[3 * s.atoms()];
+        double[] es = new double[s.atoms()];
+        assertThat(LjLanesVector.sum(full, t, fv, ev, 0, s.atoms())).isEqualTo(-1);
+        assertThat(LjLanes.scalar(full, t, fs, es, 0, s.atoms())).isEqualTo(-1);
+        for (int q = 0; q < fv.length; q++) {
+            assertThat(Double.doubleToRawLongBits(fv[q])).as("force %d", q).isEqualTo(Double.doubleToRawLongBits(fs[q]));
+        }
+        for (int i = 0; i < ev.length; i++) {
+            assertThat(Double.doubleToRawLongBits(ev[i])).as("energy %d", i).isEqualTo(Double.doubleToRawLongBits(es[i]));
+        }
+    }
+
+    @Test
+    void aLargeSystemInPartsGivesTheSameBitsOnAnyNumberOfThreads() {
+        AtomicSystem one = Lattices.fcc(1, 13, 5.26, 0, true, AR, 0, 11); // 8,788 atoms: computed in parts
+        AtomicSystem two = Lattices.fcc(1, 13, 5.26, 0, true, AR, 0, 11);
+        assertThat(RowParts.count(one.atoms())).isGreaterThan(1);
+        try (LennardJones a = argon(); PairPotential b = argon().threads(2)) {
+            a.compute(one);
+            b.compute(two);
+        }
+        assertThat(Double.doubleToRawLongBits(two.energy())).isEqualTo(Double.doubleToRawLongBits(one.energy()));
+        assertThat(two.forces()).isEqualTo(one.forces());
+    }
+
+    @Test
+    void anOverlapIsNamed() {
+        AtomicSystem t = Lattices.fcc(6, 4, 5.26, 0, true, AR, 0, 5);
+        System.arraycopy(t.positions(), 3 * 7, t.positions(), 3 * 3, 3); // atom 3 onto atom 7
+        assertThatThrownBy(() -> argon().compute(t)).hasMessageStartingWith("system 6: atoms 3 and 7 overlap");
+    }
+
+    @Test
+    void listsRebuiltEveryNStepsCountTheBuildsThatMayHaveMissedPairs() {
+        AtomicSystem s = Lattices.fcc(8, 4, 5.26, 0, true, AR, 0, 8);
+        LennardJones lj = argon();
+        lj.rebuildEvery(5);
+        lj.compute(s); // the first build
+        for (int k = 1; k <= 12; k++) {
+            lj.compute(s);
+        }
+        assertThat(lj.neighborList(8).builds()).isEqualTo(3); // at the first evaluation, then after 5 and 10 more
+        assertThat(lj.dangerousBuilds()).isZero();
+        for (int k = 0; k < 3; k++) { // atom 0 moves 0.6 Å a step: more than half the skin (0.51 Å) by the next build
+            s.positions()[0] += 0.6;
+            lj.compute(s);
+        }
+        assertThat(lj.neighborList(8).builds()).isEqualTo(4);
+        assertThat(lj.dangerousBuilds()).isEqualTo(1);
+        LennardJones checked = argon();
+        AtomicSystem t = Lattices.fcc(9, 4, 5.26, 0, true, AR, 0, 8);
+        checked.compute(t);
+        t.positions()[0] += 0.6;
+        checked.compute(t);
+        assertThat(checked.neighborList(9).builds()).isEqualTo(2); // the displacement rule rebuilds at once
+        assertThatThrownBy(() -> argon().rebuildEvery(-1)).hasMessageContaining("'every' must be 0");
+    }
+
+    @Test
+    void thePotentialSpecTakesEvery() {
+        PairPotential lj = (PairPotential) dev.penstock.atoms.stage.PipelineSpec.potential("lj(epsilon=0.0104, sigma=3.4, every=20)").get();
+        AtomicSystem s = Lattices.fcc(10, 4, 5.26, 0, true, AR, 0, 8);
+        for (int k = 0; k < 21; k++) {
+            lj.compute(s);
+        }
+        assertThat(lj.neighborList(10).builds()).isEqualTo(2);
+        assertThat(lj.neighborList(10).sinceBuild()).isZero();
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("lj(epsilon=1, sigma=1, every=-2)"))
+                .hasMessage("'lj': 'every' must be a whole number of steps, 0 or more, got '-2'");
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("morse(depth=1, a=1, r0=1, cutoff=3, every=x)"))
+                .hasMessage("'morse': 'every' must be a whole number of steps, 0 or more, got 'x'");
+    }
+}
