@@ -24,7 +24,8 @@ import java.util.Map;
 ///
 /// - **lj**: LAMMPS's `bench/in.lj` liquid in argon units (metal units: ε 0.0104 eV, σ 3.4 Å, m
 ///   39.948 u; fcc at ρσ³ = 0.8442, T = 1.44 ε/k_B, cutoff 2.5σ unshifted, skin 0.3σ, dt 0.005 τ,
-///   neighbour lists every 20 steps without a check, as `in.lj`);
+///   neighbour lists every 20 steps without a check, as `in.lj`: LAMMPS's `neigh_modify every 20
+///   check no`, Penstock's `lj(…, every=20)`);
 /// - **eam**: `bench/in.eam` — fcc Cu, `Cu_u3.eam`, 1600 K, dt 5 fs, skin 1 Å;
 /// - **tersoff**: diamond Si, `Si.tersoff`, 1000 K, dt 1 fs, skin 1 Å.
 ///
@@ -68,7 +69,7 @@ public final class SimulateMdBench {
             String.format(Locale.ROOT, "mass 1 39.948%npair_style lj/cut %.10f%npair_coeff 1 1 %s %s", 2.5 * SIGMA, EPSILON, SIGMA),
             1.44 * EPSILON / KB_EV, 87287, 0.005 * SIGMA * Math.sqrt(39.948 / EPSILON) * TAU_PS, 0.3 * SIGMA,
             "delay 0 every 20 check no",
-            String.format(Locale.ROOT, "lj(epsilon=%s, sigma=%s, cutoff=%.10f, shifted=false)", EPSILON, SIGMA, 2.5 * SIGMA));
+            String.format(Locale.ROOT, "lj(epsilon=%s, sigma=%s, cutoff=%.10f, shifted=false, every=20)", EPSILON, SIGMA, 2.5 * SIGMA));
     static final Workload EAM = new Workload("eam", 29, "lattice fcc 3.615", 20, 8,
             "pair_style eam\npair_coeff 1 1 " + POTENTIALS.resolve("Cu_u3.eam"), 1600, 376847, 0.005, 1.0, "every 1 delay 5 check yes",
             "eam(file=" + POTENTIALS.resolve("Cu_u3.eam") + ")");
@@ -265,7 +266,9 @@ public final class SimulateMdBench {
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> !a.startsWith("-agentlib")
                 && !a.startsWith("-javaagent")).toList());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.penstock.cli.Main", "simulate", input, "--pipeline",
-                String.format(Locale.ROOT, "nve(dt=%.12g, steps=%d)", wl.dtPs() * 1000, count), "--potential", wl.potential(), "--threads",
+                String.format(Locale.ROOT, "nve(dt=%.12g, steps=%d)", wl.dtPs() * 1000, count), "--potential",
+                // the energy check's lists exact, as LAMMPS's there; the timed runs' as LAMMPS's there (lj: every 20 unchecked)
+                snapshots != null ? wl.potential().replace(", every=20", "") : wl.potential(), "--threads",
                 Integer.toString(t), "--max-atoms", "100000", "-q", "--out", "out-" + input));
         if (snapshots != null) {
             deleteTree(snapshots);
