@@ -1,5 +1,6 @@
 package dev.penstock.atoms.neighbor;
 
+import dev.penstock.device.Crew;
 import java.util.Arrays;
 
 /// A full neighbour list over ghost atoms, derived from a `NeighborList` (half list, image codes)
@@ -11,7 +12,10 @@ import java.util.Arrays;
 /// multiple of `LANES`, so a loop takes them `LANES` at a time without a tail.
 ///
 /// An atom's partners come in the half list's order: its own pairs first, as listed, then those
-/// listed under earlier atoms, in their order. The list is a function of the half list alone.
+/// listed under other atoms, in row order. The partners' coordinates are a function of the half
+/// list and the positions alone; which ghost index holds a partner is not (the derivation is
+/// split over threads by atom ranges, each range making the ghosts it names: a ghost may be made
+/// twice, with the same coordinates), so a loop over this list gives the same bits on any split.
 public final class FullList {
     /// Partners an atom's run is padded to a multiple of.
     public static final int LANES = 4;
@@ -25,18 +29,27 @@ public final class FullList {
     private double[] x = new double[0];
     private double[] y = new double[0];
     private double[] z = new double[0];
-    // scratch of the derivation: each atom's partners counted, a cursor, and which ghost an
-    // (atom, code slot) pair already has (-1: none), reset after each derivation
     private int[] count = new int[0];
-    private int[] slotOfCode = new int[0];
-    private int[] ghostAt = new int[0];
+    private Range[] ranges = new Range[0];
     private long derivedFrom = -1;
 
-    /// Brings this list up to `half`'s last build over `n` atoms (a no-op when it already is), then
-    /// writes the coordinates of atoms and ghosts from positions `r` (3 per atom).
-    public void update(NeighborList half, int n, double[] r) {
+    /// One range of atoms' share of the derivation: the ghosts its rows name, found through a
+    /// table by (code slot, owner), emptied after each derivation.
+    private static final class Range {
+        int[] slotOfCode = new int[0];
+        int slots;
+        int[] ghostAt = new int[0];
+        int ghosts;
+        int[] owner = new int[0];
+        int[] code = new int[0];
+    }
+
+    /// Brings this list up to `half`'s last build over `n` atoms (a no-op when it already is),
+    /// the derivation split over `crew` (null: the caller alone), then writes the coordinates of
+    /// atoms and ghosts from positions `r` (3 per atom).
+    public void update(NeighborList half, int n, double[] r, Crew crew) {
         if (derivedFrom != half.generation() || atoms != n) {
-            derive(half, n);
+            derive(half, n, crew);
             derivedFrom = half.generation();
         }
         double[] shift = half.imageShifts();
@@ -54,7 +67,7 @@ public final class FullList {
         }
     }
 
-    private void derive(NeighborList half, int n) {
+    private void derive(NeighborList half, int n, Crew crew) {
         int[] hs = half.start();
         int[] he = half.end();
         int[] b = half.second();
@@ -62,19 +75,36 @@ public final class FullList {
         int none = half.unshiftedCode();
         int codes = half.imageShifts().length / 3;
         atoms = n;
+        int parts = crew == null || n < 4096 ? 1 : Math.min(crew.size(), 8);
+        if (ranges.length < parts) {
+            Range[] grown = Arrays.copyOf(ranges, parts);
+            for (int q = ranges.length; q < parts; q++) {
+                grown[q] = new Range();
+            }
+            ranges = grown;
+        }
         if (count.length < n) {
             count = new int[n];
-        }
-        Arrays.fill(count, 0, n, 0);
-        for (int i = 0; i < n; i++) {
-            count[i] += he[i] - hs[i];
-            for (int p = hs[i]; p < he[i]; p++) {
-                count[b[p]]++;
-            }
         }
         if (start.length < n + 1) {
             start = new int[n + 1];
         }
+        // each range counts its atoms' partners: their own pairs, and every pair naming them
+        run(crew, parts, q -> {
+            int lo = from(n, q, parts);
+            int hi = from(n, q + 1, parts);
+            for (int i = lo; i < hi; i++) {
+                count[i] = he[i] - hs[i];
+            }
+            for (int k = 0; k < n; k++) {
+                for (int p = hs[k]; p < he[k]; p++) {
+                    int j = b[p];
+                    if (j >= lo && j < hi) {
+                        count[j]++;
+                    }
+                }
+            }
+        });
         start[0] = 0;
         for (int i = 0; i < n; i++) {
             start[i + 1] = start[i] + (count[i] + LANES - 1) / LANES * LANES;
@@ -83,44 +113,63 @@ public final class FullList {
         if (partner.length < total) {
             partner = new int[total + total / 8];
         }
-        // each atom's cursor: its own pairs first, then the earlier atoms' pairs that name it
-        for (int i = 0; i < n; i++) {
-            count[i] = start[i] + (he[i] - hs[i]);
-        }
-        if (slotOfCode.length < codes) {
-            slotOfCode = new int[codes];
-        }
-        Arrays.fill(slotOfCode, 0, codes, -1);
-        int slots = 0;
-        ghosts = 0;
-        for (int i = 0; i < n; i++) {
-            int own = start[i];
-            for (int p = hs[i]; p < he[i]; p++) {
-                int j = b[p];
-                int c = code[p];
-                if (c == none) {
-                    partner[own++] = j;
-                    partner[count[j]++] = i;
-                    continue;
-                }
-                int back = codes - 1 - c; // the opposite image: (a, b, c) → (−a, −b, −c)
-                if (slotOfCode[c] < 0) {
-                    slotOfCode[c] = slots++;
-                }
-                if (slotOfCode[back] < 0) {
-                    slotOfCode[back] = slots++;
-                }
-                partner[own++] = ghost(j, c, slotOfCode[c], n);
-                partner[count[j]++] = ghost(i, back, slotOfCode[back], n);
+        // each range writes its atoms' rows: own pairs, then the pairs naming them in row order;
+        // a ghost is numbered within its range (n + its index there) and renumbered after
+        run(crew, parts, q -> {
+            int lo = from(n, q, parts);
+            int hi = from(n, q + 1, parts);
+            Range g = ranges[q];
+            g.ghosts = 0;
+            g.slots = 0;
+            if (g.slotOfCode.length < codes) {
+                g.slotOfCode = new int[codes];
             }
+            Arrays.fill(g.slotOfCode, 0, codes, -1);
+            for (int i = lo; i < hi; i++) {
+                int own = start[i];
+                for (int p = hs[i]; p < he[i]; p++) {
+                    partner[own++] = code[p] == none ? b[p] : ghost(g, b[p], code[p], n);
+                }
+                count[i] = own; // the row's cursor for the pairs naming it
+            }
+            for (int k = 0; k < n; k++) {
+                for (int p = hs[k]; p < he[k]; p++) {
+                    int j = b[p];
+                    if (j >= lo && j < hi) {
+                        int c = code[p];
+                        partner[count[j]++] = c == none ? k : ghost(g, k, codes - 1 - c, n); // the opposite image: (a, b, c) → (−a, −b, −c)
+                    }
+                }
+            }
+        });
+        int[] offset = new int[parts + 1];
+        for (int q = 0; q < parts; q++) {
+            offset[q + 1] = offset[q] + ranges[q].ghosts;
         }
+        ghosts = offset[parts];
         int sentinel = n + ghosts;
-        for (int i = 0; i < n; i++) {
-            Arrays.fill(partner, count[i], start[i + 1], sentinel);
+        if (ghostOwner.length < ghosts) {
+            ghostOwner = new int[ghosts + ghosts / 8];
+            ghostCode = new int[ghostOwner.length];
         }
-        for (int g = 0; g < ghosts; g++) { // leave the slot table empty for the next derivation
-            ghostAt[slotOfCode[ghostCode[g]] * n + ghostOwner[g]] = -1;
-        }
+        run(crew, parts, q -> {
+            int lo = from(n, q, parts);
+            int hi = from(n, q + 1, parts);
+            Range g = ranges[q];
+            System.arraycopy(g.owner, 0, ghostOwner, offset[q], g.ghosts);
+            System.arraycopy(g.code, 0, ghostCode, offset[q], g.ghosts);
+            for (int i = lo; i < hi; i++) {
+                for (int p = start[i]; p < count[i]; p++) {
+                    if (partner[p] >= n) {
+                        partner[p] += offset[q];
+                    }
+                }
+                Arrays.fill(partner, count[i], start[i + 1], sentinel);
+            }
+            for (int k = 0; k < g.ghosts; k++) { // leave the table empty for the next derivation
+                g.ghostAt[g.slotOfCode[g.code[k]] * n + g.owner[k]] = -1;
+            }
+        });
         int coords = n + ghosts + 1;
         if (x.length < coords) {
             x = new double[coords + coords / 8];
@@ -132,27 +181,44 @@ public final class FullList {
         z[sentinel] = 1e300;
     }
 
-    /// The ghost of `owner` under image `code` (slot `slot` of the codes in use), made on first use.
-    private int ghost(int owner, int code, int slot, int n) {
+    /// Range `g`'s ghost of `owner` under image `code`, made on first use: n + its index in `g`.
+    private static int ghost(Range g, int owner, int code, int n) {
+        int slot = g.slotOfCode[code];
+        if (slot < 0) {
+            slot = g.slots++;
+            g.slotOfCode[code] = slot;
+        }
         long at = (long) slot * n + owner;
-        if (ghostAt.length <= at) {
-            int[] grown = new int[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(at + 1, 2L * ghostAt.length))];
+        if (g.ghostAt.length <= at) {
+            int[] grown = new int[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(at + 1, 2L * g.ghostAt.length))];
             Arrays.fill(grown, -1);
-            System.arraycopy(ghostAt, 0, grown, 0, ghostAt.length);
-            ghostAt = grown;
+            System.arraycopy(g.ghostAt, 0, grown, 0, g.ghostAt.length);
+            g.ghostAt = grown;
         }
-        int g = ghostAt[(int) at];
-        if (g < 0) {
-            if (ghostOwner.length == ghosts) {
-                ghostOwner = Arrays.copyOf(ghostOwner, Math.max(16, 2 * ghosts));
-                ghostCode = Arrays.copyOf(ghostCode, ghostOwner.length);
+        int k = g.ghostAt[(int) at];
+        if (k < 0) {
+            if (g.owner.length == g.ghosts) {
+                g.owner = Arrays.copyOf(g.owner, Math.max(16, 2 * g.ghosts));
+                g.code = Arrays.copyOf(g.code, g.owner.length);
             }
-            g = ghosts++;
-            ghostOwner[g] = owner;
-            ghostCode[g] = code;
-            ghostAt[(int) at] = g;
+            k = g.ghosts++;
+            g.owner[k] = owner;
+            g.code[k] = code;
+            g.ghostAt[(int) at] = k;
         }
-        return n + g;
+        return n + k;
+    }
+
+    private static int from(int n, int q, int parts) {
+        return (int) ((long) n * q / parts);
+    }
+
+    private static void run(Crew crew, int parts, java.util.function.IntConsumer part) {
+        if (parts == 1) {
+            part.accept(0);
+        } else {
+            crew.run(parts, part);
+        }
     }
 
     /// Where atom i's partners begin in `partners()`: `[start()[i], start()[i + 1])`, a multiple

@@ -526,13 +526,14 @@ public final class NeighborList {
         return generation;
     }
 
-    /// The full list over ghost atoms derived from this list's last build (`FullList`), its
-    /// coordinates written from `r` (the system's `n` atoms' positions now).
-    public FullList full(int n, double[] r) {
+    /// The full list over ghost atoms derived from this list's last build (`FullList`; the
+    /// derivation split over `crew`, null: the caller alone), its coordinates written from `r`
+    /// (the system's `n` atoms' positions now).
+    public FullList full(int n, double[] r, Crew crew) {
         if (full == null) {
             full = new FullList();
         }
-        full.update(this, n, r);
+        full.update(this, n, r, crew);
         return full;
     }
 

@@ -194,7 +194,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
         int n = s.atoms();
         double[] r = s.positions();
         double[] f = s.forces();
-        FullList full = list.full(n, r);
+        FullList full = list.full(n, r, RowParts.count(n) == 1 ? null : crew);
         LjLanes.Terms t = laneTerms();
         double[] atomE;
         synchronized (partsLock) {

@@ -84,7 +84,7 @@ class LjLanesTest {
         AtomicSystem s = Lattices.fcc(1, 5, 5.26, 1.1, true, AR, 0, 7); // 500 atoms, triclinic, with ghosts
         NeighborList half = new NeighborList(8.5, 0.3 * 3.4);
         half.build(s);
-        FullList full = half.full(s.atoms(), s.positions());
+        FullList full = half.full(s.atoms(), s.positions(), null);
         assertThat(full.ghosts()).isPositive();
         assertThat(full.start()[s.atoms()] % FullList.LANES).isZero();
         LjLanes.Terms t = new LjLanes.Terms(3.4 * 3.4, 4 * 0.0104, 0.01, 8.5 * 8.5, 1e-6);
