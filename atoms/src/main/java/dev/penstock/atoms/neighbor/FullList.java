@@ -13,9 +13,8 @@ import java.util.Arrays;
 ///
 /// An atom's partners come in the half list's order: its own pairs first, as listed, then those
 /// listed under other atoms, in row order. The partners' coordinates are a function of the half
-/// list and the positions alone; which ghost index holds a partner is not (the derivation is
-/// split over threads by atom ranges, each range making the ghosts it names: a ghost may be made
-/// twice, with the same coordinates), so a loop over this list gives the same bits on any split.
+/// list and the positions alone, whatever the derivation's split over threads (by atom ranges,
+/// each writing its atoms' rows; the ghosts numbered first, by image code then owner).
 public final class FullList {
     /// Partners an atom's run is padded to a multiple of.
     public static final int LANES = 4;
@@ -30,19 +29,15 @@ public final class FullList {
     private double[] y = new double[0];
     private double[] z = new double[0];
     private int[] count = new int[0];
-    private Range[] ranges = new Range[0];
     private long derivedFrom = -1;
-
-    /// One range of atoms' share of the derivation: the ghosts its rows name, found through a
-    /// table by (code slot, owner), emptied after each derivation.
-    private static final class Range {
-        int[] slotOfCode = new int[0];
-        int slots;
-        int[] ghostAt = new int[0];
-        int ghosts;
-        int[] owner = new int[0];
-        int[] code = new int[0];
-    }
+    // the ghosts as bitmaps: for each image code in use (its slot), bit `owner` set when that
+    // atom's image under the code is a partner; a ghost's index is its slot's first index plus
+    // the set bits before it (a rank: per-word prefix counts), so no table is searched per pair
+    private int[] slotOfCode = new int[0];
+    private int[] codeOfSlot = new int[0];
+    private long[][] marks = new long[0][];
+    private int[][] rank = new int[0][];
+    private int[] slotBase = new int[0];
 
     /// Brings this list up to `half`'s last build over `n` atoms (a no-op when it already is),
     /// the derivation split over `crew` (null: the caller alone), then writes the coordinates of
@@ -76,19 +71,13 @@ public final class FullList {
         int codes = half.imageShifts().length / 3;
         atoms = n;
         int parts = crew == null || n < 4096 ? 1 : Math.min(crew.size(), 8);
-        if (ranges.length < parts) {
-            Range[] grown = Arrays.copyOf(ranges, parts);
-            for (int q = ranges.length; q < parts; q++) {
-                grown[q] = new Range();
-            }
-            ranges = grown;
-        }
         if (count.length < n) {
             count = new int[n];
         }
         if (start.length < n + 1) {
             start = new int[n + 1];
         }
+        markGhosts(hs, he, b, code, none, codes, n);
         // each range counts its atoms' partners: their own pairs, and every pair naming them
         run(crew, parts, q -> {
             int lo = from(n, q, parts);
@@ -113,22 +102,15 @@ public final class FullList {
         if (partner.length < total) {
             partner = new int[total + total / 8];
         }
-        // each range writes its atoms' rows: own pairs, then the pairs naming them in row order;
-        // a ghost is numbered within its range (n + its index there) and renumbered after
+        int sentinel = n + ghosts;
+        // each range writes its atoms' rows: own pairs, then the pairs naming them in row order
         run(crew, parts, q -> {
             int lo = from(n, q, parts);
             int hi = from(n, q + 1, parts);
-            Range g = ranges[q];
-            g.ghosts = 0;
-            g.slots = 0;
-            if (g.slotOfCode.length < codes) {
-                g.slotOfCode = new int[codes];
-            }
-            Arrays.fill(g.slotOfCode, 0, codes, -1);
             for (int i = lo; i < hi; i++) {
                 int own = start[i];
                 for (int p = hs[i]; p < he[i]; p++) {
-                    partner[own++] = code[p] == none ? b[p] : ghost(g, b[p], code[p], n);
+                    partner[own++] = code[p] == none ? b[p] : ghost(b[p], code[p], n);
                 }
                 count[i] = own; // the row's cursor for the pairs naming it
             }
@@ -137,37 +119,12 @@ public final class FullList {
                     int j = b[p];
                     if (j >= lo && j < hi) {
                         int c = code[p];
-                        partner[count[j]++] = c == none ? k : ghost(g, k, codes - 1 - c, n); // the opposite image: (a, b, c) → (−a, −b, −c)
+                        partner[count[j]++] = c == none ? k : ghost(k, codes - 1 - c, n); // the opposite image: (a, b, c) → (−a, −b, −c)
                     }
                 }
             }
-        });
-        int[] offset = new int[parts + 1];
-        for (int q = 0; q < parts; q++) {
-            offset[q + 1] = offset[q] + ranges[q].ghosts;
-        }
-        ghosts = offset[parts];
-        int sentinel = n + ghosts;
-        if (ghostOwner.length < ghosts) {
-            ghostOwner = new int[ghosts + ghosts / 8];
-            ghostCode = new int[ghostOwner.length];
-        }
-        run(crew, parts, q -> {
-            int lo = from(n, q, parts);
-            int hi = from(n, q + 1, parts);
-            Range g = ranges[q];
-            System.arraycopy(g.owner, 0, ghostOwner, offset[q], g.ghosts);
-            System.arraycopy(g.code, 0, ghostCode, offset[q], g.ghosts);
             for (int i = lo; i < hi; i++) {
-                for (int p = start[i]; p < count[i]; p++) {
-                    if (partner[p] >= n) {
-                        partner[p] += offset[q];
-                    }
-                }
                 Arrays.fill(partner, count[i], start[i + 1], sentinel);
-            }
-            for (int k = 0; k < g.ghosts; k++) { // leave the table empty for the next derivation
-                g.ghostAt[g.slotOfCode[g.code[k]] * n + g.owner[k]] = -1;
             }
         });
         int coords = n + ghosts + 1;
@@ -181,32 +138,85 @@ public final class FullList {
         z[sentinel] = 1e300;
     }
 
-    /// Range `g`'s ghost of `owner` under image `code`, made on first use: n + its index in `g`.
-    private static int ghost(Range g, int owner, int code, int n) {
-        int slot = g.slotOfCode[code];
-        if (slot < 0) {
-            slot = g.slots++;
-            g.slotOfCode[code] = slot;
+    /// Marks every ghost the half list's shifted pairs name — atom j's image under the pair's
+    /// code, atom i's under the opposite — and numbers them: by code slot (codes in order of first
+    /// use), then owner.
+    private void markGhosts(int[] hs, int[] he, int[] b, short[] code, int none, int codes, int n) {
+        if (slotOfCode.length < codes) {
+            slotOfCode = new int[codes];
         }
-        long at = (long) slot * n + owner;
-        if (g.ghostAt.length <= at) {
-            int[] grown = new int[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(at + 1, 2L * g.ghostAt.length))];
-            Arrays.fill(grown, -1);
-            System.arraycopy(g.ghostAt, 0, grown, 0, g.ghostAt.length);
-            g.ghostAt = grown;
-        }
-        int k = g.ghostAt[(int) at];
-        if (k < 0) {
-            if (g.owner.length == g.ghosts) {
-                g.owner = Arrays.copyOf(g.owner, Math.max(16, 2 * g.ghosts));
-                g.code = Arrays.copyOf(g.code, g.owner.length);
+        Arrays.fill(slotOfCode, 0, codes, -1);
+        int words = (n + 63) >>> 6;
+        int slots = 0;
+        for (int i = 0; i < n; i++) {
+            for (int p = hs[i]; p < he[i]; p++) {
+                int c = code[p];
+                if (c == none) {
+                    continue;
+                }
+                int back = codes - 1 - c;
+                for (int k = 0; k < 2; k++) {
+                    int cc = k == 0 ? c : back;
+                    int owner = k == 0 ? b[p] : i;
+                    int slot = slotOfCode[cc];
+                    if (slot < 0) {
+                        slot = slots++;
+                        slotOfCode[cc] = slot;
+                        if (marks.length < slots) {
+                            marks = Arrays.copyOf(marks, Math.max(8, 2 * slots));
+                            rank = Arrays.copyOf(rank, marks.length);
+                            codeOfSlot = Arrays.copyOf(codeOfSlot, marks.length);
+                        }
+                        if (marks[slot] == null || marks[slot].length < words) {
+                            marks[slot] = new long[words];
+                            rank[slot] = new int[words];
+                        } else {
+                            Arrays.fill(marks[slot], 0, words, 0);
+                        }
+                        codeOfSlot[slot] = cc;
+                    }
+                    marks[slot][owner >>> 6] |= 1L << owner;
+                }
             }
-            k = g.ghosts++;
-            g.owner[k] = owner;
-            g.code[k] = code;
-            g.ghostAt[(int) at] = k;
         }
-        return n + k;
+        if (slotBase.length < slots + 1) {
+            slotBase = new int[slots + 1];
+        }
+        int g = 0;
+        for (int s = 0; s < slots; s++) {
+            slotBase[s] = g;
+            long[] m = marks[s];
+            int[] r = rank[s];
+            int before = 0;
+            for (int w = 0; w < words; w++) {
+                r[w] = before;
+                before += Long.bitCount(m[w]);
+            }
+            g += before;
+        }
+        slotBase[slots] = g;
+        ghosts = g;
+        if (ghostOwner.length < g) {
+            ghostOwner = new int[g + g / 8];
+            ghostCode = new int[ghostOwner.length];
+        }
+        for (int s = 0; s < slots; s++) {
+            long[] m = marks[s];
+            int at = slotBase[s];
+            for (int w = 0; w < words; w++) {
+                for (long bits = m[w]; bits != 0; bits &= bits - 1) {
+                    ghostOwner[at] = (w << 6) + Long.numberOfTrailingZeros(bits);
+                    ghostCode[at++] = codeOfSlot[s];
+                }
+            }
+        }
+    }
+
+    /// The index of `owner`'s ghost under image `code` (marked by `markGhosts`).
+    private int ghost(int owner, int code, int n) {
+        int s = slotOfCode[code];
+        long word = marks[s][owner >>> 6];
+        return n + slotBase[s] + rank[s][owner >>> 6] + Long.bitCount(word & ((1L << owner) - 1));
     }
 
     private static int from(int n, int q, int parts) {
