@@ -35,13 +35,8 @@ final class InflightGpu {
             }
             cpu = StagesGpu.run(STAGE, cpuDevice, d -> new CpuRelaxKernels(threads), Clusters.inflight(clusters, 2026), maxAtoms);
         }
-        double maxRel = gpu.energy().size() == cpu.energy().size() ? 0 : Double.POSITIVE_INFINITY;
-        int stepsDiffer = 0;
-        for (Map.Entry<Long, Double> e : cpu.energy().entrySet()) {
-            Double g = gpu.energy().get(e.getKey());
-            maxRel = Math.max(maxRel, g == null ? Double.POSITIVE_INFINITY : Math.abs(g - e.getValue()) / Math.abs(e.getValue()));
-            stepsDiffer += cpu.steps().get(e.getKey()).equals(gpu.steps().get(e.getKey())) ? 0 : 1;
-        }
+        double maxRel = gpu.maxRelativeEnergyDiff(cpu);
+        int stepsDiffer = gpu.stepsDiffer(cpu);
         out.printf(Locale.ROOT, "in-flight FIRE, %d clusters: %s %.3f s, cpu (%d threads) %.3f s; max rel energy diff %.3g, "
                 + "%d systems with other step counts%n", clusters, device.name(), gpu.seconds(), threads, cpu.seconds(), maxRel, stepsDiffer);
         f.put("inflight_cuda_systems_per_s", String.format(Locale.ROOT, "%.0f", clusters / gpu.seconds()));

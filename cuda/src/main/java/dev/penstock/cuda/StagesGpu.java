@@ -39,6 +39,25 @@ final class StagesGpu {
 
     /// One side's run: wall time, each system's final energy and steps per sub-stage, atom-steps.
     record Run(double seconds, Map<Long, Double> energy, Map<Long, String> steps, long atomSteps) {
+        /// The largest relative difference of a system's final energy from `other`'s (∞ if a
+        /// system is missing from either).
+        double maxRelativeEnergyDiff(Run other) {
+            double maxRel = energy.size() == other.energy.size() ? 0 : Double.POSITIVE_INFINITY;
+            for (Map.Entry<Long, Double> e : other.energy.entrySet()) {
+                Double g = energy.get(e.getKey());
+                maxRel = Math.max(maxRel, g == null ? Double.POSITIVE_INFINITY : Math.abs(g - e.getValue()) / Math.abs(e.getValue()));
+            }
+            return maxRel;
+        }
+
+        /// How many systems took other step counts than in `other`.
+        int stepsDiffer(Run other) {
+            int differ = 0;
+            for (Map.Entry<Long, String> e : other.steps.entrySet()) {
+                differ += e.getValue().equals(steps.get(e.getKey())) ? 0 : 1;
+            }
+            return differ;
+        }
     }
 
     /// `systems` through one device stage of `stage` (LJ cut at 2.5σ) on `device`, in batches of
@@ -85,13 +104,8 @@ final class StagesGpu {
             }
             cpu = run(STAGE, cpuDevice, d -> new CpuRelaxKernels(threads), Clusters.inflight(clusters, 2026), maxAtoms);
         }
-        double maxRel = gpu.energy().size() == cpu.energy().size() ? 0 : Double.POSITIVE_INFINITY;
-        int stepsDiffer = 0;
-        for (Map.Entry<Long, Double> e : cpu.energy().entrySet()) {
-            Double g = gpu.energy().get(e.getKey());
-            maxRel = Math.max(maxRel, g == null ? Double.POSITIVE_INFINITY : Math.abs(g - e.getValue()) / Math.abs(e.getValue()));
-            stepsDiffer += cpu.steps().get(e.getKey()).equals(gpu.steps().get(e.getKey())) ? 0 : 1;
-        }
+        double maxRel = gpu.maxRelativeEnergyDiff(cpu);
+        int stepsDiffer = gpu.stepsDiffer(cpu);
         out.printf(Locale.ROOT, "fused fire + langevin + nve, %d clusters: %s %.3f s, cpu (%d threads) %.3f s; max rel energy diff %.3g, "
                 + "%d systems with other step counts%n", clusters, device.name(), gpu.seconds(), threads, cpu.seconds(), maxRel, stepsDiffer);
         f.put("stages_cuda_wall_s", String.format(Locale.ROOT, "%.3f", gpu.seconds()));

@@ -133,12 +133,35 @@ class LjLanesTest {
         }
         assertThat(lj.neighborList(8).builds()).isEqualTo(3); // at the first evaluation, then after 5 and 10 more
         assertThat(lj.dangerousBuilds()).isZero();
-        for (int k = 0; k < 3; k++) { // atom 0 moves 0.6 Å a step: more than half the skin (0.51 Å) by the next build
-            s.positions()[0] += 0.6;
-            lj.compute(s);
+        java.util.logging.Logger engine = java.util.logging.Logger.getLogger("dev.penstock");
+        List<String> said = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler catcher = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                said.add(r.getLevel() + " " + r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        engine.addHandler(catcher);
+        try {
+            for (int k = 0; k < 3; k++) { // atom 0 moves 0.6 Å a step: more than half the skin (0.51 Å) by the next build
+                s.positions()[0] += 0.6;
+                lj.compute(s);
+            }
+        } finally {
+            engine.removeHandler(catcher);
         }
         assertThat(lj.neighborList(8).builds()).isEqualTo(4);
         assertThat(lj.dangerousBuilds()).isEqualTo(1);
+        assertThat(said).singleElement().asString().startsWith("WARNING system 8: its neighbour list, rebuilt every 5 steps unchecked")
+                .contains("pairs may have been missed");
         LennardJones checked = argon();
         AtomicSystem t = Lattices.fcc(9, 4, 5.26, 0, true, AR, 0, 8);
         checked.compute(t);
