@@ -25,14 +25,15 @@ final class LjLanes {
     record Terms(double sigma2, double fourEps, double shift, double rc2, double od2) {
     }
 
-    /// Forces of atoms `[lo, hi)` into `f` (set, not added) and their energies into `atomEnergy`;
-    /// returns the index of the first atom with a partner closer than the overlap distance, or −1.
-    static int sum(FullList list, Terms t, double[] f, double[] atomEnergy, int lo, int hi) {
-        return VECTOR ? LjLanesVector.sum(list, t, f, atomEnergy, lo, hi) : scalar(list, t, f, atomEnergy, lo, hi);
+    /// Forces of atoms `[lo, hi)` into `f` (set, not added); returns their energy, each atom's
+    /// half of its pair terms added in atom order. `overlap[0]` is set to the first of them with a
+    /// partner closer than the overlap distance (else left as it is).
+    static double sum(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap) {
+        return VECTOR ? LjLanesVector.sum(list, t, f, lo, hi, overlap) : scalar(list, t, f, lo, hi, overlap);
     }
 
     /// `sum` one lane at a time (the same operations in the same order as the vector form).
-    static int scalar(FullList list, Terms t, double[] f, double[] atomEnergy, int lo, int hi) {
+    static double scalar(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap) {
         int[] start = list.start();
         int[] nb = list.partners();
         double[] x = list.x();
@@ -43,7 +44,7 @@ final class LjLanes {
         double[] fy = new double[lanes];
         double[] fz = new double[lanes];
         double[] ev = new double[lanes];
-        int overlap = -1;
+        double energy = 0;
         for (int i = lo; i < hi; i++) {
             double xi = x[i];
             double yi = y[i];
@@ -59,8 +60,8 @@ final class LjLanes {
                     double dy = y[j] - yi;
                     double dz = z[j] - zi;
                     double r2 = dx * dx + dy * dy + dz * dz;
-                    if (r2 < t.od2() && overlap < 0) {
-                        overlap = i;
+                    if (r2 < t.od2() && overlap[0] < 0) {
+                        overlap[0] = i;
                     }
                     boolean in = !(r2 >= t.rc2()); // NaN inside: it reaches the energy
                     double inv2 = in ? 1 / r2 : 0;
@@ -77,9 +78,9 @@ final class LjLanes {
             f[3 * i] = fold(fx);
             f[3 * i + 1] = fold(fy);
             f[3 * i + 2] = fold(fz);
-            atomEnergy[i] = 0.5 * fold(ev);
+            energy += 0.5 * fold(ev);
         }
-        return overlap;
+        return energy;
     }
 
     /// Lanes 0 … LANES − 1 added in order.

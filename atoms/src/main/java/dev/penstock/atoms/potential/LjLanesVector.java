@@ -21,7 +21,7 @@ final class LjLanesVector {
     private LjLanesVector() {
     }
 
-    static int sum(FullList list, LjLanes.Terms t, double[] f, double[] atomEnergy, int lo, int hi) {
+    static double sum(FullList list, LjLanes.Terms t, double[] f, int lo, int hi, int[] overlap) {
         int[] start = list.start();
         int[] nb = list.partners();
         double[] x = list.x();
@@ -35,7 +35,7 @@ final class LjLanesVector {
         double fourEps = t.fourEps();
         double shift = t.shift();
         double[] lanes = new double[FullList.LANES];
-        int overlap = -1;
+        double energy = 0;
         for (int i = lo; i < hi; i++) {
             double xi = x[i];
             double yi = y[i];
@@ -49,8 +49,8 @@ final class LjLanesVector {
                 DoubleVector dy = DoubleVector.fromArray(S, y, 0, nb, p).sub(yi);
                 DoubleVector dz = DoubleVector.fromArray(S, z, 0, nb, p).sub(zi);
                 DoubleVector r2 = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz));
-                if (overlap < 0 && r2.lt(od2).anyTrue()) {
-                    overlap = i;
+                if (overlap[0] < 0 && r2.lt(od2).anyTrue()) {
+                    overlap[0] = i;
                 }
                 VectorMask<Double> in = r2.compare(VectorOperators.GE, rc2).not(); // NaN inside: it reaches the energy
                 DoubleVector inv2 = zero.blend(one.div(r2), in);
@@ -70,8 +70,8 @@ final class LjLanesVector {
             fz.intoArray(lanes, 0);
             f[3 * i + 2] = LjLanes.fold(lanes);
             ev.intoArray(lanes, 0);
-            atomEnergy[i] = 0.5 * LjLanes.fold(lanes);
+            energy += 0.5 * LjLanes.fold(lanes);
         }
-        return overlap;
+        return energy;
     }
 }

@@ -185,38 +185,40 @@ public abstract class PairPotential implements Model, AutoCloseable {
         return null;
     }
 
-    private double[] atomEnergy = new double[0];
-
     /// The lane sums over `list`'s full list (`LjLanes`), in `RowParts` parts run on `crew` when the
-    /// system is large — each atom's numbers its own, whatever the split — then the energies of
-    /// the atoms added in atom order. The forces are set, every atom's.
+    /// system is large — each atom's numbers its own, whatever the split — the parts' energies
+    /// added in part order (the parts fixed by the system's size). The forces are set, every
+    /// atom's. Nothing is shared between calls: systems may be computed on several threads at once.
     private double laneSum(AtomicSystem s, NeighborList list, Crew crew) {
         int n = s.atoms();
         double[] r = s.positions();
         double[] f = s.forces();
-        FullList full = list.full(n, r, RowParts.count(n) == 1 ? null : crew);
+        int k = RowParts.count(n);
+        FullList full = list.full(n, r, k == 1 ? null : crew);
         LjLanes.Terms t = laneTerms();
-        double[] atomE;
-        synchronized (partsLock) {
-            if (atomEnergy.length < n) {
-                atomEnergy = new double[n];
+        int[] overlap = {-1};
+        double e;
+        if (k == 1) {
+            e = LjLanes.sum(full, t, f, 0, n, overlap);
+        } else {
+            double[] energies = new double[k];
+            int[][] overlaps = new int[k][];
+            RowParts.run(crew, k, p -> {
+                overlaps[p] = new int[] {-1};
+                energies[p] = LjLanes.sum(full, t, f, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), overlaps[p]);
+            });
+            e = 0;
+            for (int p = k - 1; p >= 0; p--) { // the first part's first overlap is the one named
+                overlap[0] = overlaps[p][0] >= 0 ? overlaps[p][0] : overlap[0];
             }
-            atomE = atomEnergy;
-            int k = RowParts.count(n);
-            int[] overlaps = new int[k];
-            RowParts.run(k == 1 ? null : crew, k, p -> overlaps[p] = LjLanes.sum(full, t, f, atomE, RowParts.from(n, p, k),
-                    RowParts.from(n, p + 1, k)));
-            for (int i : overlaps) {
-                if (i >= 0) {
-                    throw overlap(s, full, i, t.od2());
-                }
+            for (double part : energies) {
+                e += part;
             }
-            double e = 0;
-            for (int i = 0; i < n; i++) {
-                e += atomE[i];
-            }
-            return e;
         }
+        if (overlap[0] >= 0) {
+            throw overlap(s, full, overlap[0], t.od2());
+        }
+        return e;
     }
 
     /// The overlap atom `i` has with its closest partner in `full` (closer than √`od2`).
