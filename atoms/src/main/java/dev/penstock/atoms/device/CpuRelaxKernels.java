@@ -332,69 +332,42 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// A half kick of every moving system (and, `before`, the drift after it): `VelocityVerlet`'s
     /// arithmetic over the system's rows, per atom k = 0.5·dt / m; v += k·F; r += dt·v.
     private void nve(Stream stream, RelaxColumns c, int systems, boolean before, double maxStep2, int sub) {
+        MemorySegment pos = c.pos().segment();
+        MemorySegment vel = c.vel().segment();
+        MemorySegment force = c.force().segment();
+        MemorySegment mass = c.mass().segment();
         MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
         long cap = c.systemCapacity();
-        stream.launch(before ? "relax nve before" : "relax nve after", () -> {
-            // a large system's atoms split over every thread (each atom's arithmetic is its own:
-            // the split changes no number), then the others each whole on one thread
-            boolean lend = threads > 1;
-            for (int k = 0; lend && k < systems; k++) {
-                int n = ints.getAtIndex(I32, COUNT * cap + k);
-                if (n >= WIDE_ATOMS && nveMoves(ints, cap, k, before, sub)) {
-                    int parts = threads;
-                    int system = k;
-                    crew().run(parts, q -> nveAtoms(c, system, q, (int) ((long) n * q / parts), (int) ((long) n * (q + 1) / parts), before,
-                            maxStep2));
-                }
-            }
-            split(systems, k -> lend && ints.getAtIndex(I32, COUNT * cap + k) >= WIDE_ATOMS ? 0 : ints.getAtIndex(I32, COUNT * cap + k),
-                    MIN_ATOMS, (part, from, to) -> {
-                        for (int k = from; k < to; k++) {
-                            int n = ints.getAtIndex(I32, COUNT * cap + k);
-                            if ((!lend || n < WIDE_ATOMS) && nveMoves(ints, cap, k, before, sub)) {
-                                nveAtoms(c, k, part, 0, n, before, maxStep2);
+        stream.launch(before ? "relax nve before" : "relax nve after", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k),
+                MIN_ATOMS, (part, from, to) -> {
+                    for (int k = from; k < to; k++) {
+                        if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FRESH * cap + k) != 0
+                                || (before ? ints.getAtIndex(I32, DONE * cap + k) : ints.getAtIndex(I32, FLAG * cap + k)) != 0) {
+                            continue; // as relax.cu: only the second half asks the flag (the first half sets it)
+                        }
+                        int start = ints.getAtIndex(I32, START * cap + k);
+                        int n = ints.getAtIndex(I32, COUNT * cap + k);
+                        int n3 = 3 * n;
+                        double dt = doubles.getAtIndex(F64, DT * cap + k);
+                        Scratch w = scratch[part];
+                        w.fit(n);
+                        MemorySegment.copy(vel, F64, 24L * start, w.v, 0, n3);
+                        MemorySegment.copy(force, F64, 24L * start, w.f, 0, n3);
+                        MemorySegment.copy(mass, F64, 8L * start, w.m, 0, n);
+                        VelocityVerlet.halfKick(w.v, w.f, w.m, n, dt);
+                        MemorySegment.copy(w.v, 0, vel, F64, 24L * start, n3);
+                        if (before) {
+                            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
+                            System.arraycopy(w.r, 0, w.r0, 0, n3);
+                            VelocityVerlet.drift(w.r, w.v, n3, dt);
+                            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
+                            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
                             }
                         }
-                    });
-        });
-    }
-
-    /// Systems of this many atoms or more have the step kernels' atoms split over the threads.
-    private static final int WIDE_ATOMS = 8192;
-
-    /// Whether system `k` takes the half step (as relax.cu: only the second half asks the flag,
-    /// which the first half sets).
-    private static boolean nveMoves(MemorySegment ints, long cap, int k, boolean before, int sub) {
-        return ints.getAtIndex(I32, SUB * cap + k) == sub && ints.getAtIndex(I32, FRESH * cap + k) == 0
-                && (before ? ints.getAtIndex(I32, DONE * cap + k) : ints.getAtIndex(I32, FLAG * cap + k)) == 0;
-    }
-
-    /// The half kick (and, `before`, the drift) of atoms `[a, b)` of system `k`, in thread
-    /// `part`'s scratch; a runaway atom flags the system.
-    private void nveAtoms(RelaxColumns c, int k, int part, int a, int b, boolean before, double maxStep2) {
-        MemorySegment ints = c.ints().segment();
-        long cap = c.systemCapacity();
-        int start = ints.getAtIndex(I32, START * cap + k) + a;
-        int n = b - a;
-        int n3 = 3 * n;
-        double dt = c.doubles().segment().getAtIndex(F64, DT * cap + k);
-        Scratch w = scratch[part];
-        w.fit(n);
-        MemorySegment.copy(c.vel().segment(), F64, 24L * start, w.v, 0, n3);
-        MemorySegment.copy(c.force().segment(), F64, 24L * start, w.f, 0, n3);
-        MemorySegment.copy(c.mass().segment(), F64, 8L * start, w.m, 0, n);
-        VelocityVerlet.halfKick(w.v, w.f, w.m, n, dt);
-        MemorySegment.copy(w.v, 0, c.vel().segment(), F64, 24L * start, n3);
-        if (before) {
-            MemorySegment pos = c.pos().segment();
-            MemorySegment.copy(pos, F64, 24L * start, w.r, 0, n3);
-            System.arraycopy(w.r, 0, w.r0, 0, n3);
-            VelocityVerlet.drift(w.r, w.v, n3, dt);
-            MemorySegment.copy(w.r, 0, pos, F64, 24L * start, n3);
-            if (runaway(w.r0, w.r, n3, maxStep2)) {
-                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY); // any part: the same value
-            }
-        }
+                    }
+                }));
     }
 
     @Override
