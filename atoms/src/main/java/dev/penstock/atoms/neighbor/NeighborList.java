@@ -11,8 +11,8 @@ import java.util.Arrays;
 /// Rebuild rule: rebuild when any atom has moved more than `skin / 2` since the last build.
 /// Two atoms can then have closed in by at most `skin`, so a pair inside `cutoff` now was inside
 /// `cutoff + skin` at the build: no pair is ever missed. Or, asked (`rebuildEvery`), every n
-/// updates unchecked, as LAMMPS's `neigh_modify every n check no`, the builds after which an
-/// atom had moved more than half the skin counted.
+/// updates unchecked, as LAMMPS's `neigh_modify every n check no`, the builds after which two
+/// atoms could have closed in by more than the skin counted.
 ///
 /// Building: cell lists (bins in fractional coordinates at least `(cutoff + skin) / 2` apart
 /// across their faces, the 125 bins within two of an atom's bin, each pair found once from the
@@ -62,8 +62,9 @@ public final class NeighborList {
     /// Rebuilds every `n` updates instead, whatever the atoms did (LAMMPS's `neigh_modify every
     /// n delay 0 check no`: no displacement measured between builds, so a pair that came from
     /// beyond `cutoff + skin` to inside the cutoff between two builds is missed); 0, the default,
-    /// is the displacement rule. Each such build that finds an atom moved more than half the skin
-    /// since the last is counted (`dangerousBuilds`): pairs may have been missed before it.
+    /// is the displacement rule. Each such build that finds two atoms moved more than the skin
+    /// together since the last (the two largest displacements) is counted (`dangerousBuilds`):
+    /// pairs may have been missed before it.
     public void rebuildEvery(int n) {
         if (n < 0) {
             throw new IllegalArgumentException("neighbour list: 'every' must be 0 (rebuild when an atom has moved half the skin) or "
@@ -72,8 +73,8 @@ public final class NeighborList {
         every = n;
     }
 
-    /// Builds under `rebuildEvery` after which an atom was found to have moved more than half
-    /// the skin since the build before.
+    /// Builds under `rebuildEvery` after which the two largest displacements since the build
+    /// before added up to more than the skin.
     public long dangerousBuilds() {
         return dangerous;
     }
@@ -86,6 +87,28 @@ public final class NeighborList {
     /// Sets the updates since the last build (restoring a checkpoint).
     public void sinceBuild(int n) {
         sinceBuild = n;
+    }
+
+    /// The sum of the two largest displacements since the last build: how much closer any two
+    /// atoms can have come (more than the skin: a pair may have come inside the cutoff unlisted).
+    private double twoLargestDisplacements(double[] r) {
+        double first = 0;
+        double second = 0;
+        for (int i = 0; i < r.length; i += 3) {
+            double dx = r[i] - builtAt[i];
+            double dy = r[i + 1] - builtAt[i + 1];
+            double dz = r[i + 2] - builtAt[i + 2];
+            double d2 = dx * dx + dy * dy + dz * dz;
+            if (d2 > second) {
+                if (d2 > first) {
+                    second = first;
+                    first = d2;
+                } else {
+                    second = d2;
+                }
+            }
+        }
+        return Math.sqrt(first) + Math.sqrt(second);
     }
 
     private double maxDisplacement(double[] r) {
@@ -113,7 +136,7 @@ public final class NeighborList {
             if (++sinceBuild < every) {
                 return false;
             }
-            if (maxDisplacement(r) > skin / 2) {
+            if (twoLargestDisplacements(r) > skin) {
                 dangerous++;
             }
         } else if (built && maxDisplacement(r) <= skin / 2) {

@@ -64,8 +64,8 @@ final class NeighborLists {
         list.update(s, crew);
         if (list.dangerousBuilds() > before && warned.compareAndSet(false, true)) {
             System.getLogger("dev.penstock").log(System.Logger.Level.WARNING, "system " + s.id() + ": its neighbour list, rebuilt every "
-                    + every + " steps unchecked, found an atom moved more than half the skin (" + skin / 2 + " Å) since the build before: "
-                    + "pairs may have been missed; a smaller 'every' or 0 (rebuild when needed) avoids it (said once)");
+                    + every + " steps unchecked, found two atoms moved more than the skin (" + skin + " Å) together since the build "
+                    + "before: pairs may have been missed; a smaller 'every' or 0 (rebuild when needed) avoids it (said once)");
         }
         return list;
     }

@@ -151,8 +151,9 @@ class LjLanesTest {
         };
         engine.addHandler(catcher);
         try {
-            for (int k = 0; k < 3; k++) { // atom 0 moves 0.6 Å a step: more than half the skin (0.51 Å) by the next build
+            for (int k = 0; k < 3; k++) { // atoms 0 and 1 move 0.6 Å a step, apart: 3.6 Å together by the next build (skin 1.02 Å)
                 s.positions()[0] += 0.6;
+                s.positions()[3] -= 0.6;
                 lj.compute(s);
             }
         } finally {
