@@ -186,4 +186,43 @@ class LjLanesTest {
         assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("morse(depth=1, a=1, r0=1, cutoff=3, every=x)"))
                 .hasMessage("'morse': 'every' must be a whole number of steps, 0 or more, got 'x'");
     }
+
+    /// NVE of `s` under `lj` for `steps` velocity-Verlet steps (dt 5 fs in ASE's units).
+    private static void nve(AtomicSystem s, LennardJones lj, int steps) {
+        double dt = 5 * 0.09822694788464063;
+        int n = s.atoms();
+        for (int k = 0; k < steps; k++) {
+            dev.penstock.atoms.integrate.VelocityVerlet.halfKick(s.velocities(), s.forces(), s.masses(), n, dt);
+            dev.penstock.atoms.integrate.VelocityVerlet.drift(s.positions(), s.velocities(), 3 * n, dt);
+            lj.compute(s);
+            dev.penstock.atoms.integrate.VelocityVerlet.halfKick(s.velocities(), s.forces(), s.masses(), n, dt);
+        }
+    }
+
+    @Test
+    void aRestoredScheduleRebuildsWhenTheUninterruptedOneDoes() throws Exception {
+        AtomicSystem a = Lattices.fcc(12, 4, 5.26, 0, true, AR, 0, 12);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);
+        for (int q = 0; q < a.velocities().length; q++) {
+            a.velocities()[q] = 0.01 * rnd.nextGaussian();
+        }
+        LennardJones one = argon();
+        one.rebuildEvery(7);
+        one.compute(a);
+        nve(a, one, 10); // 3 updates since the build at step 7
+        java.io.ByteArrayOutputStream saved = new java.io.ByteArrayOutputStream();
+        one.save(12, new java.io.DataOutputStream(saved));
+        AtomicSystem b = new AtomicSystem(12, a.positions().clone(), a.masses().clone(), a.numbers().clone(), a.cell());
+        System.arraycopy(a.velocities(), 0, b.velocities(), 0, a.velocities().length);
+        System.arraycopy(a.forces(), 0, b.forces(), 0, a.forces().length);
+        LennardJones two = argon();
+        two.rebuildEvery(7);
+        two.restore(b, new java.io.DataInputStream(new java.io.ByteArrayInputStream(saved.toByteArray())));
+        assertThat(two.neighborList(12).sinceBuild()).isEqualTo(3);
+        nve(a, one, 20);
+        nve(b, two, 20);
+        assertThat(two.neighborList(12).builds()).isEqualTo(one.neighborList(12).builds());
+        assertThat(b.positions()).isEqualTo(a.positions());
+        assertThat(Double.doubleToRawLongBits(b.energy())).isEqualTo(Double.doubleToRawLongBits(a.energy()));
+    }
 }
