@@ -134,8 +134,36 @@ public final class PipelineSpec {
         return new Call(name, args, offset);
     }
 
-    /// A factory of the potential `text` describes (each stage worker gets its own instance).
+    /// A factory of the potential `text` describes (each stage worker gets its own instance): one
+    /// call, or calls joined by `+` — a sum (`ModelSum`, LAMMPS's `hybrid/overlay`), each part
+    /// computed whole and the energies, forces and virials added.
     public static Supplier<? extends Model> potential(String text) {
+        List<String> terms = new java.util.ArrayList<>();
+        int depth = 0;
+        int from = 0;
+        for (int k = 0; k < text.length(); k++) {
+            char ch = text.charAt(k);
+            depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+            if (ch == '+' && depth == 0) {
+                terms.add(text.substring(from, k));
+                from = k + 1;
+            }
+        }
+        terms.add(text.substring(from));
+        if (terms.size() == 1) {
+            return single(text);
+        }
+        List<Supplier<? extends Model>> parts = new java.util.ArrayList<>();
+        for (String t : terms) {
+            if (t.isBlank()) {
+                throw new IllegalArgumentException("potential '" + text.strip() + "': an empty term around '+'");
+            }
+            parts.add(single(t));
+        }
+        return () -> new dev.penstock.atoms.potential.ModelSum(parts.stream().map(Supplier::get).toList());
+    }
+
+    private static Supplier<? extends Model> single(String text) {
         Call c = call(text, 0);
         return switch (c.name()) {
             case "lj" -> {
@@ -158,10 +186,17 @@ public final class PipelineSpec {
                 new Morse(d, a, r0, cutoff).rebuildEvery(every);
                 yield () -> new Morse(d, a, r0, cutoff).rebuildEvery(every);
             }
+            case "zbl" -> {
+                c.only(Set.of("inner", "outer"));
+                double inner = c.number("inner", null);
+                double outer = c.number("outer", null);
+                new dev.penstock.atoms.potential.Zbl(inner, outer); // validates now, not in a worker
+                yield () -> new dev.penstock.atoms.potential.Zbl(inner, outer);
+            }
             case "eam" -> fromFile(c, "a LAMMPS *.eam, *.eam.alloy or *.eam.fs file", path -> Eam.read(path)::fresh);
             case "sw" -> fromFile(c, "a LAMMPS *.sw file", path -> StillingerWeber.read(path)::fresh);
             case "tersoff" -> fromFile(c, "a LAMMPS *.tersoff file", path -> Tersoff.read(path)::fresh);
-            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, eam, sw, tersoff)");
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, zbl, eam, sw, tersoff)");
         };
     }
 
@@ -200,10 +235,14 @@ public final class PipelineSpec {
                                        rebuilt when an atom has moved half the skin, or with every=N every N steps
                                        unchecked (LAMMPS's neigh_modify every N check no; a warning if pairs may be missed)
                   morse(depth=EV, a=PER_A, r0=A, cutoff=A, every=0)        Morse (eV, 1/Å, Å), shifted to 0 at cutoff
+                  zbl(inner=A, outer=A)    Ziegler-Biersack-Littmark screened nuclear repulsion (LAMMPS's pair_style zbl),
+                                           the atoms' atomic numbers as charges, switched to 0 from inner to outer (Å)
                   eam(file=PATH)       embedded atom from a LAMMPS *.eam (funcfl), *.eam.alloy (setfl) or *.eam.fs file
                   sw(file=PATH)        Stillinger-Weber from a LAMMPS *.sw file (multi-element)
                   tersoff(file=PATH)   Tersoff from a LAMMPS *.tersoff file (multi-element)
                   (Debian's lammps-data ships such files under /usr/share/lammps/potentials.)
+                  A + B + …            a sum of potentials, as LAMMPS's pair_style hybrid/overlay: e.g.
+                                       "zbl(inner=3, outer=4) + eam(file=Cu_u3.eam)"
                 """;
     }
 

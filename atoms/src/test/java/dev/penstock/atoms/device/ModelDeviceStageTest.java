@@ -115,6 +115,16 @@ class ModelDeviceStageTest {
         }
     }
 
+    /// A sum of potentials (ZBL overlaid on EAM, `ModelSum`) on a device stage: each part's
+    /// checkpointed state in order, the summed virial, the per-system stages' bits.
+    @Test
+    void aSumOfPotentialsOnADeviceStageGivesThePerSystemStagesBits() throws Exception {
+        String spec = "zbl(inner=1.9, outer=2.6) + eam(file=" + potential("Cu_u3.eam") + ")";
+        List<AtomicSystem> copper = List.of(Lattices.cluster(0, 13, 2.4, new int[] {29, 29}, 0, 1), Lattices.fcc(1, 3, 3.5, 0, true,
+                new int[] {29, 29}, 0, 2), Lattices.cluster(2, 38, 2.4, new int[] {29, 29}, 0, 3));
+        sameBits(PipelineSpec.potential(spec), copper, Pipeline.Mode.SYNC, Pipeline.Mode.FULLY_ASYNC);
+    }
+
     @Test
     void eamOnADeviceStageGivesEveryCopperAndAlloySystemThePerSystemStagesBits() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));

@@ -66,6 +66,47 @@ class MaterialsVersusLammpsTest {
         check("CuNi.eam.alloy", "eam/alloy", fcc("CuNi triclinic", 3, 3.56, 1.3, true, new int[] {29, 28}, 0.4, 5), new int[] {29, 28});
     }
 
+    /// ZBL (`pair_style zbl`), two elements, on a compressed triclinic Cu–Ni crystal (nearest
+    /// neighbours ~2.1 Å: inside, across and beyond the switching range) and a free cluster.
+    @Test
+    void zblMatchesLammps() throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        String pair = "pair_style zbl 1.9 2.6\npair_coeff 1 1 29 29\npair_coeff 2 2 28 28\npair_coeff 1 2 29 28";
+        checkPair(new Zbl(1.9, 2.6), "zbl", pair, fcc("CuNi compressed", 3, 3.0, 0.7, true, new int[] {29, 28}, 0.4, 11), new int[] {29, 28});
+        checkPair(new Zbl(1.9, 2.6), "zbl", pair, cluster("CuNi cluster", 55, 2.05, new int[] {29, 28}, 0.5, 13), new int[] {29, 28});
+    }
+
+    /// A sum — ZBL overlaid on EAM, LAMMPS's `pair_style hybrid/overlay zbl … eam/alloy` — as
+    /// `PipelineSpec` parses it.
+    @Test
+    void zblOverlaidOnEamMatchesLammpsHybridOverlay() throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        Path alloy = POTENTIALS.resolve("CuNi.eam.alloy");
+        Model sum = dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1.9, outer=2.6) + eam(file=" + alloy + ")").get();
+        assertThat(sum).isInstanceOf(ModelSum.class);
+        assertThat(sum.cutoff()).isEqualTo(Eam.read(alloy).cutoff());
+        String pair = "pair_style hybrid/overlay zbl 1.9 2.6 eam/alloy\npair_coeff 1 1 zbl 29 29\npair_coeff 2 2 zbl 28 28\n"
+                + "pair_coeff 1 2 zbl 29 28\npair_coeff * * eam/alloy " + alloy + " Cu Ni";
+        checkPair(sum, "zbl + CuNi.eam.alloy", pair, fcc("CuNi compressed", 3, 3.1, 0.7, true, new int[] {29, 28}, 0.4, 17), new int[] {29, 28});
+    }
+
+    @Test
+    void badSumsAndZblOptionsAreRefusedInOneLine() {
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=3, outer=2)"))
+                .hasMessage("zbl: 'inner' and 'outer' must satisfy 0 < inner ≤ outer < ∞, got 3.0, 2.0");
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + "))
+                .hasMessage("potential 'zbl(inner=1, outer=2) +': an empty term around '+'");
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + snap(file=x)"))
+                .hasMessageStartingWith("unknown potential 'snap'");
+        AtomicSystem noElement = new AtomicSystem(3, new double[] {0, 0, 0, 1.5, 0, 0}, new double[] {1, 1}, new int[] {29, 0},
+                new double[] {10, 10, 10}, new boolean[3]);
+        assertThat(new Zbl(1, 2).refusal(noElement)).isEqualTo("zbl: atom 1 has no element (atomic number 0); ZBL needs the nuclear charges");
+        Model sum = dev.penstock.atoms.stage.PipelineSpec.potential("lj(epsilon=0.01, sigma=2) + zbl(inner=1, outer=2)").get();
+        assertThat(sum.refusal(noElement)).startsWith("zbl: atom 1");
+        assertThat(dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + zbl(inner=1.5, outer=3)").get())
+                .hasToString("zbl(inner=1.0, outer=2.0) + zbl(inner=1.5, outer=3.0)");
+    }
+
     @Test
     void setflNickelSurfaceSlabMatchesLammps() throws Exception {
         check("CuNi.eam.alloy", "eam/alloy", fcc("Ni slab", 3, 3.52, 0, false, new int[] {28, 28}, 0, 7), new int[] {28});
@@ -310,18 +351,23 @@ class MaterialsVersusLammpsTest {
     /// Compares `model` and LAMMPS's `style` with `file` on `s`.
     private void check(Model model, String file, String style, Structure s, int[] types) throws Exception {
         Path potential = POTENTIALS.resolve(file);
-        AtomicSystem mine = s.system();
-        model.compute(mine);
-
-        writeData(dir.resolve("data.in"), s, types);
         StringBuilder elements = new StringBuilder();
         for (int z : types) {
             elements.append(' ').append(Elements.symbol(z));
         }
         String coeff = style.equals("eam") ? "pair_coeff 1 1 " + potential : "pair_coeff * * " + potential + elements;
+        checkPair(model, file, "pair_style " + style + "\n" + coeff, s, types);
+    }
+
+    /// Compares `model` and LAMMPS under `pair` (its pair_style and pair_coeff lines) on `s`.
+    private void checkPair(Model model, String file, String pair, Structure s, int[] types) throws Exception {
+        AtomicSystem mine = s.system();
+        model.compute(mine);
+
+        writeData(dir.resolve("data.in"), s, types);
         String boundary = s.pbc()[0] ? "p p " + (s.pbc()[2] ? "p" : "s") : "s s s";
         Files.writeString(dir.resolve("in.eam"), String.join("\n", "units metal", "atom_style atomic", "atom_modify map array",
-                "boundary " + boundary, "read_data data.in", "pair_style " + style, coeff, "neighbor 1.0 bin",
+                "boundary " + boundary, "read_data data.in", pair, "neighbor 1.0 bin",
                 "compute v all pressure NULL virial", "thermo_style custom step pe vol c_v[1] c_v[2] c_v[3] c_v[4] c_v[5] c_v[6]",
                 "thermo_modify format float %.17g",
                 "dump d all custom 1 forces.dump id fx fy fz", "dump_modify d format float %.17g sort id", "run 0", ""));
