@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Reference energies, forces and virials of LAMMPS's published SNAP and ML-IAP models, computed by
+LAMMPS itself built with ML-SNAP and ML-IAP (scripts/build-lammps-ml.sh), on perturbed periodic
+(orthorhombic and triclinic) and free structures of each model's elements. Each case is written as
+an extended XYZ (ASE's units: energy eV, forces eV/Å, the virial in eV as info `virial`, 9 values
+row-major, W_ab = sum over pairs of (r_i - r_j)_a (F_ij)_b), with the LAMMPS pair lines it ran in
+info `lammps_pair`, for the Java tests to hold Penstock's models to.
+
+  scripts/snap-reference.py [LMP] [OUT_DIR]
+    LMP defaults to $(scripts/build-lammps-ml.sh); OUT_DIR to atoms/src/test/resources/snap
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from ase import Atoms
+from ase.data import atomic_masses, atomic_numbers
+from ase.io import write
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+POTENTIALS = "/usr/share/lammps/potentials"
+SNAP_EXAMPLES = "/usr/share/lammps/examples/snap"
+MLIAP_EXAMPLES = "/usr/share/lammps/examples/mliap"
+NKTV2P = 1.6021765e6  # LAMMPS metal units: bar·Å³ per eV
+
+
+def find(name):
+    for d in (POTENTIALS, SNAP_EXAMPLES, MLIAP_EXAMPLES):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    raise SystemExit(f"snap-reference: {name} is in none of {POTENTIALS}, {SNAP_EXAMPLES}, {MLIAP_EXAMPLES}")
+
+
+def lattice(kind, a, reps, symbols, tilt=0.0, seed=1, noise=0.1, periodic=True):
+    """A perturbed crystal with a lower-triangular cell (LAMMPS's convention: no rotation needed)."""
+    basis = {"bcc": [(0, 0, 0), (0.5, 0.5, 0.5)],
+             "fcc": [(0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5)],
+             "zincblende": [(0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5),
+                            (0.25, 0.25, 0.25), (0.75, 0.75, 0.25), (0.75, 0.25, 0.75), (0.25, 0.75, 0.75)]}[kind]
+    rng = np.random.default_rng(seed)
+    pos, sym = [], []
+    for x in range(reps):
+        for y in range(reps):
+            for z in range(reps):
+                for k, b in enumerate(basis):
+                    f = (np.array([x, y, z]) + b) / reps
+                    pos.append(f)
+                    sym.append(symbols[0] if kind != "zincblende" or k < 4 else symbols[1])
+    cell = np.array([[reps * a, 0, 0], [tilt, reps * a, 0], [0, 0, reps * a]])
+    r = np.array(pos) @ cell + rng.uniform(-noise, noise, (len(pos), 3))
+    if kind != "zincblende" and len(symbols) > 1:  # an alloy: every other site the second element
+        sym = [symbols[i % 2] for i in range(len(sym))]
+    atoms = Atoms(sym, positions=r, cell=cell, pbc=periodic)
+    if not periodic:
+        atoms.cell = None
+        atoms.pbc = False
+    return atoms
+
+
+def data_file(path, atoms, species):
+    n = len(atoms)
+    r = atoms.positions
+    lines = ["LAMMPS data file (Penstock SNAP reference)", "", f"{n} atoms", f"{len(species)} atom types", ""]
+    if atoms.pbc.any():
+        c = atoms.cell.array
+        lines += [f"0 {c[0, 0]!r} xlo xhi", f"0 {c[1, 1]!r} ylo yhi", f"0 {c[2, 2]!r} zlo zhi"]
+        if c[1, 0] != 0:
+            lines += [f"{c[1, 0]!r} 0 0 xy xz yz"]
+    else:
+        lo, hi = r.min(axis=0) - 10, r.max(axis=0) + 10
+        lines += [f"{lo[d]!r} {hi[d]!r} {'xyz'[d]}lo {'xyz'[d]}hi" for d in range(3)]
+    lines += ["", "Masses", ""] + [f"{k + 1} {atomic_masses[atomic_numbers[s]]!r}" for k, s in enumerate(species)]
+    lines += ["", "Atoms # atomic", ""]
+    for i, (s, p) in enumerate(zip(atoms.get_chemical_symbols(), r)):
+        lines.append(f"{i + 1} {species.index(s) + 1} {p[0]!r} {p[1]!r} {p[2]!r}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def run(lmp, atoms, species, pair_lines, files):
+    with tempfile.TemporaryDirectory() as d:
+        for name in files:
+            os.symlink(find(name), os.path.join(d, name))
+        data_file(os.path.join(d, "data.in"), atoms, species)
+        boundary = "p p p" if atoms.pbc.all() else "s s s"
+        script = "\n".join(["units metal", "atom_style atomic", "atom_modify map array", f"boundary {boundary}", "read_data data.in",
+                            *pair_lines, "neighbor 1.0 bin", "compute v all pressure NULL virial",
+                            "thermo_style custom step pe vol c_v[1] c_v[2] c_v[3] c_v[4] c_v[5] c_v[6]",
+                            "thermo_modify format float %.17g", "dump d all custom 1 forces.dump id fx fy fz",
+                            "dump_modify d format float %.17g sort id", "run 0", ""])
+        with open(os.path.join(d, "in.ref"), "w") as f:
+            f.write(script)
+        out = subprocess.run([lmp, "-in", "in.ref", "-log", "log.lammps", "-screen", "none"], cwd=d, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"snap-reference: LAMMPS failed: {out.stdout}{out.stderr}")
+        log = open(os.path.join(d, "log.lammps")).read().splitlines()
+        head = next(i for i, l in enumerate(log) if l.split()[:2] == ["Step", "PotEng"])
+        values = [float(x) for x in log[head + 1].split()]
+        energy, volume, p6 = values[1], values[2], values[3:9]
+        dump = open(os.path.join(d, "forces.dump")).read().splitlines()
+        at = next(i for i, l in enumerate(dump) if l.startswith("ITEM: ATOMS"))
+        forces = np.zeros((len(atoms), 3))
+        for line in dump[at + 1:at + 1 + len(atoms)]:
+            t = line.split()
+            forces[int(t[0]) - 1] = [float(x) for x in t[1:4]]
+    virial = None
+    if atoms.pbc.all():
+        w = [p * volume / NKTV2P for p in p6]  # xx yy zz xy xz yz
+        virial = [w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]]
+    return energy, forces, virial
+
+
+def main():
+    lmp = sys.argv[1] if len(sys.argv) > 1 else subprocess.run([os.path.join(ROOT, "scripts", "build-lammps-ml.sh")], capture_output=True,
+                                                                text=True, check=True).stdout.strip()
+    out_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "atoms", "src", "test", "resources", "snap")
+    os.makedirs(out_dir, exist_ok=True)
+
+    def snap(model, elements, extra=()):
+        return ([f"pair_style snap", f"pair_coeff * * {model}.snapcoeff {model}.snapparam {' '.join(elements)}"],
+                [f"{model}.snapcoeff", f"{model}.snapparam", *extra])
+
+    def mliap(model, descriptor, kind, elements):
+        return ([f"pair_style mliap model {kind} {model} descriptor sna {descriptor}", f"pair_coeff * * {' '.join(elements)}"],
+                [model, descriptor])
+
+    cases = []
+    for name, kind, a, syms, model in [("Ta06A", "bcc", 3.316, ["Ta"], "Ta06A"), ("W_2940_2017_2", "bcc", 3.1803, ["W"], "W_2940_2017_2"),
+                                       ("Mo_Chen", "bcc", 3.147, ["Mo"], "Mo_Chen_PRM2017"),
+                                       ("Cu_Zuo", "fcc", 3.62, ["Cu"], "Cu_Zuo_JPCA2020"),
+                                       ("Cu_Zuo_quadratic", "fcc", 3.62, ["Cu"], "Cu_Zuo_JPCA2020.quadratic"),
+                                       ("InP", "zincblende", 5.869, ["In", "P"], "InP_JCPA2020"),
+                                       ("WBe", "bcc", 3.1803, ["W", "Be"], "WBe_Wood_PRB2019")]:
+        pair, files = snap(model, syms)
+        cases.append((f"{name}_periodic", lattice(kind, a, 3 if kind != "zincblende" else 2, syms, seed=1), syms, pair, files))
+        cases.append((f"{name}_triclinic", lattice(kind, a, 3 if kind != "zincblende" else 2, syms, tilt=0.35 * a, seed=2), syms, pair, files))
+        cases.append((f"{name}_free", lattice(kind, a, 2, syms, seed=3, periodic=False), syms, pair, files))
+    # whole .snap definitions: ZBL overlaid on SNAP, as users include them
+    for name, kind, a, syms, file in [("Ta06A.snap", "bcc", 3.316, ["Ta"], "Ta06A")]:
+        pair = ["pair_style hybrid/overlay zbl 4 4.8 snap", "pair_coeff 1 1 zbl 73 73",
+                f"pair_coeff * * snap {file}.snapcoeff {file}.snapparam Ta"]
+        compressed = lattice(kind, 0.85 * a, 3, syms, seed=4)  # nearest neighbours inside the ZBL range
+        cases.append((f"{name}_compressed", compressed, syms, pair, [f"{file}.snapcoeff", f"{file}.snapparam"]))
+    # ML-IAP: neural networks on the SNAP descriptor
+    for name, kind, a, syms, model, descriptor in [("Cu_nn", "fcc", 3.62, ["Cu"], "Cu.nn.mliap.model", "Cu.snap.mliap.descriptor"),
+                                                   ("Ta06A_nn", "bcc", 3.316, ["Ta"], "Ta06A.nn.mliap.model", "Ta06A.mliap.descriptor")]:
+        pair, files = mliap(model, descriptor, "nn", syms)
+        cases.append((f"{name}_periodic", lattice(kind, a, 3, syms, seed=5), syms, pair, files))
+        cases.append((f"{name}_free", lattice(kind, a, 2, syms, seed=6, periodic=False), syms, pair, files))
+
+    for name, atoms, species, pair, files in cases:
+        energy, forces, virial = run(lmp, atoms, species, pair, files)
+        atoms.info = {"energy": energy, "lammps_pair": " | ".join(pair)}
+        if virial is not None:
+            atoms.info["virial"] = " ".join(repr(x) for x in virial)
+        atoms.arrays["forces"] = forces
+        path = os.path.join(out_dir, f"{name}.xyz")
+        write(path, atoms, format="extxyz", write_info=True)
+        print(f"{name}: {len(atoms)} atoms, energy {energy!r} eV, max |F| {np.abs(forces).max():.4g} eV/Å -> {path}")
+
+
+if __name__ == "__main__":
+    main()
