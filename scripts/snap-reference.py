@@ -17,7 +17,6 @@ import tempfile
 import numpy as np
 from ase import Atoms
 from ase.data import atomic_masses, atomic_numbers
-from ase.io import write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POTENTIALS = "/usr/share/lammps/potentials"
@@ -152,13 +151,28 @@ def main():
 
     for name, atoms, species, pair, files in cases:
         energy, forces, virial = run(lmp, atoms, species, pair, files)
-        atoms.info = {"energy": energy, "lammps_pair": " | ".join(pair)}
-        if virial is not None:
-            atoms.info["virial"] = " ".join(repr(x) for x in virial)
-        atoms.arrays["forces"] = forces
         path = os.path.join(out_dir, f"{name}.xyz")
-        write(path, atoms, format="extxyz", write_info=True)
+        write_exact(path, atoms, energy, forces, virial, " | ".join(pair))
         print(f"{name}: {len(atoms)} atoms, energy {energy!r} eV, max |F| {np.abs(forces).max():.4g} eV/Å -> {path}")
+
+
+def write_exact(path, atoms, energy, forces, virial, pair):
+    """Extended XYZ with every number as Python's repr (the shortest string that reads back to the
+    same double: ASE's writer keeps 8 decimals, too few for the tests' bounds)."""
+    comment = []
+    if atoms.pbc.all():
+        comment.append('Lattice="' + " ".join(repr(float(x)) for x in atoms.cell.array.reshape(9)) + '"')
+    comment.append("Properties=species:S:1:pos:R:3:forces:R:3")
+    comment.append(f"energy={energy!r}")
+    if virial is not None:
+        comment.append('virial="' + " ".join(repr(float(x)) for x in virial) + '"')
+    comment.append(f'lammps_pair="{pair}"')
+    comment.append('pbc="T T T"' if atoms.pbc.all() else 'pbc="F F F"')
+    lines = [str(len(atoms)), " ".join(comment)]
+    for s, p, f in zip(atoms.get_chemical_symbols(), atoms.positions, forces):
+        lines.append(" ".join([s] + [repr(float(x)) for x in p] + [repr(float(x)) for x in f]))
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
