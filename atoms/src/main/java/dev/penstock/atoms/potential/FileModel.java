@@ -70,6 +70,7 @@ abstract class FileModel implements Model, AutoCloseable {
         String kind = switch (this) {
             case Eam e -> "eam";
             case StillingerWeber sw -> "sw";
+            case Snap sn -> "snap";
             default -> "tersoff";
         };
         return kind + "(file=" + species.file().getFileName() + ")";

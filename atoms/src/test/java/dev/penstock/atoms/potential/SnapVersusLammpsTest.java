@@ -1,0 +1,87 @@
+package dev.penstock.atoms.potential;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.penstock.atoms.io.ExtXyz;
+import dev.penstock.atoms.system.AtomicSystem;
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/// SNAP against LAMMPS built with ML-SNAP (`scripts/build-lammps-ml.sh`; the numbers it printed,
+/// by `scripts/snap-reference.py`, are the test data under `src/test/resources/snap`): every
+/// shipped SNAP model — linear, quadratic, two elements, `chemflag` — on perturbed periodic,
+/// triclinic and free structures of its elements. Energy within 1e-10 relative, every force
+/// within 1e-8 eV/Å, the virial within 1e-10 of its largest component.
+class SnapVersusLammpsTest {
+    private static final List<Path> PLACES = List.of(Path.of("/usr/share/lammps/potentials"), Path.of("/usr/share/lammps/examples/snap"));
+
+    static Stream<String> cases() throws Exception {
+        Path dir = Path.of(SnapVersusLammpsTest.class.getResource("/snap").toURI());
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.sorted().toList()) {
+                String pair = read(f).info().get("lammps_pair");
+                if (pair.startsWith("pair_style snap |")) {
+                    names.add(f.getFileName().toString());
+                }
+            }
+        }
+        return names.stream();
+    }
+
+    private static AtomicSystem read(Path f) throws Exception {
+        try (BufferedReader in = Files.newBufferedReader(f)) {
+            return ExtXyz.read(in, f).getFirst();
+        }
+    }
+
+    private static Path find(String name) {
+        for (Path d : PLACES) {
+            if (Files.exists(d.resolve(name))) {
+                return d.resolve(name);
+            }
+        }
+        throw new AssertionError(name + " is not installed (Debian's lammps-data)");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void matchesLammps(String name) throws Exception {
+        Path f = Path.of(SnapVersusLammpsTest.class.getResource("/snap/" + name).toURI());
+        AtomicSystem s = read(f);
+        String[] coeff = s.info().get("lammps_pair").split("\\|")[1].trim().split("\\s+"); // pair_coeff * * X.snapcoeff X.snapparam El…
+        Snap snap = Snap.read(find(coeff[3]), find(coeff[4]));
+        double lammpsEnergy = s.energy();
+        double[] lammpsForces = s.forces().clone();
+        snap.compute(s);
+        double rel = Math.abs(s.energy() - lammpsEnergy) / Math.abs(lammpsEnergy);
+        double worst = 0;
+        for (int q = 0; q < lammpsForces.length; q++) {
+            worst = Math.max(worst, Math.abs(s.forces()[q] - lammpsForces[q]));
+        }
+        System.out.printf(Locale.ROOT, "%s: %d atoms, energy %.12f eV (relative difference %.2e), largest force difference %.2e eV/Å%n", name,
+                s.atoms(), s.energy(), rel, worst);
+        assertThat(rel).as("%s energy %s vs LAMMPS %s", name, s.energy(), lammpsEnergy).isLessThan(1e-10);
+        assertThat(worst).as("%s largest force difference", name).isLessThan(1e-8);
+        String virial = s.info().get("virial");
+        if (virial != null) {
+            String[] t = virial.trim().split("\\s+");
+            double[] w = s.virial();
+            double largest = 0;
+            double diff = 0;
+            for (int k = 0; k < 9; k++) {
+                double v = Double.parseDouble(t[k]);
+                largest = Math.max(largest, Math.abs(v));
+                diff = Math.max(diff, Math.abs(w[k] - v));
+            }
+            assertThat(diff / largest).as("%s virial", name).isLessThan(1e-10);
+        }
+    }
+}
