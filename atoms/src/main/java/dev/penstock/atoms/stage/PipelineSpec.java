@@ -193,10 +193,28 @@ public final class PipelineSpec {
                 new dev.penstock.atoms.potential.Zbl(inner, outer); // validates now, not in a worker
                 yield () -> new dev.penstock.atoms.potential.Zbl(inner, outer);
             }
+            case "snap" -> {
+                c.only(Set.of("file", "coeff", "param"));
+                String file = c.args().get("file");
+                String coeff = c.args().get("coeff");
+                String param = c.args().get("param");
+                try {
+                    if (file != null && coeff == null && param == null) {
+                        yield dev.penstock.atoms.potential.LammpsPairFile.read(java.nio.file.Path.of(file));
+                    }
+                    if (file == null && coeff != null && param != null) {
+                        yield dev.penstock.atoms.potential.Snap.read(java.nio.file.Path.of(coeff), java.nio.file.Path.of(param))::fresh;
+                    }
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException("'snap': " + e.getMessage(), e);
+                }
+                throw new IllegalArgumentException("'snap' needs either 'file' (a LAMMPS *.snap definition) or both 'coeff' (*.snapcoeff) "
+                        + "and 'param' (*.snapparam)");
+            }
             case "eam" -> fromFile(c, "a LAMMPS *.eam, *.eam.alloy or *.eam.fs file", path -> Eam.read(path)::fresh);
             case "sw" -> fromFile(c, "a LAMMPS *.sw file", path -> StillingerWeber.read(path)::fresh);
             case "tersoff" -> fromFile(c, "a LAMMPS *.tersoff file", path -> Tersoff.read(path)::fresh);
-            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, zbl, eam, sw, tersoff)");
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, zbl, eam, sw, tersoff, snap)");
         };
     }
 
@@ -240,6 +258,8 @@ public final class PipelineSpec {
                   eam(file=PATH)       embedded atom from a LAMMPS *.eam (funcfl), *.eam.alloy (setfl) or *.eam.fs file
                   sw(file=PATH)        Stillinger-Weber from a LAMMPS *.sw file (multi-element)
                   tersoff(file=PATH)   Tersoff from a LAMMPS *.tersoff file (multi-element)
+                  snap(coeff=PATH, param=PATH)   SNAP (LAMMPS's pair_style snap) from *.snapcoeff and *.snapparam files
+                  snap(file=PATH)      a LAMMPS *.snap definition read whole (SNAP, or ZBL overlaid on SNAP)
                   (Debian's lammps-data ships such files under /usr/share/lammps/potentials.)
                   A + B + …            a sum of potentials, as LAMMPS's pair_style hybrid/overlay: e.g.
                                        "zbl(inner=3, outer=4) + eam(file=Cu_u3.eam)"

@@ -1,6 +1,7 @@
 package dev.penstock.atoms.potential;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.system.AtomicSystem;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -83,5 +85,51 @@ class SnapVersusLammpsTest {
             }
             assertThat(diff / largest).as("%s virial", name).isLessThan(1e-10);
         }
+    }
+
+    /// A whole `*.snap` definition — ZBL overlaid on SNAP, LAMMPS's `hybrid/overlay` — on a
+    /// compressed tantalum crystal (neighbours inside ZBL's range), read by `snap(file=…)`.
+    @Test
+    void aWholeSnapDefinitionMatchesLammps() throws Exception {
+        Path f = Path.of(SnapVersusLammpsTest.class.getResource("/snap/Ta06A.snap_compressed.xyz").toURI());
+        AtomicSystem s = read(f);
+        double lammpsEnergy = s.energy();
+        double[] lammpsForces = s.forces().clone();
+        dev.penstock.atoms.potential.Model m = dev.penstock.atoms.stage.PipelineSpec.potential("snap(file=" + find("Ta06A.snap") + ")").get();
+        assertThat(m).isInstanceOf(ModelSum.class);
+        m.compute(s);
+        assertThat(Math.abs(s.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).isLessThan(1e-10);
+        double worst = 0;
+        for (int q = 0; q < lammpsForces.length; q++) {
+            worst = Math.max(worst, Math.abs(s.forces()[q] - lammpsForces[q]));
+        }
+        System.out.printf(Locale.ROOT, "Ta06A.snap (ZBL + SNAP), compressed: energy %.12f eV against %.12f, largest force difference %.2e eV/Å%n",
+                s.energy(), lammpsEnergy, worst);
+        assertThat(worst).isLessThan(1e-8);
+    }
+
+    @Test
+    void everyShippedSnapDefinitionIsReadAndBadOnesAreRefusedInOneLine() throws Exception {
+        for (Path d : PLACES) {
+            try (Stream<Path> files = Files.list(d)) {
+                for (Path f : files.filter(x -> x.toString().endsWith(".snap")).sorted().toList()) {
+                    if (f.getFileName().toString().contains("_He_")) { // W–He: tabulated pair styles beside SNAP
+                        assertThatThrownBy(() -> LammpsPairFile.read(f)).hasMessageContaining("pair style 'table' is not one Penstock runs");
+                        continue;
+                    }
+                    assertThat(LammpsPairFile.read(f).get().cutoff()).as(f.toString()).isPositive();
+                }
+            }
+        }
+        Path bad = Files.createTempFile("bad", ".snap");
+        Files.writeString(bad, "variable z equal 72\npair_style hybrid/overlay zbl 4 4.8 snap\npair_coeff 1 1 zbl ${z} ${z}\n"
+                + "pair_coeff * * snap " + find("Ta06A.snapcoeff") + " " + find("Ta06A.snapparam") + " Ta\n");
+        assertThatThrownBy(() -> LammpsPairFile.read(bad)).hasMessage(bad + ", line 3: ZBL's charge 72 for type 1 is not the atomic number of "
+                + "its element (Ta)");
+        Files.writeString(bad, "pair_style snap\npair_coeff * * " + find("Ta06A.snapcoeff") + " ${missing} Ta\n");
+        assertThatThrownBy(() -> LammpsPairFile.read(bad)).hasMessage(bad + ", line 2: variable 'missing' is not defined");
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("snap(coeff=" + find("Ta06A.snapcoeff") + ")"))
+                .hasMessageStartingWith("'snap' needs either 'file'");
+        Files.delete(bad);
     }
 }
