@@ -296,6 +296,42 @@ final class Bispectrum {
     /// U_tot, Z, B, the atom's energy and β (dE/dB), then Y, for an atom of model element
     /// `ielem` whose coefficient row is `coeff` (β0, `ncoeff` linear, then the quadratic ones).
     void compute(int ielem, double[] coeff, int ncoeff) {
+        descriptors(ielem);
+        energy = linear(coeff, ncoeff, p.quadratic(), blist, beta);
+        yarray();
+    }
+
+    /// The energy of descriptors `b` under a linear (or `quadratic`) model's coefficient row
+    /// `coeff` (β0, `ncoeff` linear, then the upper triangle of the quadratic ones), its
+    /// gradient dE/dB into `beta`.
+    static double linear(double[] coeff, int ncoeff, boolean quadratic, double[] b, double[] beta) {
+        double e = coeff[0];
+        for (int k = 0; k < ncoeff; k++) {
+            e += coeff[k + 1] * b[k];
+            beta[k] = coeff[k + 1];
+        }
+        if (quadratic) {
+            int q = ncoeff + 1;
+            for (int a = 0; a < ncoeff; a++) {
+                double ba = b[a];
+                e += 0.5 * coeff[q] * ba * ba;
+                beta[a] += coeff[q] * ba;
+                q++;
+                for (int c = a + 1; c < ncoeff; c++) {
+                    double bc = b[c];
+                    e += coeff[q] * ba * bc;
+                    beta[a] += coeff[q] * bc;
+                    beta[c] += coeff[q] * ba;
+                    q++;
+                }
+            }
+        }
+        return e;
+    }
+
+    /// The descriptors B of the neighbours added, for an atom of model element `ielem` (a view:
+    /// valid until the next call).
+    double[] descriptors(int ielem) {
         int ie = p.chem() ? ielem : 0;
         // U_tot: the self term on the diagonal, then every neighbour's U times its switch and weight
         java.util.Arrays.fill(utotR, 0);
@@ -378,28 +414,13 @@ final class Bispectrum {
                 }
             }
         }
-        // the energy and β = dE/dB
-        double e = coeff[0];
-        for (int k = 0; k < ncoeff; k++) {
-            e += coeff[k + 1] * blist[k];
-            beta[k] = coeff[k + 1];
-        }
-        if (p.quadratic()) {
-            int q = ncoeff + 1;
-            for (int a = 0; a < ncoeff; a++) {
-                double ba = blist[a];
-                e += 0.5 * coeff[q] * ba * ba;
-                beta[a] += coeff[q] * ba;
-                q++;
-                for (int c = a + 1; c < ncoeff; c++) {
-                    double bc = blist[c];
-                    e += coeff[q] * ba * bc;
-                    beta[a] += coeff[q] * bc;
-                    beta[c] += coeff[q] * ba;
-                    q++;
-                }
-            }
-        }
+        return blist;
+    }
+
+    /// Y for gradient `g` = dE/dB (the model's, over the descriptors `descriptors` returned);
+    /// then `force` per neighbour.
+    void gradient(double[] g, double e) {
+        System.arraycopy(g, 0, beta, 0, beta.length);
         energy = e;
         yarray();
     }

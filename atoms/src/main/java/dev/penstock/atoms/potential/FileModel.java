@@ -71,6 +71,7 @@ abstract class FileModel implements Model, AutoCloseable {
             case Eam e -> "eam";
             case StillingerWeber sw -> "sw";
             case Snap sn -> "snap";
+            case Mliap ml -> "mliap";
             default -> "tersoff";
         };
         return kind + "(file=" + species.file().getFileName() + ")";

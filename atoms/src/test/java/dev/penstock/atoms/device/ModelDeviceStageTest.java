@@ -125,6 +125,18 @@ class ModelDeviceStageTest {
         sameBits(PipelineSpec.potential(spec), copper, Pipeline.Mode.SYNC, Pipeline.Mode.FULLY_ASYNC);
     }
 
+    /// SNAP (with its ZBL overlay, `Ta06A.snap`) on a device stage: the per-system stages' bits,
+    /// periodic and free, the list state checkpointed.
+    @Test
+    void snapOnADeviceStageGivesThePerSystemStagesBits() throws Exception {
+        java.nio.file.Path snap = java.nio.file.Path.of("/usr/share/lammps/potentials/Ta06A.snap");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(snap) || dev.penstock.testing.Ci.required(),
+                "lammps-data is not installed");
+        List<AtomicSystem> tantalum = List.of(Lattices.cluster(0, 15, 2.86, new int[] {73, 73}, 0, 1),
+                Lattices.cluster(1, 27, 2.86, new int[] {73, 73}, 0, 2));
+        sameBits(PipelineSpec.potential("snap(file=" + snap + ")"), tantalum, Pipeline.Mode.SYNC, Pipeline.Mode.FULLY_ASYNC);
+    }
+
     @Test
     void eamOnADeviceStageGivesEveryCopperAndAlloySystemThePerSystemStagesBits() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /// triclinic and free structures of its elements. Energy within 1e-10 relative, every force
 /// within 1e-8 eV/Å, the virial within 1e-10 of its largest component.
 class SnapVersusLammpsTest {
-    private static final List<Path> PLACES = List.of(Path.of("/usr/share/lammps/potentials"), Path.of("/usr/share/lammps/examples/snap"));
+    private static final List<Path> PLACES = List.of(Path.of("/usr/share/lammps/potentials"), Path.of("/usr/share/lammps/examples/snap"),
+            Path.of("/usr/share/lammps/examples/mliap"));
 
     static Stream<String> cases() throws Exception {
         Path dir = Path.of(SnapVersusLammpsTest.class.getResource("/snap").toURI());
@@ -30,7 +31,7 @@ class SnapVersusLammpsTest {
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.sorted().toList()) {
                 String pair = read(f).info().get("lammps_pair");
-                if (pair.startsWith("pair_style snap |")) {
+                if (pair.startsWith("pair_style snap |") || pair.startsWith("pair_style mliap ")) {
                     names.add(f.getFileName().toString());
                 }
             }
@@ -58,8 +59,15 @@ class SnapVersusLammpsTest {
     void matchesLammps(String name) throws Exception {
         Path f = Path.of(SnapVersusLammpsTest.class.getResource("/snap/" + name).toURI());
         AtomicSystem s = read(f);
-        String[] coeff = s.info().get("lammps_pair").split("\\|")[1].trim().split("\\s+"); // pair_coeff * * X.snapcoeff X.snapparam El…
-        Snap snap = Snap.read(find(coeff[3]), find(coeff[4]));
+        String[] lines = s.info().get("lammps_pair").split("\\|");
+        Model snap;
+        if (lines[0].startsWith("pair_style mliap")) { // pair_style mliap model KIND MODEL descriptor sna DESCRIPTOR
+            String[] w = lines[0].trim().split("\\s+");
+            snap = Mliap.read(w[3], find(w[4]), find(w[7]));
+        } else {
+            String[] coeff = lines[1].trim().split("\\s+"); // pair_coeff * * X.snapcoeff X.snapparam El…
+            snap = Snap.read(find(coeff[3]), find(coeff[4]));
+        }
         double lammpsEnergy = s.energy();
         double[] lammpsForces = s.forces().clone();
         snap.compute(s);
