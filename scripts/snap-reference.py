@@ -80,8 +80,10 @@ def data_file(path, atoms, species):
 
 def run(lmp, atoms, species, pair_lines, files):
     with tempfile.TemporaryDirectory() as d:
-        for name in files:
-            os.symlink(find(name), os.path.join(d, name))
+        for place in (MLIAP_EXAMPLES, SNAP_EXAMPLES, POTENTIALS):  # every file a definition may name, by its name
+            for name in os.listdir(place):
+                if not os.path.exists(os.path.join(d, name)):
+                    os.symlink(os.path.join(place, name), os.path.join(d, name))
         data_file(os.path.join(d, "data.in"), atoms, species)
         boundary = "p p p" if atoms.pbc.all() else "s s s"
         script = "\n".join(["units metal", "atom_style atomic", "atom_modify map array", f"boundary {boundary}", "read_data data.in",
@@ -136,12 +138,14 @@ def main():
         cases.append((f"{name}_periodic", lattice(kind, a, 3 if kind != "zincblende" else 2, syms, seed=1), syms, pair, files))
         cases.append((f"{name}_triclinic", lattice(kind, a, 3 if kind != "zincblende" else 2, syms, tilt=0.35 * a, seed=2), syms, pair, files))
         cases.append((f"{name}_free", lattice(kind, a, 2, syms, seed=3, periodic=False), syms, pair, files))
-    # whole .snap definitions: ZBL overlaid on SNAP, as users include them
-    for name, kind, a, syms, file in [("Ta06A.snap", "bcc", 3.316, ["Ta"], "Ta06A")]:
-        pair = ["pair_style hybrid/overlay zbl 4 4.8 snap", "pair_coeff 1 1 zbl 73 73",
-                f"pair_coeff * * snap {file}.snapcoeff {file}.snapparam Ta"]
-        compressed = lattice(kind, 0.85 * a, 3, syms, seed=4)  # nearest neighbours inside the ZBL range
-        cases.append((f"{name}_compressed", compressed, syms, pair, [f"{file}.snapcoeff", f"{file}.snapparam"]))
+    # whole definitions as users include them (ZBL overlaid on SNAP or ML-IAP), on compressed
+    # crystals whose nearest neighbours are inside the ZBL range
+    for file, kind, a, syms in [("Ta06A.snap", "bcc", 3.316, ["Ta"]), ("Ta06A.mliap", "bcc", 3.316, ["Ta"]),
+                                ("Ta06A.nn.mliap", "bcc", 3.316, ["Ta"]), ("W.quadratic.mliap", "bcc", 3.1803, ["W"]),
+                                ("InP_JCPA2020.mliap", "zincblende", 5.869, ["In", "P"]),
+                                ("WBe_Wood_PRB2019.mliap", "bcc", 3.1803, ["W", "Be"])]:
+        compressed = lattice(kind, 0.85 * a, 3 if kind != "zincblende" else 2, syms, seed=4)
+        cases.append((f"{file}_compressed", compressed, syms, [f"include {file}"], []))
     # ML-IAP: neural networks on the SNAP descriptor
     for name, kind, a, syms, model, descriptor in [("Cu_nn", "fcc", 3.62, ["Cu"], "Cu.nn.mliap.model", "Cu.snap.mliap.descriptor"),
                                                    ("Ta06A_nn", "bcc", 3.316, ["Ta"], "Ta06A.nn.mliap.model", "Ta06A.mliap.descriptor")]:

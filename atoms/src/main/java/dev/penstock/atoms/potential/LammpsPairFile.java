@@ -50,7 +50,9 @@ public final class LammpsPairFile {
         List<String> styles = null;
         double inner = Double.NaN;
         double outer = Double.NaN;
-        Snap snap = null;
+        FileModel snap = null;
+        Path dir = file.toAbsolutePath().getParent();
+        String[] mliap = null; // model KIND FILE descriptor sna FILE
         String[] elements = null;
         List<int[]> zbl = new ArrayList<>(); // {line, type i, type j, zi, zj}
         for (int k = 0; k < lines.size(); k++) {
@@ -67,6 +69,9 @@ public final class LammpsPairFile {
                     styles = new ArrayList<>();
                     if (w.length == 2 && w[1].equals("snap")) {
                         styles.add("snap");
+                    } else if (w.length == 8 && w[1].equals("mliap")) {
+                        styles.add("mliap");
+                        mliap = java.util.Arrays.copyOfRange(w, 2, 8);
                     } else if (w.length >= 2 && w[1].equals("hybrid/overlay")) {
                         for (int q = 2; q < w.length; q++) {
                             switch (w[q]) {
@@ -80,12 +85,20 @@ public final class LammpsPairFile {
                                     q += 2;
                                 }
                                 case "snap" -> styles.add("snap");
+                                case "mliap" -> {
+                                    if (q + 6 >= w.length) {
+                                        throw refused(file, ln, "mliap needs 'model KIND FILE descriptor sna FILE'");
+                                    }
+                                    mliap = java.util.Arrays.copyOfRange(w, q + 1, q + 7);
+                                    styles.add("mliap");
+                                    q += 6;
+                                }
                                 default -> throw refused(file, ln, "pair style '" + w[q] + "' is not one Penstock runs (zbl and snap are)");
                             }
                         }
                     } else {
                         throw refused(file, ln, "pair style '" + String.join(" ", java.util.Arrays.copyOfRange(w, 1, w.length))
-                                + "' is not one Penstock reads here (snap, or hybrid/overlay of zbl and snap)");
+                                + "' is not one Penstock reads here (snap, mliap, or hybrid/overlay of zbl and one of them)");
                     }
                 }
                 case "pair_coeff" -> {
@@ -99,9 +112,17 @@ public final class LammpsPairFile {
                         if (!w[1].equals("*") || !w[2].equals("*") || w.length < at + 3) {
                             throw refused(file, ln, "expected 'pair_coeff * * [snap] COEFF PARAM ELEMENTS…'");
                         }
-                        Path dir = file.toAbsolutePath().getParent();
                         snap = Snap.read(dir.resolve(w[at]), dir.resolve(w[at + 1]));
                         elements = java.util.Arrays.copyOfRange(w, at + 2, w.length);
+                    } else if (style.equals("mliap")) {
+                        if (!w[1].equals("*") || !w[2].equals("*") || w.length < at + 1) {
+                            throw refused(file, ln, "expected 'pair_coeff * * [mliap] ELEMENTS…'");
+                        }
+                        if (!mliap[0].equals("model") || !mliap[3].equals("descriptor") || !mliap[4].equals("sna")) {
+                            throw refused(file, ln, "mliap needs 'model KIND FILE descriptor sna FILE' (the SNAP descriptor)");
+                        }
+                        snap = Mliap.read(mliap[1], dir.resolve(mliap[2]), dir.resolve(mliap[5]));
+                        elements = java.util.Arrays.copyOfRange(w, at, w.length);
                     } else if (style.equals("zbl")) {
                         if (w.length != 6) {
                             throw refused(file, ln, "expected 'pair_coeff I J zbl Zi Zj'");
@@ -116,7 +137,7 @@ public final class LammpsPairFile {
             }
         }
         if (snap == null) {
-            throw new IllegalArgumentException(file + ": no 'pair_coeff * * … snap' line: nothing to run");
+            throw new IllegalArgumentException(file + ": no 'pair_coeff * * …' line for snap or mliap: nothing to run");
         }
         for (int[] z : zbl) {
             for (int q = 1; q <= 2; q++) {
@@ -127,14 +148,15 @@ public final class LammpsPairFile {
                 }
             }
         }
-        Snap model = snap;
+        FileModel model = snap;
+        Supplier<Model> fresh = () -> model instanceof Snap sn ? sn.fresh() : ((Mliap) model).fresh();
         if (styles.contains("zbl")) {
             double in = inner;
             double out = outer;
             new Zbl(in, out); // validates now
-            return () -> new ModelSum(List.of(new Zbl(in, out), model.fresh()));
+            return () -> new ModelSum(List.of(new Zbl(in, out), fresh.get()));
         }
-        return model::fresh;
+        return fresh;
     }
 
     private static String substitute(String line, Map<String, String> variables, Path file, int ln) {

@@ -211,10 +211,29 @@ public final class PipelineSpec {
                 throw new IllegalArgumentException("'snap' needs either 'file' (a LAMMPS *.snap definition) or both 'coeff' (*.snapcoeff) "
                         + "and 'param' (*.snapparam)");
             }
+            case "mliap" -> {
+                c.only(Set.of("file", "model", "descriptor", "kind"));
+                String file = c.args().get("file");
+                String model = c.args().get("model");
+                String descriptor = c.args().get("descriptor");
+                try {
+                    if (file != null && model == null && descriptor == null) {
+                        yield dev.penstock.atoms.potential.LammpsPairFile.read(java.nio.file.Path.of(file));
+                    }
+                    if (file == null && model != null && descriptor != null) {
+                        String kind = c.args().getOrDefault("kind", "nn");
+                        yield dev.penstock.atoms.potential.Mliap.read(kind, java.nio.file.Path.of(model), java.nio.file.Path.of(descriptor))::fresh;
+                    }
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException("'mliap': " + e.getMessage(), e);
+                }
+                throw new IllegalArgumentException("'mliap' needs either 'file' (a LAMMPS *.mliap definition) or 'model' (*.mliap.model) and "
+                        + "'descriptor' (*.mliap.descriptor, SNAP), with 'kind' linear, quadratic or nn (default nn)");
+            }
             case "eam" -> fromFile(c, "a LAMMPS *.eam, *.eam.alloy or *.eam.fs file", path -> Eam.read(path)::fresh);
             case "sw" -> fromFile(c, "a LAMMPS *.sw file", path -> StillingerWeber.read(path)::fresh);
             case "tersoff" -> fromFile(c, "a LAMMPS *.tersoff file", path -> Tersoff.read(path)::fresh);
-            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, zbl, eam, sw, tersoff, snap)");
+            default -> throw new IllegalArgumentException("unknown potential '" + c.name() + "' (known: lj, morse, zbl, eam, sw, tersoff, snap, mliap)");
         };
     }
 
@@ -260,6 +279,9 @@ public final class PipelineSpec {
                   tersoff(file=PATH)   Tersoff from a LAMMPS *.tersoff file (multi-element)
                   snap(coeff=PATH, param=PATH)   SNAP (LAMMPS's pair_style snap) from *.snapcoeff and *.snapparam files
                   snap(file=PATH)      a LAMMPS *.snap definition read whole (SNAP, or ZBL overlaid on SNAP)
+                  mliap(model=PATH, descriptor=PATH, kind=nn)   ML-IAP (LAMMPS's pair_style mliap): a linear, quadratic
+                                       or nn model of the SNAP descriptor
+                  mliap(file=PATH)     a LAMMPS *.mliap definition read whole (ML-IAP, or ZBL overlaid on it)
                   (Debian's lammps-data ships such files under /usr/share/lammps/potentials.)
                   A + B + …            a sum of potentials, as LAMMPS's pair_style hybrid/overlay: e.g.
                                        "zbl(inner=3, outer=4) + eam(file=Cu_u3.eam)"

@@ -95,24 +95,40 @@ class SnapVersusLammpsTest {
         }
     }
 
-    /// A whole `*.snap` definition — ZBL overlaid on SNAP, LAMMPS's `hybrid/overlay` — on a
-    /// compressed tantalum crystal (neighbours inside ZBL's range), read by `snap(file=…)`.
-    @Test
-    void aWholeSnapDefinitionMatchesLammps() throws Exception {
-        Path f = Path.of(SnapVersusLammpsTest.class.getResource("/snap/Ta06A.snap_compressed.xyz").toURI());
+    static Stream<String> definitions() throws Exception {
+        Path dir = Path.of(SnapVersusLammpsTest.class.getResource("/snap").toURI());
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.sorted().toList()) {
+                if (read(f).info().get("lammps_pair").startsWith("include ")) {
+                    names.add(f.getFileName().toString());
+                }
+            }
+        }
+        return names.stream();
+    }
+
+    /// Whole definitions — `*.snap` and `*.mliap`, ZBL overlaid on SNAP or ML-IAP (linear,
+    /// quadratic, nn, chemflag) — on compressed crystals (neighbours inside ZBL's range), read by
+    /// `snap(file=…)` and `mliap(file=…)` as LAMMPS's `include` reads them.
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("definitions")
+    void aWholeDefinitionMatchesLammps(String name) throws Exception {
+        Path f = Path.of(SnapVersusLammpsTest.class.getResource("/snap/" + name).toURI());
         AtomicSystem s = read(f);
+        String file = s.info().get("lammps_pair").substring("include ".length()).trim();
         double lammpsEnergy = s.energy();
         double[] lammpsForces = s.forces().clone();
-        dev.penstock.atoms.potential.Model m = dev.penstock.atoms.stage.PipelineSpec.potential("snap(file=" + find("Ta06A.snap") + ")").get();
+        Model m = dev.penstock.atoms.stage.PipelineSpec.potential((file.endsWith(".snap") ? "snap" : "mliap") + "(file=" + find(file) + ")").get();
         assertThat(m).isInstanceOf(ModelSum.class);
         m.compute(s);
-        assertThat(Math.abs(s.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).isLessThan(1e-10);
         double worst = 0;
         for (int q = 0; q < lammpsForces.length; q++) {
             worst = Math.max(worst, Math.abs(s.forces()[q] - lammpsForces[q]));
         }
-        System.out.printf(Locale.ROOT, "Ta06A.snap (ZBL + SNAP), compressed: energy %.12f eV against %.12f, largest force difference %.2e eV/Å%n",
+        System.out.printf(Locale.ROOT, "%s (ZBL + %s): energy %.12f eV against %.12f, largest force difference %.2e eV/Å%n", name, file,
                 s.energy(), lammpsEnergy, worst);
+        assertThat(Math.abs(s.energy() - lammpsEnergy) / Math.abs(lammpsEnergy)).isLessThan(1e-10);
         assertThat(worst).isLessThan(1e-8);
     }
 
@@ -120,9 +136,14 @@ class SnapVersusLammpsTest {
     void everyShippedSnapDefinitionIsReadAndBadOnesAreRefusedInOneLine() throws Exception {
         for (Path d : PLACES) {
             try (Stream<Path> files = Files.list(d)) {
-                for (Path f : files.filter(x -> x.toString().endsWith(".snap")).sorted().toList()) {
-                    if (f.getFileName().toString().contains("_He_")) { // W–He: tabulated pair styles beside SNAP
+                for (Path f : files.filter(x -> x.toString().endsWith(".snap") || x.toString().endsWith(".mliap")).sorted().toList()) {
+                    String n = f.getFileName().toString();
+                    if (n.contains("_He_")) { // W–He: tabulated pair styles beside SNAP
                         assertThatThrownBy(() -> LammpsPairFile.read(f)).hasMessageContaining("pair style 'table' is not one Penstock runs");
+                        continue;
+                    }
+                    if (n.contains("pytorch")) { // a Python model: not one Penstock runs
+                        assertThatThrownBy(() -> LammpsPairFile.read(f)).hasMessageContaining("model 'mliappy' is not one Penstock runs");
                         continue;
                     }
                     assertThat(LammpsPairFile.read(f).get().cutoff()).as(f.toString()).isPositive();
