@@ -84,6 +84,16 @@ class SimulateMaterialsTest {
         }
     }
 
+    /// The README's machine-learned potential: SNAP with its ZBL overlay (`Ta06A.snap`, read whole)
+    /// over periodic tantalum boxes and free clusters.
+    @Test
+    void snapTantalumRunsOnTheDeviceAsOnThePerSystemStagesAndOnFlink() throws Exception {
+        Map<Long, AtomicSystem> out = simulateThreeWays(Path.of("../examples/tantalum.xyz"), "snap(file=" + POTENTIALS.resolve("Ta06A.snap") + ")", 8);
+        for (AtomicSystem s : out.values()) {
+            assertThat(s.energy() / s.atoms()).as("Ta06A's cohesive energy per atom, about −11.7 eV in the bulk").isBetween(-12.5, -9.0);
+        }
+    }
+
     @Test
     void setflAndFinnisSinclairAlloysKeepEachAtomsElementOnTheDeviceAndOnFlink() throws Exception {
         String[][] runs = {{"Ni", "CuNi.eam.alloy"}, {"Zr", "CuZr_mm.eam.fs"}};
