@@ -19,11 +19,16 @@ final class LammpsRuns {
     /// ignores for a style the OPT package lacks); fills its total energy per thermo line when
     /// `energy` is given; returns its loop time.
     static double run(Path dir, int procs, String input, boolean opt, List<Double> energy) throws Exception {
+        return run(LMP, dir, procs, input, opt, energy);
+    }
+
+    /// `run` with the LAMMPS binary `lmp` (a build of its own: LAMMPS with ML-SNAP, say).
+    static double run(String lmp, Path dir, int procs, String input, boolean opt, List<Double> energy) throws Exception {
         List<String> cmd = new ArrayList<>();
         if (procs > 1) {
             cmd.addAll(List.of("/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "-np", Integer.toString(procs)));
         }
-        cmd.addAll(List.of(LMP, "-in", input, "-log", "log.lammps", "-screen", "none"));
+        cmd.addAll(List.of(lmp, "-in", input, "-log", "log.lammps", "-screen", "none"));
         if (opt) {
             cmd.addAll(List.of("-sf", "opt"));
         }

@@ -27,7 +27,9 @@ import java.util.Map;
 ///   neighbour lists every 20 steps without a check, as `in.lj`: LAMMPS's `neigh_modify every 20
 ///   check no`, Penstock's `lj(…, every=20)`);
 /// - **eam**: `bench/in.eam` — fcc Cu, `Cu_u3.eam`, 1600 K, dt 5 fs, skin 1 Å;
-/// - **tersoff**: diamond Si, `Si.tersoff`, 1000 K, dt 1 fs, skin 1 Å.
+/// - **tersoff**: diamond Si, `Si.tersoff`, 1000 K, dt 1 fs, skin 1 Å;
+/// - **snap**: bcc Ta, `Ta06A.snap` (ZBL + SNAP), 300 K, dt 0.5 fs, skin 1 Å, against LAMMPS built with
+///   ML-SNAP (serial).
 ///
 /// The energy check: a small box of the same material, 100 steps, LAMMPS with exact neighbour
 /// rebuilds and thermo at every step against `simulate --snapshots DIR --snapshot-every 1` (each
@@ -77,7 +79,16 @@ public final class SimulateMdBench {
             "mass 1 28.0855\npair_style tersoff\npair_coeff * * " + POTENTIALS.resolve("Si.tersoff") + " Si", 1000, 4928459, 0.001, 1.0,
             "every 1 delay 5 check yes", "tersoff(file=" + POTENTIALS.resolve("Si.tersoff") + ")");
 
+    /// SNAP with its ZBL overlay (`Ta06A.snap`), bcc tantalum at 300 K, dt 0.5 fs, skin 1 Å, lists
+    /// checked every step (LAMMPS's `examples/snap/in.snap.Ta06A`); its peer is LAMMPS built with
+    /// ML-SNAP (`scripts/build-lammps-ml.sh`), serial: that build has no MPI.
+    static final Workload SNAP = new Workload("snap", 73, "lattice bcc 3.316", 10, 4,
+            "mass 1 180.88\npair_style hybrid/overlay zbl 4 4.8 snap\npair_coeff 1 1 zbl 73 73\npair_coeff * * snap "
+                    + POTENTIALS.resolve("Ta06A.snapcoeff") + " " + POTENTIALS.resolve("Ta06A.snapparam") + " Ta",
+            300, 4928459, 0.0005, 1.0, "every 1 delay 0 check yes", "snap(file=" + POTENTIALS.resolve("Ta06A.snap") + ")");
+
     private Workload w;
+    private String lmp = LammpsRuns.LMP;
     private final Path dir;
     private final PrintStream out;
     private int[] threads = {1, 2};
@@ -90,8 +101,13 @@ public final class SimulateMdBench {
             case "lj" -> LJ;
             case "eam" -> EAM;
             case "tersoff" -> TERSOFF;
-            default -> throw new IllegalArgumentException("option '--potential': expected lj, eam or tersoff, got '" + potential + "'");
+            case "snap" -> SNAP;
+            default -> throw new IllegalArgumentException("option '--potential': expected lj, eam, tersoff or snap, got '" + potential + "'");
         };
+        if (w == SNAP) {
+            String cache = System.getenv().getOrDefault("PENSTOCK_LAMMPS_ML", System.getProperty("user.home") + "/.cache/penstock/lammps-ml");
+            this.lmp = cache + "/build/lmp";
+        }
         this.dir = dir.resolve("md-" + potential).toAbsolutePath();
         this.out = out;
     }
@@ -121,10 +137,10 @@ public final class SimulateMdBench {
     }
 
     /// The timed box of about `atoms` atoms: the workload's lattice, k cells a side, k the cube
-    /// root of atoms over the lattice's atoms a cell (4 for fcc, 8 for diamond), which must be
+    /// root of atoms over the lattice's atoms a cell (4 for fcc, 8 for diamond, 2 for bcc), which must be
     /// whole (default: 32,000 atoms for lj and eam, 32,768 for tersoff).
     public SimulateMdBench atoms(int atoms) {
-        int perCell = w.lattice().contains("diamond") ? 8 : 4;
+        int perCell = w.lattice().contains("diamond") ? 8 : w.lattice().contains("bcc") ? 2 : 4;
         int k = (int) Math.round(Math.cbrt((double) atoms / perCell));
         if (perCell * k * k * k != atoms) {
             throw new IllegalArgumentException("option '--atoms' must be " + perCell + "·k³ for " + w.name() + " (" + perCell * 8000 + ", …), got "
@@ -139,10 +155,13 @@ public final class SimulateMdBench {
     public Map<String, String> run() throws Exception {
         Workload wl = w;
         Map<String, String> m = new LinkedHashMap<>();
-        if (!Files.isExecutable(Path.of(LammpsRuns.LMP)) || !wl.name().equals("lj") && !Files.isDirectory(POTENTIALS)) {
-            out.println("peer: " + LammpsRuns.LMP + " or " + POTENTIALS + " not found; install them with: apt-get install -y lammps "
-                    + "lammps-data");
+        if (!Files.isExecutable(Path.of(lmp)) || !wl.name().equals("lj") && !Files.isDirectory(POTENTIALS)) {
+            out.println("peer: " + lmp + " or " + POTENTIALS + " not found; " + (wl.name().equals("snap") ? "build LAMMPS with ML-SNAP with "
+                    + "scripts/build-lammps-ml.sh" : "install them with: apt-get install -y lammps lammps-data"));
             return m;
+        }
+        if (wl.name().equals("snap") && java.util.Arrays.stream(threads).anyMatch(t -> t != 1)) {
+            throw new IllegalArgumentException("option '--threads': snap runs on 1 thread only (its peer, LAMMPS built here, has no MPI)");
         }
         Files.createDirectories(dir);
         m.put("workload", wl.name() + ": " + wl.potential());
@@ -150,7 +169,7 @@ public final class SimulateMdBench {
         int small = start(wl, wl.checkCells(), "check");
         List<Double> lammps = new ArrayList<>();
         Files.writeString(dir.resolve("in.check"), input(wl, "check.data", true, 1, 100));
-        LammpsRuns.run(dir, 1, "in.check", false, lammps);
+        LammpsRuns.run(lmp, dir, 1, "in.check", false, lammps);
         List<Double> mine = energies(wl, 100);
         double maxRel = 0;
         for (int k = 0; k <= 100; k++) {
@@ -203,7 +222,7 @@ public final class SimulateMdBench {
                 wl.lattice(), "region box block 0 " + cells + " 0 " + cells + " 0 " + cells, "create_box 1 box", "create_atoms 1 box",
                 wl.pair(), String.format(Locale.ROOT, "velocity all create %.10f %d loop geom", wl.kelvin(), wl.seed()),
                 "run 0", "write_data " + name + ".data nocoeff", ""));
-        LammpsRuns.run(dir, 1, "in." + name + "-start", false, null);
+        LammpsRuns.run(lmp, dir, 1, "in." + name + "-start", false, null);
         AtomicSystem s = LammpsData.read(dir.resolve(name + ".data"), 1, wl.z());
         for (int i = 0; i < s.velocities().length; i++) {
             s.velocities()[i] *= TAU_PS; // Å/ps → Å per ASE time unit
@@ -226,7 +245,7 @@ public final class SimulateMdBench {
 
     private double lammps(int procs, boolean opt) throws Exception {
         long t0 = System.nanoTime();
-        LammpsRuns.run(dir, procs, "in.timed", opt, null);
+        LammpsRuns.run(lmp, dir, procs, "in.timed", opt, null);
         return (System.nanoTime() - t0) / 1e9;
     }
 

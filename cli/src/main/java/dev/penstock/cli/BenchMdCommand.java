@@ -30,12 +30,13 @@ public final class BenchMdCommand implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "alternating rounds (default: ${DEFAULT-VALUE})")
     int rounds;
 
-    @Option(names = "--threads", split = ",", defaultValue = "1,2",
-            description = "thread counts; LAMMPS runs with mpirun -np T (default: ${DEFAULT-VALUE})")
+    @Option(names = "--threads", split = ",",
+            description = "thread counts; LAMMPS runs with mpirun -np T (default: 1,2; snap: 1, its LAMMPS has no MPI)")
     int[] threads;
 
-    @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam or tersoff "
-            + "(fixed sizes; --threads applies) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam, tersoff "
+            + "(fixed sizes; --threads applies) or snap (Ta06A.snap, 2,000 bcc Ta atoms, against LAMMPS built with ML-SNAP by "
+            + "scripts/build-lammps-ml.sh) (default: ${DEFAULT-VALUE})")
     String potential;
 
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")
@@ -43,9 +44,12 @@ public final class BenchMdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!java.util.Set.of("lj", "eam", "tersoff").contains(potential)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam or tersoff, got '"
+        if (!java.util.Set.of("lj", "eam", "tersoff", "snap").contains(potential)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam, tersoff or snap, got '"
                     + potential + "'");
+        }
+        if (threads == null) {
+            threads = potential.equals("snap") ? new int[] {1} : new int[] {1, 2};
         }
         SimulateMdBench bench;
         try {
