@@ -467,19 +467,19 @@ final class Bispectrum {
         return zt;
     }
 
-    /// Y: each Z term weighted by the β of the bispectrum component it enters.
+    /// Y: each Z term weighted by the β of the bispectrum component it enters (the Z terms those
+    /// `descriptors` computed: LAMMPS's `compute_yi` computes them again, to the same bits).
     private void yarray() {
         java.util.Arrays.fill(yR, 0);
         java.util.Arrays.fill(yI, 0);
-        for (int e1 = 0; e1 < nelements; e1++) {
-            for (int e2 = 0; e2 < nelements; e2++) {
+        for (int e1 = 0, d = 0; e1 < nelements; e1++) {
+            for (int e2 = 0; e2 < nelements; e2++, d++) {
                 for (int jjz = 0; jjz < idxzMax; jjz++) {
                     int j1 = zJ1[jjz];
                     int j2 = zJ2[jjz];
                     int j = zJ[jjz];
-                    double[] t = zterm(jjz, e1, e2);
-                    double tr = t[0];
-                    double ti = t[1];
+                    double tr = zR[d * idxzMax + jjz];
+                    double ti = zI[d * idxzMax + jjz];
                     int jju = zJju[jjz];
                     for (int e3 = 0; e3 < nelements; e3++) {
                         double betaj;
@@ -691,10 +691,15 @@ final class Bispectrum {
                 }
                 jju++;
             }
-            jju = idxuBlock[j];
-            jjup = jju + (j + 1) * (j + 1) - 1;
-            int mbpar = 1;
-            for (int mb = 0; 2 * mb <= j; mb++) {
+            // the mirrored rows this layer's readers need: the middle row (j even: onto itself, as
+            // LAMMPS overwrites it) or the row past the middle (j odd: the next layer reads it); the
+            // other mirrored rows are read by nobody (force() takes the left half, the next layer
+            // the rows up to (j + 1)/2), so LAMMPS's values there are not made
+            int first = j / 2;
+            jju = idxuBlock[j] + (j + 1) * first;
+            jjup = idxuBlock[j] + (j + 1) * (j + 1) - 1 - (j + 1) * first;
+            int mbpar = first % 2 == 0 ? 1 : -1;
+            for (int mb = first; 2 * mb <= j; mb++) {
                 int mapar = mbpar;
                 for (int ma = 0; ma <= j; ma++) {
                     for (int c = 0; c < 3; c++) {
