@@ -667,28 +667,71 @@ final class Bispectrum {
         duI[0] = 0;
         duI[1] = 0;
         duI[2] = 0;
+        // the three components written out (the same operations as a loop over them, in registers)
+        double dar0 = dar[0];
+        double dar1 = dar[1];
+        double dar2 = dar[2];
+        double dai0 = dai[0];
+        double dai1 = dai[1];
+        double dai2 = dai[2];
+        double dbr0 = dbr[0];
+        double dbr1 = dbr[1];
+        double dbr2 = dbr[2];
+        double dbi0 = dbi[0];
+        double dbi1 = dbi[1];
+        double dbi2 = dbi[2];
         for (int j = 1; j <= twojmax; j++) {
             int jju = idxuBlock[j];
             int jjup = idxuBlock[j - 1];
             for (int mb = 0; 2 * mb <= j; mb++) {
-                for (int c = 0; c < 3; c++) {
-                    duR[3 * jju + c] = 0.0;
-                    duI[3 * jju + c] = 0.0;
-                }
+                double r0 = 0;
+                double r1 = 0;
+                double r2 = 0;
+                double i0 = 0;
+                double i1 = 0;
+                double i2 = 0;
                 for (int ma = 0; ma < j; ma++) {
+                    double urp = ur[jjup];
+                    double uip = ui[jjup];
+                    int p3 = 3 * jjup;
+                    double pr0 = duR[p3];
+                    double pr1 = duR[p3 + 1];
+                    double pr2 = duR[p3 + 2];
+                    double pi0 = duI[p3];
+                    double pi1 = duI[p3 + 1];
+                    double pi2 = duI[p3 + 2];
                     double rq = rootpq[j - ma][j - mb];
-                    for (int c = 0; c < 3; c++) {
-                        duR[3 * jju + c] += rq * (dar[c] * ur[jjup] + dai[c] * ui[jjup] + ar * duR[3 * jjup + c] + ai * duI[3 * jjup + c]);
-                        duI[3 * jju + c] += rq * (dar[c] * ui[jjup] - dai[c] * ur[jjup] + ar * duI[3 * jjup + c] - ai * duR[3 * jjup + c]);
-                    }
+                    r0 += rq * (dar0 * urp + dai0 * uip + ar * pr0 + ai * pi0);
+                    r1 += rq * (dar1 * urp + dai1 * uip + ar * pr1 + ai * pi1);
+                    r2 += rq * (dar2 * urp + dai2 * uip + ar * pr2 + ai * pi2);
+                    i0 += rq * (dar0 * uip - dai0 * urp + ar * pi0 - ai * pr0);
+                    i1 += rq * (dar1 * uip - dai1 * urp + ar * pi1 - ai * pr1);
+                    i2 += rq * (dar2 * uip - dai2 * urp + ar * pi2 - ai * pr2);
+                    int q3 = 3 * jju;
+                    duR[q3] = r0;
+                    duR[q3 + 1] = r1;
+                    duR[q3 + 2] = r2;
+                    duI[q3] = i0;
+                    duI[q3 + 1] = i1;
+                    duI[q3 + 2] = i2;
                     rq = rootpq[ma + 1][j - mb];
-                    for (int c = 0; c < 3; c++) {
-                        duR[3 * (jju + 1) + c] = -rq * (dbr[c] * ur[jjup] + dbi[c] * ui[jjup] + br * duR[3 * jjup + c] + bi * duI[3 * jjup + c]);
-                        duI[3 * (jju + 1) + c] = -rq * (dbr[c] * ui[jjup] - dbi[c] * ur[jjup] + br * duI[3 * jjup + c] - bi * duR[3 * jjup + c]);
-                    }
+                    // the next entry starts from this term (LAMMPS assigns it, then adds to it)
+                    r0 = -rq * (dbr0 * urp + dbi0 * uip + br * pr0 + bi * pi0);
+                    r1 = -rq * (dbr1 * urp + dbi1 * uip + br * pr1 + bi * pi1);
+                    r2 = -rq * (dbr2 * urp + dbi2 * uip + br * pr2 + bi * pi2);
+                    i0 = -rq * (dbr0 * uip - dbi0 * urp + br * pi0 - bi * pr0);
+                    i1 = -rq * (dbr1 * uip - dbi1 * urp + br * pi1 - bi * pr1);
+                    i2 = -rq * (dbr2 * uip - dbi2 * urp + br * pi2 - bi * pr2);
                     jju++;
                     jjup++;
                 }
+                int q3 = 3 * jju;
+                duR[q3] = r0;
+                duR[q3 + 1] = r1;
+                duR[q3 + 2] = r2;
+                duI[q3] = i0;
+                duI[q3 + 1] = i1;
+                duI[q3 + 2] = i2;
                 jju++;
             }
             // the mirrored rows this layer's readers need: the middle row (j even: onto itself, as
@@ -720,15 +763,19 @@ final class Bispectrum {
         }
         double sfac = sfac(r, rc) * w;
         double dsfac = dsfac(r, rc) * w;
-        double[] u = {ux, uy, uz};
         for (int j = 0; j <= twojmax; j++) {
             int jju = idxuBlock[j];
             for (int mb = 0; 2 * mb <= j; mb++) {
                 for (int ma = 0; ma <= j; ma++) {
-                    for (int c = 0; c < 3; c++) {
-                        duR[3 * jju + c] = dsfac * ur[jju] * u[c] + sfac * duR[3 * jju + c];
-                        duI[3 * jju + c] = dsfac * ui[jju] * u[c] + sfac * duI[3 * jju + c];
-                    }
+                    int q3 = 3 * jju;
+                    double dr = dsfac * ur[jju];
+                    double di = dsfac * ui[jju];
+                    duR[q3] = dr * ux + sfac * duR[q3];
+                    duI[q3] = di * ux + sfac * duI[q3];
+                    duR[q3 + 1] = dr * uy + sfac * duR[q3 + 1];
+                    duI[q3 + 1] = di * uy + sfac * duI[q3 + 1];
+                    duR[q3 + 2] = dr * uz + sfac * duR[q3 + 2];
+                    duI[q3 + 2] = di * uz + sfac * duI[q3 + 2];
                     jju++;
                 }
             }
