@@ -1,7 +1,5 @@
 package dev.penstock.atoms.potential;
 
-import dev.penstock.atoms.system.AtomicSystem;
-import dev.penstock.device.Crew;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,28 +16,21 @@ import java.util.Locale;
 /// virial in metal units.
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class Mliap extends FileModel {
+public final class Mliap extends DescriptorModel {
     /// How the model maps descriptors to an energy.
     enum Kind { LINEAR, QUADRATIC, NN }
 
-    private final Bispectrum.Params params;
-    private final double[] radius;
-    private final double[] weight;
     private final Kind kind;
     private final double[][] coeff; // per element
     private final int ndescriptors;
     private final int[] nodes; // per layer (nn)
     private final int[] activation; // 0 linear, 1 sigmoid, 2 tanh, 3 relu
     private final double[][][] scale; // per element: shift, scale (nn)
-    private final ThreadLocal<Bispectrum> scratch;
     private final Path modelFile;
 
     private Mliap(Species species, double cutoff, Bispectrum.Params params, double[] radius, double[] weight, Kind kind, double[][] coeff,
                   int ndescriptors, int[] nodes, int[] activation, double[][][] scale, Path modelFile) {
-        super(species, cutoff);
-        this.params = params;
-        this.radius = radius;
-        this.weight = weight;
+        super(species, cutoff, params, radius, weight);
         this.kind = kind;
         this.coeff = coeff;
         this.ndescriptors = ndescriptors;
@@ -47,7 +38,6 @@ public final class Mliap extends FileModel {
         this.activation = activation;
         this.scale = scale;
         this.modelFile = modelFile;
-        this.scratch = ThreadLocal.withInitial(() -> new Bispectrum(params, species.symbols().length));
     }
 
     /// A model of the same files for another worker.
@@ -220,61 +210,25 @@ public final class Mliap extends FileModel {
     }
 
     @Override
-    public void compute(AtomicSystem s, Crew crew) {
-        int n = s.atoms();
-        int[] type = species.types(s);
-        double[] r = s.positions();
-        double[] f = s.forces();
-        java.util.Arrays.fill(f, 0);
-        FullLists.Full fl = full.of(s, crew);
-        Bispectrum b = scratch.get();
-        double rcutfac = params.rcutfac();
-        double[] g = new double[ndescriptors];
-        double e = 0;
-        double[] w = new double[9];
-        double[] fij = new double[3];
-        for (int i = 0; i < n; i++) {
-            int ti = type[i];
-            b.clear();
-            for (int q = fl.start()[i]; q < fl.start()[i + 1]; q++) {
-                int j = fl.nbr()[q];
-                double dx = r[3 * j] + fl.shift()[3 * q] - r[3 * i];
-                double dy = r[3 * j + 1] + fl.shift()[3 * q + 1] - r[3 * i + 1];
-                double dz = r[3 * j + 2] + fl.shift()[3 * q + 2] - r[3 * i + 2];
-                double rsq = dx * dx + dy * dy + dz * dz;
-                int tj = type[j];
-                double cut = ti == tj ? 2.0 * radius[ti] * rcutfac : (radius[ti] + radius[tj]) * rcutfac;
-                double cutsq = cut * cut;
-                if (rsq < cutsq) {
-                    b.add(dx, dy, dz, weight[tj], Math.sqrt(cutsq), tj, j); // LAMMPS's rcut: √cutsq
-                }
-            }
-            double[] d = b.descriptors(ti);
-            double ei = kind == Kind.NN ? network(ti, d, g) : Bispectrum.linear(coeff[ti], ndescriptors, kind == Kind.QUADRATIC, d, g);
-            if (!Double.isFinite(ei)) {
-                throw new IllegalStateException("system " + s.id() + ": atom " + i + "'s ML-IAP energy is " + ei);
-            }
-            b.gradient(g, ei);
-            e += ei;
-            for (int k = 0; k < b.neighbours(); k++) {
-                b.force(k, fij);
-                int j = b.atom(k);
-                f[3 * i] += fij[0];
-                f[3 * i + 1] += fij[1];
-                f[3 * i + 2] += fij[2];
-                f[3 * j] -= fij[0];
-                f[3 * j + 1] -= fij[1];
-                f[3 * j + 2] -= fij[2];
-                double[] del = {-b.rx(k), -b.ry(k), -b.rz(k)};
-                for (int a = 0; a < 3; a++) {
-                    for (int c = 0; c < 3; c++) {
-                        w[3 * a + c] += del[a] * fij[c];
-                    }
-                }
-            }
-        }
-        s.energy(e);
-        s.virial(w);
+    double energy(int ti, double[] b, double[] g) {
+        return kind == Kind.NN ? network(ti, b, g) : Bispectrum.linear(coeff[ti], ndescriptors, kind == Kind.QUADRATIC, b, g);
+    }
+
+    @Override
+    int descriptors() {
+        return ndescriptors;
+    }
+
+    @Override
+    boolean inside(int ti, int tj, double rsq) {
+        double cut = ti == tj ? 2.0 * radius[ti] * params.rcutfac() : (radius[ti] + radius[tj]) * params.rcutfac();
+        return rsq < cut * cut;
+    }
+
+    @Override
+    double rcut(int ti, int tj) {
+        double cut = ti == tj ? 2.0 * radius[ti] * params.rcutfac() : (radius[ti] + radius[tj]) * params.rcutfac();
+        return Math.sqrt(cut * cut); // LAMMPS's: √cutsq
     }
 
     /// The network's energy of descriptors `d` for element `ti`, its gradient dE/dB into `g`

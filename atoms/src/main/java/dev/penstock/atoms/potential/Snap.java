@@ -1,7 +1,5 @@
 package dev.penstock.atoms.potential;
 
-import dev.penstock.atoms.system.AtomicSystem;
-import dev.penstock.device.Crew;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,22 +15,14 @@ import java.util.Locale;
 /// `wselfallflag`, with LAMMPS's defaults). Energies, forces and the virial in metal units.
 ///
 /// Threading: different systems may be computed at once from different threads.
-public final class Snap extends FileModel {
-    private final Bispectrum.Params params;
-    private final double[] radius;
-    private final double[] weight;
+public final class Snap extends DescriptorModel {
     private final double[][] coeff; // per element: β0, the linear coefficients, then the quadratic ones
     private final int ncoeff;
-    private final ThreadLocal<Bispectrum> scratch;
 
     private Snap(Species species, double cutoff, Bispectrum.Params params, double[] radius, double[] weight, double[][] coeff, int ncoeff) {
-        super(species, cutoff);
-        this.params = params;
-        this.radius = radius;
-        this.weight = weight;
+        super(species, cutoff, params, radius, weight);
         this.coeff = coeff;
         this.ncoeff = ncoeff;
-        this.scratch = ThreadLocal.withInitial(() -> new Bispectrum(params, species.symbols().length));
     }
 
     /// A SNAP model from LAMMPS's `coeffFile` (`*.snapcoeff`) and `paramFile` (`*.snapparam`),
@@ -157,61 +147,24 @@ public final class Snap extends FileModel {
     }
 
     @Override
-    public void compute(AtomicSystem s, Crew crew) {
-        int n = s.atoms();
-        int[] type = species.types(s);
-        double[] r = s.positions();
-        double[] f = s.forces();
-        java.util.Arrays.fill(f, 0);
-        FullLists.Full fl = full.of(s, crew);
-        Bispectrum b = scratch.get();
-        double rcutfac = params.rcutfac();
-        double e = 0;
-        double[] w = new double[9];
-        double[] fij = new double[3];
-        for (int i = 0; i < n; i++) {
-            int ti = type[i];
-            b.clear();
-            for (int q = fl.start()[i]; q < fl.start()[i + 1]; q++) {
-                int j = fl.nbr()[q];
-                double dx = r[3 * j] + fl.shift()[3 * q] - r[3 * i]; // LAMMPS's rij = x_j − x_i
-                double dy = r[3 * j + 1] + fl.shift()[3 * q + 1] - r[3 * i + 1];
-                double dz = r[3 * j + 2] + fl.shift()[3 * q + 2] - r[3 * i + 2];
-                double rsq = dx * dx + dy * dy + dz * dz;
-                int tj = type[j];
-                double rc = (radius[ti] + radius[tj]) * rcutfac;
-                if (rsq < rc * rc && rsq > 1e-20) {
-                    b.add(dx, dy, dz, weight[tj], rc, tj, j);
-                }
-            }
-            b.compute(ti, coeff[ti], ncoeff);
-            double ei = b.energy();
-            if (!Double.isFinite(ei)) {
-                throw new IllegalStateException("system " + s.id() + ": atom " + i + "'s SNAP energy is " + ei);
-            }
-            e += ei;
-            for (int k = 0; k < b.neighbours(); k++) {
-                b.force(k, fij);
-                int j = b.atom(k);
-                f[3 * i] += fij[0];
-                f[3 * i + 1] += fij[1];
-                f[3 * i + 2] += fij[2];
-                f[3 * j] -= fij[0];
-                f[3 * j + 1] -= fij[1];
-                f[3 * j + 2] -= fij[2];
-                double[] d = {-b.rx(k), -b.ry(k), -b.rz(k)}; // x_i − x_j, as LAMMPS tallies it
-                for (int a = 0; a < 3; a++) {
-                    for (int c = 0; c < 3; c++) {
-                        w[3 * a + c] += d[a] * fij[c];
-                    }
-                }
-            }
-        }
-        if (!Double.isFinite(e)) {
-            throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
-        }
-        s.energy(e);
-        s.virial(w);
+    double energy(int ti, double[] b, double[] g) {
+        return Bispectrum.linear(coeff[ti], ncoeff, params.quadratic(), b, g);
+    }
+
+    @Override
+    int descriptors() {
+        return ncoeff;
+    }
+
+    @Override
+    boolean inside(int ti, int tj, double rsq) {
+        double rc = rcut(ti, tj);
+        return rsq < rc * rc && rsq > 1e-20;
+    }
+
+    @Override
+    double rcut(int ti, int tj) {
+        return (radius[ti] + radius[tj]) * params.rcutfac();
     }
 
     @Override

@@ -161,4 +161,53 @@ class SnapVersusLammpsTest {
                 .hasMessageStartingWith("'snap' needs either 'file'");
         Files.delete(bad);
     }
+
+    /// A system of 4,000 atoms or more is computed in parts (`RowParts`) shared by the threads:
+    /// the same bits on 1, 2 and 3 threads and on a lent crew, and LAMMPS's numbers still (the
+    /// per-part sums against one pass over the atoms: rounding).
+    @Test
+    void aLargeSystemInPartsGivesTheSameBitsOnAnyNumberOfThreads() throws Exception {
+        AtomicSystem small = read(Path.of(SnapVersusLammpsTest.class.getResource("/snap/Ta06A_periodic.xyz").toURI()));
+        // the 54-atom box repeated 5 × 5 × 4 (5,400 atoms): each copy's forces are the box's
+        int reps = 100;
+        int n0 = small.atoms();
+        double[] r = new double[3 * n0 * reps];
+        double side = small.cell().vector(0, 0);
+        int at = 0;
+        for (int a = 0; a < 5; a++) {
+            for (int b = 0; b < 5; b++) {
+                for (int c = 0; c < 4; c++) {
+                    for (int i = 0; i < n0; i++) {
+                        r[at++] = small.positions()[3 * i] + a * side;
+                        r[at++] = small.positions()[3 * i + 1] + b * side;
+                        r[at++] = small.positions()[3 * i + 2] + c * side;
+                    }
+                }
+            }
+        }
+        int[] z = new int[n0 * reps];
+        java.util.Arrays.fill(z, 73);
+        double[] m = new double[z.length];
+        java.util.Arrays.fill(m, 180.88);
+        assertThat(RowParts.count(z.length)).isGreaterThan(1);
+        double[] reference = null;
+        double energy = 0;
+        for (int threads : new int[] {1, 2, 3}) {
+            AtomicSystem big = new AtomicSystem(1, r.clone(), m, z, new double[] {5 * side, 5 * side, 4 * side}, new boolean[] {true, true, true});
+            try (DescriptorModel snap = Snap.read(find("Ta06A.snapcoeff"), find("Ta06A.snapparam")).threads(threads)) {
+                snap.compute(big);
+            }
+            if (reference == null) {
+                reference = big.forces().clone();
+                energy = big.energy();
+                assertThat(Math.abs(energy - reps * small.energy()) / Math.abs(energy)).isLessThan(1e-10);
+                for (int q = 0; q < reference.length; q++) {
+                    assertThat(Math.abs(reference[q] - small.forces()[q % (3 * n0)])).as("force %d", q).isLessThan(1e-8);
+                }
+            } else {
+                assertThat(Double.doubleToRawLongBits(big.energy())).as("%d threads", threads).isEqualTo(Double.doubleToRawLongBits(energy));
+                assertThat(big.forces()).as("%d threads", threads).isEqualTo(reference);
+            }
+        }
+    }
 }

@@ -1,0 +1,140 @@
+package dev.penstock.atoms.potential;
+
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.Crew;
+
+/// What SNAP and ML-IAP share: each atom's SNAP descriptors over its neighbours (`Bispectrum`),
+/// a model of them giving the atom's energy and its gradient dE/dB, and the forces and virial
+/// from that gradient. A system of 4,000 atoms or more is computed in `RowParts` (parts fixed by
+/// its size, each atom's terms into its part's own arrays, summed in part order) on the crew:
+/// the same bits on any number of threads.
+///
+/// Threading: different systems may be computed at once from different threads.
+public abstract sealed class DescriptorModel extends FileModel permits Snap, Mliap {
+    final Bispectrum.Params params;
+    final double[] radius;
+    final double[] weight;
+    private final ThreadLocal<Bispectrum> scratch;
+
+    DescriptorModel(Species species, double cutoff, Bispectrum.Params params, double[] radius, double[] weight) {
+        super(species, cutoff);
+        this.params = params;
+        this.radius = radius;
+        this.weight = weight;
+        this.scratch = ThreadLocal.withInitial(() -> new Bispectrum(params, species.symbols().length));
+    }
+
+    /// Runs a large system's parts on `n` threads (1, the default: the caller alone); the numbers
+    /// do not depend on it. Returns this.
+    public DescriptorModel threads(int n) {
+        split(n, "penstock-descriptors");
+        return this;
+    }
+
+    /// The energy of an atom of element `ti` with descriptors `b`, its gradient dE/dB into `g`.
+    abstract double energy(int ti, double[] b, double[] g);
+
+    /// The number of descriptors (the gradient's length).
+    abstract int descriptors();
+
+    /// The squared cutoff of a pair of elements, and whether a pair at `rsq` is inside it (LAMMPS's
+    /// `pair_style snap` and `mliap` test slightly differently).
+    abstract boolean inside(int ti, int tj, double rsq);
+
+    /// The cutoff of a pair of elements handed to the descriptor (its switching function).
+    abstract double rcut(int ti, int tj);
+
+    @Override
+    public void compute(AtomicSystem s, Crew crew) {
+        int n = s.atoms();
+        int[] type = species.types(s);
+        FullLists.Full fl = full.of(s, crew);
+        int k = RowParts.count(n);
+        double[] f = s.forces();
+        if (k == 1) {
+            double[] w = new double[9];
+            java.util.Arrays.fill(f, 0);
+            double e = rows(s, fl, type, 0, n, f, w);
+            finish(s, e, w);
+            return;
+        }
+        double[][] forces = new double[k][3 * n];
+        double[][] virials = new double[k][9];
+        double[] energies = new double[k];
+        RowParts.run(crew, k, p -> energies[p] = rows(s, fl, type, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), forces[p], virials[p]));
+        java.util.Arrays.fill(f, 0);
+        double e = 0;
+        double[] w = new double[9];
+        for (int p = 0; p < k; p++) { // in part order: the same sums on any thread count
+            for (int q = 0; q < 3 * n; q++) {
+                f[q] += forces[p][q];
+            }
+            for (int q = 0; q < 9; q++) {
+                w[q] += virials[p][q];
+            }
+            e += energies[p];
+        }
+        finish(s, e, w);
+    }
+
+    private static void finish(AtomicSystem s, double e, double[] w) {
+        if (!Double.isFinite(e)) {
+            throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
+        }
+        s.energy(e);
+        s.virial(w);
+    }
+
+    /// Atoms `[from, to)`: their energies' sum (returned), their pair forces into `f` (i's and
+    /// its neighbours'), the virial into `w`.
+    private double rows(AtomicSystem s, FullLists.Full fl, int[] type, int from, int to, double[] f, double[] w) {
+        double[] r = s.positions();
+        Bispectrum b = scratch.get();
+        double[] g = new double[descriptors()];
+        double[] fij = new double[3];
+        double e = 0;
+        for (int i = from; i < to; i++) {
+            int ti = type[i];
+            b.clear();
+            for (int q = fl.start()[i]; q < fl.start()[i + 1]; q++) {
+                int j = fl.nbr()[q];
+                double dx = r[3 * j] + fl.shift()[3 * q] - r[3 * i]; // LAMMPS's rij = x_j − x_i
+                double dy = r[3 * j + 1] + fl.shift()[3 * q + 1] - r[3 * i + 1];
+                double dz = r[3 * j + 2] + fl.shift()[3 * q + 2] - r[3 * i + 2];
+                int tj = type[j];
+                if (inside(ti, tj, dx * dx + dy * dy + dz * dz)) {
+                    b.add(dx, dy, dz, weight[tj], rcut(ti, tj), tj, j);
+                }
+            }
+            double ei = energy(ti, b.descriptors(ti), g);
+            if (!Double.isFinite(ei)) {
+                throw new IllegalStateException("system " + s.id() + ": atom " + i + "'s energy is " + ei);
+            }
+            b.gradient(g, ei);
+            e += ei;
+            for (int k = 0; k < b.neighbours(); k++) {
+                b.force(k, fij);
+                int j = b.atom(k);
+                f[3 * i] += fij[0];
+                f[3 * i + 1] += fij[1];
+                f[3 * i + 2] += fij[2];
+                f[3 * j] -= fij[0];
+                f[3 * j + 1] -= fij[1];
+                f[3 * j + 2] -= fij[2];
+                double dx = -b.rx(k); // x_i − x_j, as LAMMPS tallies it
+                double dy = -b.ry(k);
+                double dz = -b.rz(k);
+                w[0] += dx * fij[0];
+                w[1] += dx * fij[1];
+                w[2] += dx * fij[2];
+                w[3] += dy * fij[0];
+                w[4] += dy * fij[1];
+                w[5] += dy * fij[2];
+                w[6] += dz * fij[0];
+                w[7] += dz * fij[1];
+                w[8] += dz * fij[2];
+            }
+        }
+        return e;
+    }
+}
