@@ -153,11 +153,41 @@ def main():
         cases.append((f"{name}_periodic", lattice(kind, a, 3, syms, seed=5), syms, pair, files))
         cases.append((f"{name}_free", lattice(kind, a, 2, syms, seed=6, periodic=False), syms, pair, files))
 
+    nve(lmp, out_dir)
     for name, atoms, species, pair, files in cases:
         energy, forces, virial = run(lmp, atoms, species, pair, files)
         path = os.path.join(out_dir, f"{name}.xyz")
         write_exact(path, atoms, energy, forces, virial, " | ".join(pair))
         print(f"{name}: {len(atoms)} atoms, energy {energy!r} eV, max |F| {np.abs(forces).max():.4g} eV/Å -> {path}")
+
+
+def nve(lmp, out_dir):
+    """100 NVE steps of hot bcc tantalum under Ta06A.snap (ZBL + SNAP) from LAMMPS's own start:
+    the start (nve_Ta06A.data, with velocities) and the total energy of every step
+    (nve_Ta06A.etotal), for the Java test to integrate the same start and compare."""
+    with tempfile.TemporaryDirectory() as d:
+        for place in (MLIAP_EXAMPLES, SNAP_EXAMPLES, POTENTIALS):
+            for name in os.listdir(place):
+                if not os.path.exists(os.path.join(d, name)):
+                    os.symlink(os.path.join(place, name), os.path.join(d, name))
+        script = "\n".join(["units metal", "atom_style atomic", "lattice bcc 3.316", "region box block 0 3 0 3 0 3", "create_box 1 box",
+                            "create_atoms 1 box", "mass 1 180.88", "include Ta06A.snap", "velocity all create 1500.0 4928459 loop geom",
+                            "neighbor 1.0 bin", "neigh_modify delay 0 every 1 check yes", "timestep 0.001", "fix 1 all nve",
+                            "write_data start.data", "thermo 1", "thermo_style custom step pe ke etotal", "thermo_modify format float %.17g",
+                            "run 100", ""])
+        with open(os.path.join(d, "in.nve"), "w") as f:
+            f.write(script)
+        out = subprocess.run([lmp, "-in", "in.nve", "-log", "log.lammps", "-screen", "none"], cwd=d, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"snap-reference: LAMMPS failed: {out.stdout}{out.stderr}")
+        log = open(os.path.join(d, "log.lammps")).read().splitlines()
+        head = next(i for i, l in enumerate(log) if l.split()[:2] == ["Step", "PotEng"])
+        etotal = [log[head + 1 + k].split()[3] for k in range(101)]
+        with open(os.path.join(out_dir, "nve_Ta06A.etotal"), "w") as f:
+            f.write("\n".join(etotal) + "\n")
+        with open(os.path.join(d, "start.data")) as src, open(os.path.join(out_dir, "nve_Ta06A.data"), "w") as dst:
+            dst.write(src.read())
+    print(f"nve_Ta06A: 54 atoms, 100 steps -> {out_dir}/nve_Ta06A.data, nve_Ta06A.etotal")
 
 
 def write_exact(path, atoms, energy, forces, virial, pair):

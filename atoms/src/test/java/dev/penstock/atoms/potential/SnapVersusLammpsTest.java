@@ -29,7 +29,7 @@ class SnapVersusLammpsTest {
         Path dir = Path.of(SnapVersusLammpsTest.class.getResource("/snap").toURI());
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.sorted().toList()) {
+            for (Path f : files.filter(x -> x.toString().endsWith(".xyz")).sorted().toList()) {
                 String pair = read(f).info().get("lammps_pair");
                 if (pair.startsWith("pair_style snap |") || pair.startsWith("pair_style mliap ")) {
                     names.add(f.getFileName().toString());
@@ -99,7 +99,7 @@ class SnapVersusLammpsTest {
         Path dir = Path.of(SnapVersusLammpsTest.class.getResource("/snap").toURI());
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.sorted().toList()) {
+            for (Path f : files.filter(x -> x.toString().endsWith(".xyz")).sorted().toList()) {
                 if (read(f).info().get("lammps_pair").startsWith("include ")) {
                     names.add(f.getFileName().toString());
                 }
@@ -209,5 +209,36 @@ class SnapVersusLammpsTest {
                 assertThat(big.forces()).as("%d threads", threads).isEqualTo(reference);
             }
         }
+    }
+
+    /// 100 NVE steps of hot tantalum (1,500 K) under `Ta06A.snap` from LAMMPS's own start (its
+    /// `write_data`, velocities included): the total energy agrees with LAMMPS's thermo at every
+    /// step (time in LAMMPS's metal conversion, as `MaterialsVersusLammpsTest`'s NVE).
+    @Test
+    void nveFromLammpsStartConservesTheSameTotalEnergyAtEveryStep() throws Exception {
+        Path data = Path.of(SnapVersusLammpsTest.class.getResource("/snap/nve_Ta06A.data").toURI());
+        List<String> etotal = Files.readAllLines(data.resolveSibling("nve_Ta06A.etotal"));
+        assertThat(etotal).hasSize(101);
+        AtomicSystem s = dev.penstock.atoms.io.LammpsData.read(data, 1);
+        java.util.Arrays.fill(s.numbers(), 73);
+        double tauPs = Math.sqrt(1.0364269e-4); // LAMMPS's metal time unit: ps per sqrt(amu Å² / eV)
+        for (int i = 0; i < s.velocities().length; i++) {
+            s.velocities()[i] *= tauPs;
+        }
+        Model model = dev.penstock.atoms.stage.PipelineSpec.potential("snap(file=" + find("Ta06A.snap") + ")").get();
+        dev.penstock.atoms.integrate.NveReference vv = new dev.penstock.atoms.integrate.NveReference(0.001 / tauPs);
+        model.compute(s);
+        double worst = 0;
+        for (int step = 0; step <= 100; step++) {
+            if (step > 0) {
+                vv.step(s, model);
+            }
+            double e = s.energy() + dev.penstock.atoms.integrate.NveReference.kineticEnergy(s);
+            double lammps = Double.parseDouble(etotal.get(step));
+            double rel = Math.abs(e - lammps) / Math.abs(lammps);
+            worst = Math.max(worst, rel);
+            assertThat(rel).as("step %d: %s vs LAMMPS %s", step, e, lammps).isLessThan(1e-12);
+        }
+        System.out.printf(Locale.ROOT, "NVE Ta06A.snap, 54 atoms, 100 steps: largest relative difference in total energy %.2e%n", worst);
     }
 }
