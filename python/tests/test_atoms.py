@@ -136,3 +136,46 @@ def test_simulate_iter_yields_every_system_as_it_finishes_and_stops_when_left():
     while any(str(t.getName()) == "penstock-simulate" for t in Thread.getAllStackTraces().keySet()) and time.time() < deadline:
         time.sleep(0.05)
     assert not any(str(t.getName()) == "penstock-simulate" for t in Thread.getAllStackTraces().keySet())
+
+
+def test_a_machine_learned_potential_over_a_batch_of_atoms_gives_its_gradient_and_the_stress():
+    """SNAP (Ta06A.snap: ZBL overlaid on SNAP, read whole) from Python: the ASE calculator's forces
+    are the energy's gradient and its stress the strain derivative (finite differences), and
+    simulate() relaxes a batch of ase.Atoms with it."""
+    snap = "/usr/share/lammps/potentials/Ta06A.snap"
+    if not os.path.exists(snap):
+        pytest.skip("lammps-data is not installed") if not os.environ.get("CI") else pytest.fail(snap + " missing")
+    potential = "snap(file=%s)" % snap
+    ta = bulk("Ta", "bcc", a=3.3, cubic=True).repeat((2, 2, 2))
+    ta.rattle(0.08, seed=3)
+    ta.calc = patoms.Calculator(potential=potential)
+    f = ta.get_forces()
+    e0 = ta.get_potential_energy()
+    assert -12.5 < e0 / len(ta) < -10.5
+    h = 1e-5
+    for i, c in ((0, 0), (7, 2)):
+        b = ta.copy()
+        b.calc = patoms.Calculator(potential=potential)
+        b.positions[i, c] += h
+        ep = b.get_potential_energy()
+        b.positions[i, c] -= 2 * h
+        em = b.get_potential_energy()
+        assert abs(-(ep - em) / (2 * h) - f[i, c]) < 1e-6
+    s = ta.get_stress(voigt=False)
+    for (a, c) in ((0, 0), (1, 2)):
+        eps = np.zeros((3, 3))
+        eps[a, c] = eps[c, a] = h / 2 if a != c else h
+        energies = []
+        for sign in (1, -1):
+            b = ta.copy()
+            b.set_cell(np.dot(ta.cell.array, np.eye(3) + sign * eps), scale_atoms=True)
+            b.calc = patoms.Calculator(potential=potential)
+            energies.append(b.get_potential_energy())
+        assert abs((energies[0] - energies[1]) / (2 * h) / ta.get_volume() - s[a, c]) < 1e-6
+    batch = [ta.copy() for _ in range(3)]
+    for k, a in enumerate(batch):
+        a.rattle(0.05, seed=10 + k)
+    relaxed = patoms.simulate(batch, pipeline="fire(fmax=0.02)", potential=potential)
+    assert len(relaxed) == 3
+    for a in relaxed:
+        assert np.abs(a.get_forces()).max() < 0.02 and a.get_potential_energy() < e0
