@@ -2,7 +2,8 @@
 # Builds LAMMPS with the ML-SNAP and ML-IAP packages from Debian's own source package (Debian's
 # `lmp` lacks both): the independent reference the SNAP and ML-IAP models are checked against.
 # Not run by CI — the reference numbers it prints are committed as test data; this script
-# regenerates them. Needs root for the deb-src entry (once), cmake and g++; ~5 minutes on 2 cores.
+# regenerates them. Needs root for the deb-src entry (once), cmake and g++ (and libopenmpi-dev for an
+# MPI build, which `bench md --potential snap --threads 1,2` needs); 2–3 minutes on 2 cores.
 #   scripts/build-lammps-ml.sh            → prints the path of the built lmp
 # The build is cached under ${PENSTOCK_LAMMPS_ML:-$HOME/.cache/penstock/lammps-ml}.
 set -euo pipefail
@@ -31,7 +32,10 @@ if [ ! -d "$cache/src" ]; then
 fi
 mkdir -p "$cache/build"
 cd "$cache/build"
+# with MPI (mpirun -np 2, as the other `bench md` peers run) when Open MPI's headers are installed
+# (Debian's libopenmpi-dev; the runtime lammps pulls in has none), else serial
+if command -v mpicxx >/dev/null; then mpi=(-DBUILD_MPI=yes); else mpi=(-DBUILD_MPI=no -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON); fi
 cmake -S "$cache/src/cmake" -B . -DCMAKE_BUILD_TYPE=Release -DPKG_ML-SNAP=yes -DPKG_ML-IAP=yes -DMLIAP_ENABLE_PYTHON=no \
-  -DPKG_MANYBODY=yes -DBUILD_MPI=no -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DBUILD_OMP=no >/dev/null
+  -DPKG_MANYBODY=yes "${mpi[@]}" -DBUILD_OMP=no >/dev/null
 make -j"$(nproc)" lmp >/dev/null 2>&1
 echo "$lmp"

@@ -29,7 +29,7 @@ import java.util.Map;
 /// - **eam**: `bench/in.eam` — fcc Cu, `Cu_u3.eam`, 1600 K, dt 5 fs, skin 1 Å;
 /// - **tersoff**: diamond Si, `Si.tersoff`, 1000 K, dt 1 fs, skin 1 Å;
 /// - **snap**: bcc Ta, `Ta06A.snap` (ZBL + SNAP), 300 K, dt 0.5 fs, skin 1 Å, against LAMMPS built with
-///   ML-SNAP (serial).
+///   ML-SNAP (`scripts/build-lammps-ml.sh`).
 ///
 /// The energy check: a small box of the same material, 100 steps, LAMMPS with exact neighbour
 /// rebuilds and thermo at every step against `simulate --snapshots DIR --snapshot-every 1` (each
@@ -81,7 +81,7 @@ public final class SimulateMdBench {
 
     /// SNAP with its ZBL overlay (`Ta06A.snap`), bcc tantalum at 300 K, dt 0.5 fs, skin 1 Å, lists
     /// checked every step (LAMMPS's `examples/snap/in.snap.Ta06A`); its peer is LAMMPS built with
-    /// ML-SNAP (`scripts/build-lammps-ml.sh`), serial: that build has no MPI.
+    /// ML-SNAP (`scripts/build-lammps-ml.sh`; with MPI when libopenmpi-dev is installed).
     static final Workload SNAP = new Workload("snap", 73, "lattice bcc 3.316", 10, 4,
             "mass 1 180.88\npair_style hybrid/overlay zbl 4 4.8 snap\npair_coeff 1 1 zbl 73 73\npair_coeff * * snap "
                     + POTENTIALS.resolve("Ta06A.snapcoeff") + " " + POTENTIALS.resolve("Ta06A.snapparam") + " Ta",
@@ -160,8 +160,9 @@ public final class SimulateMdBench {
                     + "scripts/build-lammps-ml.sh" : "install them with: apt-get install -y lammps lammps-data"));
             return m;
         }
-        if (wl.name().equals("snap") && java.util.Arrays.stream(threads).anyMatch(t -> t != 1)) {
-            throw new IllegalArgumentException("option '--threads': snap runs on 1 thread only (its peer, LAMMPS built here, has no MPI)");
+        if (java.util.Arrays.stream(threads).anyMatch(t -> t != 1) && serial(lmp)) {
+            throw new IllegalArgumentException("option '--threads': " + lmp + " is a serial build (MPI stubs), so only 1 thread compares; "
+                    + "install libopenmpi-dev and rebuild it with scripts/build-lammps-ml.sh for more");
         }
         Files.createDirectories(dir);
         m.put("workload", wl.name() + ": " + wl.potential());
@@ -213,6 +214,15 @@ public final class SimulateMdBench {
             m.put("round_ratios" + tail, LammpsRuns.seconds(ratio));
         }
         return m;
+    }
+
+    /// Whether `lmp` was built without MPI (its help names the MPI stubs): `mpirun -np 2` would run
+    /// two copies of it, not one run on two processes.
+    private static boolean serial(String lmp) throws Exception {
+        Process p = new ProcessBuilder(lmp, "-h").redirectErrorStream(true).start();
+        String help = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return help.contains("MPI STUBS");
     }
 
     /// LAMMPS's start of a `cells`³ box (`write_data NAME.data`), and the same atoms and velocities

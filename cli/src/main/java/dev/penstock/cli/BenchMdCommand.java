@@ -31,7 +31,7 @@ public final class BenchMdCommand implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--threads", split = ",",
-            description = "thread counts; LAMMPS runs with mpirun -np T (default: 1,2; snap: 1, its LAMMPS has no MPI)")
+            description = "thread counts; LAMMPS runs with mpirun -np T (default: 1,2)")
     int[] threads;
 
     @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam, tersoff "
@@ -49,7 +49,7 @@ public final class BenchMdCommand implements Callable<Integer> {
                     + potential + "'");
         }
         if (threads == null) {
-            threads = potential.equals("snap") ? new int[] {1} : new int[] {1, 2};
+            threads = new int[] {1, 2};
         }
         SimulateMdBench bench;
         try {

@@ -22,7 +22,7 @@ public final class LammpsPairFile {
     /// A factory of the model `file` defines (each call a model of its own); the files are read
     /// now, so a bad one fails here, naming it and the line.
     public static Supplier<Model> read(Path file) throws IOException {
-        List<String> raw = PotentialFiles.lines(file, "LAMMPS potential definition");
+        List<String> raw = PotentialFiles.lines(file, "LAMMPS");
         List<String> lines = new ArrayList<>();
         List<Integer> numbers = new ArrayList<>();
         StringBuilder pending = new StringBuilder();

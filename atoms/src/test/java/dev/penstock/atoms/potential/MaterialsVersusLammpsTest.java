@@ -96,8 +96,8 @@ class MaterialsVersusLammpsTest {
                 .hasMessage("zbl: 'inner' and 'outer' must satisfy 0 < inner ≤ outer < ∞, got 3.0, 2.0");
         assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + "))
                 .hasMessage("potential 'zbl(inner=1, outer=2) +': an empty term around '+'");
-        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + snap(file=x)"))
-                .hasMessageStartingWith("unknown potential 'snap'");
+        assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("zbl(inner=1, outer=2) + foo(file=x)"))
+                .hasMessageStartingWith("unknown potential 'foo'");
         AtomicSystem noElement = new AtomicSystem(3, new double[] {0, 0, 0, 1.5, 0, 0}, new double[] {1, 1}, new int[] {29, 0},
                 new double[] {10, 10, 10}, new boolean[3]);
         assertThat(new Zbl(1, 2).refusal(noElement)).isEqualTo("zbl: atom 1 has no element (atomic number 0); ZBL needs the nuclear charges");
