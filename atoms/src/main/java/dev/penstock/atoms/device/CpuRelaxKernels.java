@@ -167,7 +167,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
             // a large system's parts over every thread, one such system at a time (the parts are
             // fixed by its size: the numbers of one thread), then the others each whole on one
             // thread: the split changes no number
-            boolean lend = threads > 1 && atoms >= dev.penstock.atoms.potential.RowParts.LEAST_ATOMS; // else no row asks
+            boolean lend = threads > 1; // a row in parts (Model.parts) has them shared out
             for (int k = 0; lend && k < systems; k++) {
                 if (terms.inParts(k)) {
                     terms.evaluate(pos, force, ints, doubles, cap, k, k + 1, crew());

@@ -1,7 +1,6 @@
 package dev.penstock.atoms.device;
 
 import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.potential.RowParts;
 import dev.penstock.device.Crew;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.Stream;
@@ -156,9 +155,9 @@ public final class ModelTerms implements BatchTerms {
     }
 
     /// Whether row `k`'s system (after `views`) is large enough for the model to compute it in
-    /// parts (`RowParts`), which a crew can share out.
+    /// parts (`Model.parts`), which a crew can share out.
     public boolean inParts(int k) {
-        return RowParts.count(rowViews[k].atoms()) > 1;
+        return model.parts(rowViews[k].atoms()) > 1;
     }
 
     /// Computes `view` (its parts on `crew`, if given); false if the model refused it (why is kept

@@ -12,6 +12,57 @@ final class Bispectrum {
                   boolean wselfall, double rcutfac, boolean quadratic) {
     }
 
+    /// The descriptor's keywords as a `*.snapparam` or `*.mliap.descriptor` file gives them, with
+    /// LAMMPS's defaults (rfac0 0.99363, rmin0 0, switchflag and bzeroflag on, the rest off).
+    static final class Settings {
+        double rcutfac = Double.NaN;
+        int twojmax = -1;
+        double rfac0 = 0.99363;
+        double rmin0 = 0;
+        boolean switchFlag = true;
+        boolean bzeroFlag = true;
+        boolean quadratic;
+        boolean chem;
+        boolean bnorm;
+        boolean wselfall;
+
+        /// Takes `key value`; returns false for a key the descriptor does not know (the caller's,
+        /// or an error). A bad number throws `NumberFormatException`.
+        boolean set(String key, String value) {
+            switch (key) {
+                case "rcutfac" -> rcutfac = Double.parseDouble(value);
+                case "twojmax" -> twojmax = Integer.parseInt(value);
+                case "rfac0" -> rfac0 = Double.parseDouble(value);
+                case "rmin0" -> rmin0 = Double.parseDouble(value);
+                case "switchflag" -> switchFlag = Integer.parseInt(value) != 0;
+                case "bzeroflag" -> bzeroFlag = Integer.parseInt(value) != 0;
+                case "quadraticflag" -> quadratic = Integer.parseInt(value) != 0;
+                case "chemflag" -> chem = Integer.parseInt(value) != 0;
+                case "bnormflag" -> bnorm = Integer.parseInt(value) != 0;
+                case "wselfallflag" -> wselfall = Integer.parseInt(value) != 0;
+                default -> {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /// The settings, `rcutfac` and `twojmax` required (else an error naming `file`).
+        Params params(java.nio.file.Path file) {
+            if (Double.isNaN(rcutfac) || twojmax < 0) {
+                throw new IllegalArgumentException(file + ": rcutfac and twojmax are required");
+            }
+            return new Params(twojmax, rfac0, rmin0, switchFlag, bzeroFlag, chem, bnorm, wselfall, rcutfac, quadratic);
+        }
+    }
+
+    /// A line's words, a `#` comment dropped.
+    static String[] words(String line) {
+        int hash = line.indexOf('#');
+        String t = (hash < 0 ? line : line.substring(0, hash)).strip();
+        return t.isEmpty() ? new String[0] : t.split("\\s+");
+    }
+
     private final Params p;
     private final int twojmax;
     private final int nelements; // of the descriptor: the model's with chemflag, else 1

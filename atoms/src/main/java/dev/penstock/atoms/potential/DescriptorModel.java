@@ -5,9 +5,9 @@ import dev.penstock.device.Crew;
 
 /// What SNAP and ML-IAP share: each atom's SNAP descriptors over its neighbours (`Bispectrum`),
 /// a model of them giving the atom's energy and its gradient dE/dB, and the forces and virial
-/// from that gradient. A system of 4,000 atoms or more is computed in `RowParts` (parts fixed by
-/// its size, each atom's terms into its part's own arrays, summed in part order) on the crew:
-/// the same bits on any number of threads.
+/// from that gradient. A system of 128 atoms or more is computed in parts (fixed by its size,
+/// `parts`: each atom's terms into its part's own arrays, summed in part order) on the crew: the
+/// same bits on any number of threads.
 ///
 /// Threading: different systems may be computed at once from different threads.
 public abstract sealed class DescriptorModel extends FileModel permits Snap, Mliap {
@@ -22,6 +22,14 @@ public abstract sealed class DescriptorModel extends FileModel permits Snap, Mli
         this.radius = radius;
         this.weight = weight;
         this.scratch = ThreadLocal.withInitial(() -> new Bispectrum(params, species.symbols().length));
+    }
+
+    /// Parts of 64 atoms or more, at most 16, a power of two: an atom's descriptors cost ~100
+    /// times a pair potential's terms, so a system of a few hundred atoms is worth sharing out.
+    @Override
+    public int parts(int atoms) {
+        int k = atoms / 64;
+        return k < 2 ? 1 : Math.min(16, Integer.highestOneBit(k));
     }
 
     /// Runs a large system's parts on `n` threads (1, the default: the caller alone); the numbers
@@ -49,7 +57,7 @@ public abstract sealed class DescriptorModel extends FileModel permits Snap, Mli
         int n = s.atoms();
         int[] type = species.types(s);
         FullLists.Full fl = full.of(s, crew);
-        int k = RowParts.count(n);
+        int k = parts(n);
         double[] f = s.forces();
         if (k == 1) {
             double[] w = new double[9];

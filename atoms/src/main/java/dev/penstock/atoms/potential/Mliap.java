@@ -46,9 +46,7 @@ public final class Mliap extends DescriptorModel {
     }
 
     private static String[] words(String line) {
-        int hash = line.indexOf('#');
-        String t = (hash < 0 ? line : line.substring(0, hash)).strip();
-        return t.isEmpty() ? new String[0] : t.split("\\s+");
+        return Bispectrum.words(line);
     }
 
     /// ML-IAP of `kind` ("linear", "quadratic" or "nn") with `modelFile` over the SNAP
@@ -61,15 +59,7 @@ public final class Mliap extends DescriptorModel {
             default -> throw new IllegalArgumentException("mliap: model '" + kind + "' is not one Penstock runs (linear, quadratic, nn)");
         };
         // the descriptor
-        double rcutfac = Double.NaN;
-        int twojmax = -1;
-        double rfac0 = 0.99363;
-        double rmin0 = 0;
-        boolean switchFlag = true;
-        boolean bzeroFlag = true;
-        boolean chem = false;
-        boolean bnorm = false;
-        boolean wselfall = false;
+        Bispectrum.Settings set = new Bispectrum.Settings();
         String[] elems = null;
         double[] radius = null;
         double[] weight = null;
@@ -81,33 +71,32 @@ public final class Mliap extends DescriptorModel {
             }
             try {
                 switch (w[0]) {
-                    case "rcutfac" -> rcutfac = Double.parseDouble(w[1]);
-                    case "twojmax" -> twojmax = Integer.parseInt(w[1]);
                     case "nelems" -> Integer.parseInt(w[1]);
                     case "elems" -> elems = java.util.Arrays.copyOfRange(w, 1, w.length);
                     case "radelems" -> radius = numbers(w);
                     case "welems" -> weight = numbers(w);
-                    case "rfac0" -> rfac0 = Double.parseDouble(w[1]);
-                    case "rmin0" -> rmin0 = Double.parseDouble(w[1]);
-                    case "switchflag" -> switchFlag = Integer.parseInt(w[1]) != 0;
-                    case "bzeroflag" -> bzeroFlag = Integer.parseInt(w[1]) != 0;
-                    case "chemflag" -> chem = Integer.parseInt(w[1]) != 0;
-                    case "bnormflag" -> bnorm = Integer.parseInt(w[1]) != 0;
-                    case "wselfallflag" -> wselfall = Integer.parseInt(w[1]) != 0;
-                    default -> throw new IllegalArgumentException(descriptorFile + ", line " + (ln + 1) + ": unknown keyword '" + w[0] + "'");
+                    case "quadraticflag" -> throw new IllegalArgumentException(descriptorFile + ", line " + (ln + 1)
+                            + ": quadraticflag belongs to the model (model quadratic), not the descriptor");
+                    default -> {
+                        if (!set.set(w[0], w[1])) {
+                            throw new IllegalArgumentException(descriptorFile + ", line " + (ln + 1) + ": unknown keyword '" + w[0] + "'");
+                        }
+                    }
                 }
             } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(descriptorFile + ", line " + (ln + 1) + ": '" + dl.get(ln).strip() + "' is not 'keyword value'");
             }
         }
-        if (Double.isNaN(rcutfac) || twojmax < 0 || elems == null || radius == null || weight == null || radius.length != elems.length
-                || weight.length != elems.length) {
-            throw new IllegalArgumentException(descriptorFile + ": rcutfac, twojmax, elems, radelems and welems (one per element) are required");
+        set.quadratic = k == Kind.QUADRATIC;
+        Bispectrum.Params p = set.params(descriptorFile);
+        if (elems == null || radius == null || weight == null || radius.length != elems.length || weight.length != elems.length) {
+            throw new IllegalArgumentException(descriptorFile + ": elems, radelems and welems (one per element) are required");
         }
+        int twojmax = p.twojmax();
+        boolean chem = p.chem();
+        double rcutfac = p.rcutfac();
         int nel = elems.length;
         int nd = Bispectrum.coefficients(twojmax) * (chem ? nel * nel * nel : 1);
-        Bispectrum.Params p = new Bispectrum.Params(twojmax, rfac0, rmin0, switchFlag, bzeroFlag, chem, bnorm, wselfall, rcutfac,
-                k == Kind.QUADRATIC);
         // the model
         List<String> ml = PotentialFiles.lines(modelFile, "ML-IAP model");
         List<double[]> numbersRead = new ArrayList<>();

@@ -21,6 +21,12 @@ public interface Model {
         compute(system);
     }
 
+    /// How many parts `compute(system, crew)` splits a system of `atoms` atoms into (1: it computes
+    /// it whole; more: a lent crew shares them out): `RowParts.count`, fixed by the size alone.
+    default int parts(int atoms) {
+        return RowParts.count(atoms);
+    }
+
     /// The distance (Å) beyond which two atoms do not interact: what neighbour lists and the
     /// pipeline's edge counts are built for. Infinite when every pair interacts.
     default double cutoff() {

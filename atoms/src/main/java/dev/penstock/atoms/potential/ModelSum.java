@@ -64,6 +64,16 @@ public final class ModelSum implements Model, AutoCloseable {
         s.virial(virial ? w : null);
     }
 
+    /// The most parts any summed model splits a system into.
+    @Override
+    public int parts(int atoms) {
+        int k = 1;
+        for (Model m : parts) {
+            k = Math.max(k, m.parts(atoms));
+        }
+        return k;
+    }
+
     @Override
     public double cutoff() {
         double c = 0;

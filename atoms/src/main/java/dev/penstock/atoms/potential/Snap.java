@@ -28,16 +28,7 @@ public final class Snap extends DescriptorModel {
     /// A SNAP model from LAMMPS's `coeffFile` (`*.snapcoeff`) and `paramFile` (`*.snapparam`),
     /// over all of the coefficient file's elements; a malformed file fails naming it and the line.
     public static Snap read(Path coeffFile, Path paramFile) throws IOException {
-        double rcutfac = Double.NaN;
-        int twojmax = -1;
-        double rfac0 = 0.99363;
-        double rmin0 = 0;
-        boolean switchFlag = true;
-        boolean bzeroFlag = true;
-        boolean quadratic = false;
-        boolean chem = false;
-        boolean bnorm = false;
-        boolean wselfall = false;
+        Bispectrum.Settings set = new Bispectrum.Settings();
         List<String> plines = PotentialFiles.lines(paramFile, "SNAP parameter");
         for (int ln = 0; ln < plines.size(); ln++) {
             String[] w = words(plines.get(ln));
@@ -49,26 +40,18 @@ public final class Snap extends DescriptorModel {
                         + "'");
             }
             try {
-                switch (w[0]) {
-                    case "rcutfac" -> rcutfac = Double.parseDouble(w[1]);
-                    case "twojmax" -> twojmax = Integer.parseInt(w[1]);
-                    case "rfac0" -> rfac0 = Double.parseDouble(w[1]);
-                    case "rmin0" -> rmin0 = Double.parseDouble(w[1]);
-                    case "switchflag" -> switchFlag = Integer.parseInt(w[1]) != 0;
-                    case "bzeroflag" -> bzeroFlag = Integer.parseInt(w[1]) != 0;
-                    case "quadraticflag" -> quadratic = Integer.parseInt(w[1]) != 0;
-                    case "chemflag" -> chem = Integer.parseInt(w[1]) != 0;
-                    case "bnormflag" -> bnorm = Integer.parseInt(w[1]) != 0;
-                    case "wselfallflag" -> wselfall = Integer.parseInt(w[1]) != 0;
-                    default -> throw new IllegalArgumentException(paramFile + ", line " + (ln + 1) + ": unknown SNAP keyword '" + w[0] + "'");
+                if (!set.set(w[0], w[1])) {
+                    throw new IllegalArgumentException(paramFile + ", line " + (ln + 1) + ": unknown SNAP keyword '" + w[0] + "'");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(paramFile + ", line " + (ln + 1) + ": '" + w[1] + "' is not a number for " + w[0]);
             }
         }
-        if (Double.isNaN(rcutfac) || twojmax < 0) {
-            throw new IllegalArgumentException(paramFile + ": rcutfac and twojmax are required");
-        }
+        Bispectrum.Params p = set.params(paramFile);
+        int twojmax = p.twojmax();
+        boolean quadratic = p.quadratic();
+        boolean chem = p.chem();
+        double rcutfac = p.rcutfac();
         List<String> clines = PotentialFiles.lines(coeffFile, "SNAP coefficient");
         int at = 0;
         String[] head = null;
@@ -88,7 +71,6 @@ public final class Snap extends DescriptorModel {
                     + "'");
         }
         at++;
-        Bispectrum.Params p = new Bispectrum.Params(twojmax, rfac0, rmin0, switchFlag, bzeroFlag, chem, bnorm, wselfall, rcutfac, quadratic);
         int ncoeff = Bispectrum.coefficients(twojmax) * (chem ? nelements * nelements * nelements : 1);
         int expected = quadratic ? 1 + ncoeff + ncoeff * (ncoeff + 1) / 2 : 1 + ncoeff;
         if (ncoeffAll != expected) {
@@ -136,9 +118,7 @@ public final class Snap extends DescriptorModel {
     }
 
     private static String[] words(String line) {
-        int hash = line.indexOf('#');
-        String t = (hash < 0 ? line : line.substring(0, hash)).strip();
-        return t.isEmpty() ? new String[0] : t.split("\\s+");
+        return Bispectrum.words(line);
     }
 
     /// A model of the same file for another worker (its own lists and scratch).

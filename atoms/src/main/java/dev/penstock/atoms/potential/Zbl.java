@@ -77,51 +77,32 @@ public final class Zbl implements Model {
         return c;
     }
 
+    /// Σ_k C_k·exp(−d_k·r/a)·(d_k/a)^`power`: the screening function and its derivatives' sums.
+    private static double screening(double[] c, double r, int power) {
+        double[] coefficient = {C1, C2, C3, C4};
+        double sum = 0;
+        for (int k = 0; k < 4; k++) {
+            double term = coefficient[k] * Math.exp(-c[k] * r);
+            for (int q = 0; q < power; q++) {
+                term *= c[k];
+            }
+            sum += term;
+        }
+        return sum;
+    }
+
     private static double energy(double[] c, double r) {
-        double rinv = 1.0 / r;
-        double sum = C1 * Math.exp(-c[0] * r);
-        sum += C2 * Math.exp(-c[1] * r);
-        sum += C3 * Math.exp(-c[2] * r);
-        sum += C4 * Math.exp(-c[3] * r);
-        return c[4] * sum * rinv;
+        return c[4] * screening(c, r, 0) / r;
     }
 
     private static double derivative(double[] c, double r) {
         double rinv = 1.0 / r;
-        double e1 = Math.exp(-c[0] * r);
-        double e2 = Math.exp(-c[1] * r);
-        double e3 = Math.exp(-c[2] * r);
-        double e4 = Math.exp(-c[3] * r);
-        double sum = C1 * e1;
-        sum += C2 * e2;
-        sum += C3 * e3;
-        sum += C4 * e4;
-        double sumP = -C1 * c[0] * e1;
-        sumP -= C2 * c[1] * e2;
-        sumP -= C3 * c[2] * e3;
-        sumP -= C4 * c[3] * e4;
-        return c[4] * (sumP - sum * rinv) * rinv;
+        return c[4] * (-screening(c, r, 1) - screening(c, r, 0) * rinv) * rinv;
     }
 
     private static double second(double[] c, double r) {
         double rinv = 1.0 / r;
-        double e1 = Math.exp(-c[0] * r);
-        double e2 = Math.exp(-c[1] * r);
-        double e3 = Math.exp(-c[2] * r);
-        double e4 = Math.exp(-c[3] * r);
-        double sum = C1 * e1;
-        sum += C2 * e2;
-        sum += C3 * e3;
-        sum += C4 * e4;
-        double sumP = C1 * e1 * c[0];
-        sumP += C2 * e2 * c[1];
-        sumP += C3 * e3 * c[2];
-        sumP += C4 * e4 * c[3];
-        double sumPp = C1 * e1 * c[0] * c[0];
-        sumPp += C2 * e2 * c[1] * c[1];
-        sumPp += C3 * e3 * c[2] * c[2];
-        sumPp += C4 * e4 * c[3] * c[3];
-        return c[4] * (sumPp + 2.0 * sumP * rinv + 2.0 * sum * rinv * rinv) * rinv;
+        return c[4] * (screening(c, r, 2) + 2.0 * screening(c, r, 1) * rinv + 2.0 * screening(c, r, 0) * rinv * rinv) * rinv;
     }
 
     @Override

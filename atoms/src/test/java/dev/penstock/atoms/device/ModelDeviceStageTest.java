@@ -133,7 +133,8 @@ class ModelDeviceStageTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(snap) || dev.penstock.testing.Ci.required(),
                 "lammps-data is not installed");
         List<AtomicSystem> tantalum = List.of(Lattices.cluster(0, 15, 2.86, new int[] {73, 73}, 0, 1),
-                Lattices.cluster(1, 27, 2.86, new int[] {73, 73}, 0, 2));
+                Lattices.cluster(1, 27, 2.86, new int[] {73, 73}, 0, 2),
+                Lattices.cluster(2, 140, 2.86, new int[] {73, 73}, 0, 3)); // in parts (Model.parts), shared by the kernels' threads
         sameBits(PipelineSpec.potential("snap(file=" + snap + ")"), tantalum, Pipeline.Mode.SYNC, Pipeline.Mode.FULLY_ASYNC);
     }
 
