@@ -58,6 +58,15 @@ def lattice(kind, a, reps, symbols, tilt=0.0, seed=1, noise=0.1, periodic=True):
     return atoms
 
 
+def link_potentials(d):
+    """Every file a LAMMPS definition may name, linked into `d` by its name (as LAMMPS finds them
+    in its working directory)."""
+    for place in (MLIAP_EXAMPLES, SNAP_EXAMPLES, POTENTIALS):
+        for name in os.listdir(place):
+            if not os.path.exists(os.path.join(d, name)):
+                os.symlink(os.path.join(place, name), os.path.join(d, name))
+
+
 def data_file(path, atoms, species):
     n = len(atoms)
     r = atoms.positions
@@ -80,10 +89,7 @@ def data_file(path, atoms, species):
 
 def run(lmp, atoms, species, pair_lines, files):
     with tempfile.TemporaryDirectory() as d:
-        for place in (MLIAP_EXAMPLES, SNAP_EXAMPLES, POTENTIALS):  # every file a definition may name, by its name
-            for name in os.listdir(place):
-                if not os.path.exists(os.path.join(d, name)):
-                    os.symlink(os.path.join(place, name), os.path.join(d, name))
+        link_potentials(d)
         data_file(os.path.join(d, "data.in"), atoms, species)
         boundary = "p p p" if atoms.pbc.all() else "s s s"
         script = "\n".join(["units metal", "atom_style atomic", "atom_modify map array", f"boundary {boundary}", "read_data data.in",
@@ -166,10 +172,7 @@ def nve(lmp, out_dir):
     the start (nve_Ta06A.data, with velocities) and the total energy of every step
     (nve_Ta06A.etotal), for the Java test to integrate the same start and compare."""
     with tempfile.TemporaryDirectory() as d:
-        for place in (MLIAP_EXAMPLES, SNAP_EXAMPLES, POTENTIALS):
-            for name in os.listdir(place):
-                if not os.path.exists(os.path.join(d, name)):
-                    os.symlink(os.path.join(place, name), os.path.join(d, name))
+        link_potentials(d)
         script = "\n".join(["units metal", "atom_style atomic", "lattice bcc 3.316", "region box block 0 3 0 3 0 3", "create_box 1 box",
                             "create_atoms 1 box", "mass 1 180.88", "include Ta06A.snap", "velocity all create 1500.0 4928459 loop geom",
                             "neighbor 1.0 bin", "neigh_modify delay 0 every 1 check yes", "timestep 0.001", "fix 1 all nve",
