@@ -52,6 +52,29 @@ class ParquetStallTest {
         stallsWithAClearError(file);
     }
 
+    /// A file CI's fuzz step timed out on (2026-12-05, libFuzzer timeout `d3cb085a…`, 13 s under
+    /// the fuzzer): the reader takes seconds over it (~7 s here) but ends with a clear error naming
+    /// the file — slow, not stuck. Kept to hold that, and for whoever finds where the seconds go.
+    @org.junit.jupiter.api.Test
+    void aFileTheFuzzerTimedOutOnEndsWithAClearError() throws Exception {
+        Path file = STUCK.getParent().resolveSibling("slow").resolve("slow-in-ci-fuzz.parquet");
+        Path log = Files.createTempFile("parquet-slow", ".log");
+        try {
+            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                    System.getProperty("java.class.path"), ParquetStallTest.class.getName(), file.toString()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+            boolean ended = p.waitFor(90, TimeUnit.SECONDS);
+            if (!ended) {
+                p.destroyForcibly();
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assertThat(ended).as("the read ended (output: %s)", out).isTrue();
+            assertThat(out).contains("bad input: ").contains(file.getFileName().toString());
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
     static List<Path> hangs() throws java.io.IOException {
         try (var files = Files.list(STUCK.getParent())) {
             List<Path> all = files.filter(f -> f.toString().endsWith(".parquet")).sorted().toList();
