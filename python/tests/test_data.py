@@ -133,7 +133,7 @@ def test_a_folder_of_zarr_arrays_as_zarr_python_writes_them(tmp_path):
         np.testing.assert_array_equal(s, clouds[k])
     sub = penstock.data.files([tmp_path / "p0.zarr", tmp_path / "p8.zarr"], subsample=20, dtype="float32")
     with penstock.DataLoader(sub, batch_size=2, seed=3, as_numpy=True) as dl:
-        (batch,) = list(dl)
+        (batch,) = [np.array(b) for b in dl]  # a copy: the batch's memory is the loader's, freed when it closes
     assert batch.shape == (2, 20, 4)
     for got, k in zip(batch, (0, 8)):
         rows = {tuple(r) for r in clouds[k].astype(np.float32).tolist()}
