@@ -6,6 +6,11 @@ package dev.penstock.atoms.potential;
 /// coefficients; B = Σ conj(U_tot)·Z; then, for the forces, Y = Σ β·Z-terms and dE/dr_j =
 /// 2·Re Σ dU_j/dr · Y over the half of U's indices that are independent. A worker's scratch:
 /// `clear`, `add` each neighbour, `compute`, then `force` per neighbour.
+///
+/// Why one file over 400 lines: the index tables (`idxu`, `idxz`, `idxb`, the Clebsch–Gordan block
+/// offsets) are the layout every stage of the computation walks — U's recursion, Z, B, Y and
+/// dU/dr each index the same flat arrays by the same offsets — so splitting the tables from their
+/// loops would hand a dozen arrays across a class boundary for no reader's gain.
 final class Bispectrum {
     /// The descriptor's settings, from a `*.snapparam` file.
     record Params(int twojmax, double rfac0, double rmin0, boolean switchFlag, boolean bzeroFlag, boolean chem, boolean bnorm,

@@ -127,7 +127,7 @@ public final class LammpsPairFile {
                         if (w.length != 6) {
                             throw refused(file, ln, "expected 'pair_coeff I J zbl Zi Zj'");
                         }
-                        zbl.add(new int[] {ln, Integer.parseInt(w[1]), Integer.parseInt(w[2]), (int) number(w[4], file, ln),
+                        zbl.add(new int[] {ln, (int) number(w[1], file, ln), (int) number(w[2], file, ln), (int) number(w[4], file, ln),
                                 (int) number(w[5], file, ln)});
                     } else {
                         throw refused(file, ln, "pair_coeff for '" + style + "', which the pair_style does not name");

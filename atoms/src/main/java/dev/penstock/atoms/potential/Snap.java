@@ -91,8 +91,13 @@ public final class Snap extends DescriptorModel {
                         + clines.get(at).strip() + "'");
             }
             symbols[e] = w[0];
-            radius[e] = Double.parseDouble(w[1]);
-            weight[e] = Double.parseDouble(w[2]);
+            try {
+                radius[e] = Double.parseDouble(w[1]);
+                weight[e] = Double.parseDouble(w[2]);
+            } catch (NumberFormatException ex) {
+                throw new IllegalArgumentException(coeffFile + ", line " + (at + 1) + ": expected 'element radius weight', got '"
+                        + clines.get(at).strip() + "'");
+            }
             at++;
             for (int k = 0; k < ncoeffAll; k++) {
                 while (at < clines.size() && words(clines.get(at)).length == 0) {

@@ -159,6 +159,11 @@ class SnapVersusLammpsTest {
         assertThatThrownBy(() -> LammpsPairFile.read(bad)).hasMessage(bad + ", line 2: variable 'missing' is not defined");
         assertThatThrownBy(() -> dev.penstock.atoms.stage.PipelineSpec.potential("snap(coeff=" + find("Ta06A.snapcoeff") + ")"))
                 .hasMessageStartingWith("'snap' needs either 'file'");
+        Path coeff = Files.createTempFile("bad", ".snapcoeff");
+        Files.writeString(coeff, "# a comment\n1 31\nTa x 1\n");
+        assertThatThrownBy(() -> Snap.read(coeff, find("Ta06A.snapparam"))).hasMessage(coeff + ", line 3: expected 'element radius weight', got "
+                + "'Ta x 1'");
+        Files.delete(coeff);
         Files.delete(bad);
     }
 
