@@ -7,6 +7,7 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 java="$here/runtime/bin/java"
+export PENSTOCK_LAMMPS_POTENTIALS="$here/lammps-potentials"
 flags=(--enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector -cp "$here/lib/*")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -44,6 +44,7 @@
 #include "../../main/cuda/encode.cu"
 #include "../../main/cuda/relax.cu"
 #include "../../main/cuda/eam.cu"
+#include "../../main/cuda/snap.cu"
 
 namespace {
 
@@ -232,6 +233,15 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("eam_embed", kernel(&eam_embed, false));
         m.emplace("eam_force", kernel(&eam_force, false));
         m.emplace("eam_virial", kernel(&eam_virial, false));
+        m.emplace("snap_ui", kernel(&snap_ui, false));
+        m.emplace("snap_bi", kernel(&snap_bi, false));
+        m.emplace("snap_linear", kernel(&snap_linear, false));
+        m.emplace("mliap_nn", kernel(&mliap_nn, false));
+        m.emplace("snap_yi", kernel(&snap_yi, false));
+        m.emplace("snap_deidrj", kernel(&snap_deidrj, false));
+        m.emplace("snap_force", kernel(&snap_force, false));
+        m.emplace("snap_virial", kernel(&snap_virial, false));
+        m.emplace("zbl_add", kernel(&zbl_add, false));
         return m;
     }();
     return k;

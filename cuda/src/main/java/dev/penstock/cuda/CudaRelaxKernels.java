@@ -23,6 +23,9 @@ public final class CudaRelaxKernels implements RelaxKernels {
     /// The EAM kernels' PTX resource.
     public static final String EAM_PTX = "/dev/penstock/cuda/eam.ptx";
 
+    /// The SNAP and ML-IAP kernels' PTX resource.
+    public static final String SNAP_PTX = "/dev/penstock/cuda/snap.ptx";
+
     /// `relax.cu`'s RELAX_LIST_ATOMS and RELAX_LIST_MAX: free and nearest-image systems of this
     /// many atoms are summed over Verlet lists of up to that many partners per atom (as the CPU's
     /// `PairList`; the same bits as all pairs).
@@ -51,6 +54,8 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private Block binFill;     // binStart's twin: each bin's next free place while rows are sorted in
     private KernelModule eamModule;
     private CudaEam eam;
+    private KernelModule snapModule;
+    private CudaSnap snap;
 
     /// Loads the kernels onto `device`.
     public CudaRelaxKernels(CudaDevice device) {
@@ -104,16 +109,32 @@ public final class CudaRelaxKernels implements RelaxKernels {
                 c.doubles());
     }
 
-    /// EAM runs here (`CudaEam`: `eam.cu`'s passes over the batch); other models run on the CPU.
+    /// EAM (`CudaEam`: `eam.cu`'s passes over the batch), SNAP and ML-IAP, alone or summed with
+    /// ZBL (`CudaSnap`: `snap.cu`'s), run here; other models run on the CPU.
     @Override
     public boolean runs(Model model) {
-        return model instanceof Eam;
+        return model instanceof Eam || CudaSnap.parts(model) != null;
     }
 
     @Override
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, ModelTerms terms) {
+        if (CudaSnap.parts(terms.model()) != null) {
+            Model model = terms.model();
+            if (snap == null || snap.model() != model) {
+                if (snap != null) {
+                    snap.close();
+                }
+                if (snapModule == null) {
+                    snapModule = new KernelModule(device, SNAP_PTX);
+                }
+                snap = new CudaSnap(device, snapModule, model);
+            }
+            snap.evaluate(cuda(stream), c, systems, atoms, terms, module.function("relax_reduce"));
+            return;
+        }
         if (!(terms.model() instanceof Eam model)) {
-            throw new UnsupportedOperationException("the CUDA relaxation kernels run EAM, Lennard-Jones and Morse, not " + terms.model());
+            throw new UnsupportedOperationException("the CUDA relaxation kernels run EAM, SNAP and ML-IAP (with ZBL), Lennard-Jones and Morse, not "
+                    + terms.model());
         }
         if (eam == null || eam.model() != model) {
             if (eam != null) {
@@ -220,6 +241,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
         if (eam != null) {
             eam.close();
             eam = null;
+        }
+        if (snap != null) {
+            snap.close();
+            snap = null;
         }
         closeLists();
     }

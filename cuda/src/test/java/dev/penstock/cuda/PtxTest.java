@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/// The shipped PTX: it has every kernel `EncodeKernels` and `CudaRelaxKernels` launch, each
+/// The shipped PTX: it has every kernel `EncodeKernels`, `CudaRelaxKernels`, `CudaEam` and `CudaSnap` launch, each
 /// file assembles for its oldest target, sm_75, and for sm_90 (H100, H200) where `ptxas` is installed, and each is what its `.cu`
 /// compiles to today (with `scripts/build-kernels.sh`'s flags) where `nvcc` is.
 class PtxTest {
@@ -23,7 +23,9 @@ class PtxTest {
             "amplitude_f64_c64", "iqp_phases_f64_c64", "butterfly_c128", "butterfly_c64", "read_all");
     private static final List<String> RELAX_KERNELS = List.of("relax_list_check", "relax_list_moved", "relax_list_grid", "relax_list_count", "relax_list_prefix", "relax_list_scatter", "relax_list_build", "relax_forces", "relax_reduce", "relax_fire_step", "relax_fire2_step", "relax_nve", "relax_langevin", "relax_check",
             "relax_gather_systems", "relax_gather_atoms", "relax_move_systems");
-    private static final List<String> SOURCES = List.of("encode", "eam", "relax");
+    private static final List<String> SNAP_KERNELS = List.of("snap_ui", "snap_bi", "snap_linear", "mliap_nn", "snap_yi", "snap_deidrj", "snap_force",
+            "snap_virial", "zbl_add");
+    private static final List<String> SOURCES = List.of("encode", "eam", "relax", "snap");
 
     private static String ptx() {
         return new String(EncodeKernels.ptx(), StandardCharsets.US_ASCII);
@@ -63,6 +65,14 @@ class PtxTest {
             assertThat(ptx).as(k).contains(".entry " + k + "(");
         }
         assertThat(ptx).as("relax.ptx is built without fused multiply-adds").doesNotContain("fma.");
+    }
+
+    @Test
+    void everySnapKernelIsAnEntryOfItsPtx() {
+        String ptx = new String(KernelModule.ptx(CudaRelaxKernels.SNAP_PTX), StandardCharsets.US_ASCII);
+        for (String k : SNAP_KERNELS) {
+            assertThat(ptx).as(k).contains(".entry " + k + "(");
+        }
     }
 
     @Test

@@ -291,6 +291,76 @@ final class Bispectrum {
         }
     }
 
+    /// The index tables flat, in the order a device walks them (`snap.cu`): idxu_block[jdim],
+    /// idxcg_block, idxb_block and idxz_block [jdim³ each, by (j1·jdim + j2)·jdim + j], then
+    /// (j1, j2, j) of each B index and the ten numbers of each Z index (j1 j2 j ma1min ma2max na
+    /// mb1min mb2max nb jju).
+    int[] indexTable() {
+        int jdim = twojmax + 1;
+        int j3 = jdim * jdim * jdim;
+        int[] t = new int[jdim + 3 * j3 + 3 * idxbMax + 10 * idxzMax];
+        System.arraycopy(idxuBlock, 0, t, 0, jdim);
+        for (int j1 = 0; j1 < jdim; j1++) {
+            for (int j2 = 0; j2 < jdim; j2++) {
+                for (int j = 0; j < jdim; j++) {
+                    int at = (j1 * jdim + j2) * jdim + j;
+                    t[jdim + at] = idxcgBlock[j1][j2][j];
+                    t[jdim + j3 + at] = idxbBlock[j1][j2][j];
+                    t[jdim + 2 * j3 + at] = idxzBlock[j1][j2][j];
+                }
+            }
+        }
+        int at = jdim + 3 * j3;
+        for (int b = 0; b < idxbMax; b++) {
+            t[at++] = idxbJ1[b];
+            t[at++] = idxbJ2[b];
+            t[at++] = idxbJ[b];
+        }
+        for (int z = 0; z < idxzMax; z++) {
+            t[at++] = zJ1[z];
+            t[at++] = zJ2[z];
+            t[at++] = zJ[z];
+            t[at++] = zMa1min[z];
+            t[at++] = zMa2max[z];
+            t[at++] = zNa[z];
+            t[at++] = zMb1min[z];
+            t[at++] = zMb2max[z];
+            t[at++] = zNb[z];
+            t[at++] = zJju[z];
+        }
+        return t;
+    }
+
+    /// The constants flat, as a device reads them: rootpq [(jdim + 1)², row-major], B_0 by j
+    /// [jdim], then the Clebsch–Gordan coefficients.
+    double[] constantTable() {
+        int jdim = twojmax + 1;
+        double[] c = new double[(jdim + 1) * (jdim + 1) + jdim + cglist.length];
+        for (int a = 0; a <= jdim; a++) {
+            System.arraycopy(rootpq[a], 0, c, a * (jdim + 1), jdim + 1);
+        }
+        System.arraycopy(bzero, 0, c, (jdim + 1) * (jdim + 1), jdim);
+        System.arraycopy(cglist, 0, c, (jdim + 1) * (jdim + 1) + jdim, cglist.length);
+        return c;
+    }
+
+    int idxuMax() {
+        return idxuMax;
+    }
+
+    int idxzMax() {
+        return idxzMax;
+    }
+
+    int idxbMax() {
+        return idxbMax;
+    }
+
+    /// The descriptor's elements (the model's with chemflag, else 1).
+    int elements() {
+        return nelements;
+    }
+
     /// Forgets the last atom's neighbours.
     void clear() {
         count = 0;

@@ -52,6 +52,59 @@ public abstract sealed class DescriptorModel extends FileModel permits Snap, Mli
     /// The cutoff of a pair of elements handed to the descriptor (its switching function).
     abstract double rcut(int ti, int tj);
 
+    /// What a device needs to evaluate this model over a batch (the CUDA kernels of `snap.cu`): the
+    /// descriptor's settings and flat index tables (`Bispectrum.indexTable`, `constantTable`), and
+    /// the model over the descriptors.
+    ///
+    /// @param numbers            the model's elements' atomic numbers, in its order (an atom's type)
+    /// @param cutoff             the largest pair cutoff (Å)
+    /// @param flags              `SWITCH`, `BZERO`, `CHEM`, `BNORM`, `WSELFALL`, `MLIAP_CUT` (ML-IAP's pair cutoff test)
+    /// @param descriptorElements the descriptor's elements (the model's with chemflag, else 1)
+    /// @param descriptors        the descriptors per atom (the model's inputs)
+    /// @param kind               `LINEAR`, `QUADRATIC` or `NN`
+    /// @param coeff              each element's coefficients, `coeffStride` apart (nn: each node's bias, then its weights)
+    /// @param nodes              nn: each layer's nodes (else empty)
+    /// @param activation         nn: each layer's activation (0 linear, 1 sigmoid, 2 tanh, 3 relu)
+    /// @param scale              nn: each element's descriptor shifts, then divisors (2 · `descriptors` apart)
+    public record Tables(int[] numbers, double cutoff, int twojmax, int idxuMax, int idxzMax, int idxbMax, int descriptorElements, int flags,
+                         double rfac0, double rmin0, double rcutfac, double[] radius, double[] weight, int[] index, double[] constants,
+                         int descriptors, int kind, double[] coeff, int coeffStride, int[] nodes, int[] activation, double[] scale) {
+        public static final int SWITCH = 1;
+        public static final int BZERO = 2;
+        public static final int CHEM = 4;
+        public static final int BNORM = 8;
+        public static final int WSELFALL = 16;
+        public static final int MLIAP_CUT = 32;
+        public static final int LINEAR = 0;
+        public static final int QUADRATIC = 1;
+        public static final int NN = 2;
+    }
+
+    /// The model's device tables.
+    public abstract Tables tables();
+
+    /// The tables of this descriptor under a model of `kind` with per-element rows `coeff` (and
+    /// for nn its layers and scaling; else empty arrays).
+    final Tables tables(int kind, boolean mliapCut, double[][] coeff, int[] nodes, int[] activation, double[][][] scale) {
+        Bispectrum b = new Bispectrum(params, species.symbols().length);
+        int flags = (params.switchFlag() ? Tables.SWITCH : 0) | (params.bzeroFlag() ? Tables.BZERO : 0) | (params.chem() ? Tables.CHEM : 0)
+                | (params.bnorm() ? Tables.BNORM : 0) | (params.wselfall() ? Tables.WSELFALL : 0) | (mliapCut ? Tables.MLIAP_CUT : 0);
+        int stride = coeff[0].length;
+        double[] flat = new double[coeff.length * stride];
+        for (int e = 0; e < coeff.length; e++) {
+            System.arraycopy(coeff[e], 0, flat, e * stride, stride);
+        }
+        int nd = descriptors();
+        double[] sc = new double[scale == null ? 0 : coeff.length * 2 * nd];
+        for (int e = 0; scale != null && e < coeff.length; e++) {
+            System.arraycopy(scale[e][0], 0, sc, 2 * e * nd, nd);
+            System.arraycopy(scale[e][1], 0, sc, (2 * e + 1) * nd, nd);
+        }
+        return new Tables(species.numbers().clone(), cutoff(), params.twojmax(), b.idxuMax(), b.idxzMax(), b.idxbMax(), b.elements(), flags,
+                params.rfac0(), params.rmin0(), params.rcutfac(), radius.clone(), weight.clone(), b.indexTable(), b.constantTable(), nd, kind,
+                flat, stride, nodes == null ? new int[0] : nodes.clone(), activation == null ? new int[0] : activation.clone(), sc);
+    }
+
     @Override
     public void compute(AtomicSystem s, Crew crew) {
         int n = s.atoms();

@@ -199,6 +199,16 @@ public final class Mliap extends DescriptorModel {
     }
 
     @Override
+    public Tables tables() {
+        int k = switch (kind) {
+            case LINEAR -> Tables.LINEAR;
+            case QUADRATIC -> Tables.QUADRATIC;
+            case NN -> Tables.NN;
+        };
+        return tables(k, true, coeff, nodes, activation, scale);
+    }
+
+    @Override
     double energy(int ti, double[] b, double[] g) {
         return kind == Kind.NN ? network(ti, b, g) : Bispectrum.linear(coeff[ti], ndescriptors, kind == Kind.QUADRATIC, b, g);
     }

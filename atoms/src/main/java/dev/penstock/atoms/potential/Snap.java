@@ -132,6 +132,11 @@ public final class Snap extends DescriptorModel {
     }
 
     @Override
+    public Tables tables() {
+        return tables(params.quadratic() ? Tables.QUADRATIC : Tables.LINEAR, false, coeff, null, null, null);
+    }
+
+    @Override
     double energy(int ti, double[] b, double[] g) {
         return Bispectrum.linear(coeff[ti], ncoeff, params.quadratic(), b, g);
     }

@@ -77,6 +77,22 @@ public final class Zbl implements Model {
         return c;
     }
 
+    /// The coefficients of the pair of atomic numbers `zi`, `zj` as a device reads them (a copy):
+    /// d_k/a (4), Z_i·Z_j·e²/(4πε₀), then the switch's swa, swb, swa/3, swb/4 and swc.
+    public double[] pairCoefficients(int zi, int zj) {
+        return coefficients(zi, zj).clone();
+    }
+
+    /// Where the switch starts (Å).
+    public double inner() {
+        return inner;
+    }
+
+    /// The cutoff (Å).
+    public double outer() {
+        return outer;
+    }
+
     /// Σ_k C_k·exp(−d_k·r/a)·(d_k/a)^`power`: the screening function and its derivatives' sums.
     private static double screening(double[] c, double r, int power) {
         double[] coefficient = {C1, C2, C3, C4};
