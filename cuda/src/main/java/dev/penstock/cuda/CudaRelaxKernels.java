@@ -110,7 +110,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
     }
 
     /// EAM (`CudaEam`: `eam.cu`'s passes over the batch), SNAP and ML-IAP, alone or summed with
-    /// ZBL (`CudaSnap`: `snap.cu`'s), run here; other models run on the CPU.
+    /// ZBL (`CudaSnap`: `snap.cu`'s), run here; a stage refuses any other model when its batch is made.
     @Override
     public boolean runs(Model model) {
         return model instanceof Eam || CudaSnap.parts(model) != null;
