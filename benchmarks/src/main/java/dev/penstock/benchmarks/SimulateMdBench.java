@@ -29,7 +29,9 @@ import java.util.Map;
 /// - **eam**: `bench/in.eam` — fcc Cu, `Cu_u3.eam`, 1600 K, dt 5 fs, skin 1 Å;
 /// - **tersoff**: diamond Si, `Si.tersoff`, 1000 K, dt 1 fs, skin 1 Å;
 /// - **snap**: bcc Ta, `Ta06A.snap` (ZBL + SNAP), 300 K, dt 0.5 fs, skin 1 Å, against LAMMPS built with
-///   ML-SNAP (`scripts/build-lammps-ml.sh`).
+///   ML-SNAP (`scripts/build-lammps-ml.sh`);
+/// - **snap-quadratic**: fcc Cu, `Cu_Zuo_JPCA2020.quadratic.snap` (quadratic SNAP), 300 K, dt 1 fs,
+///   skin 1 Å, against the same LAMMPS.
 ///
 /// The energy check: a small box of the same material, 100 steps, LAMMPS with exact neighbour
 /// rebuilds and thermo at every step against `simulate --snapshots DIR --snapshot-every 1` (each
@@ -87,6 +89,13 @@ public final class SimulateMdBench {
                     + POTENTIALS.resolve("Ta06A.snapcoeff") + " " + POTENTIALS.resolve("Ta06A.snapparam") + " Ta",
             300, 4928459, 0.0005, 1.0, "every 1 delay 0 check yes", "snap(file=" + POTENTIALS.resolve("Ta06A.snap") + ")");
 
+    /// Quadratic SNAP (`Cu_Zuo_JPCA2020.quadratic.snap`: no ZBL), fcc copper (2,048 atoms) at
+    /// 300 K, dt 1 fs, skin 1 Å, lists checked every step; its peer as `SNAP`'s.
+    static final Workload SNAP_QUADRATIC = new Workload("snap-quadratic", 29, "lattice fcc 3.62", 8, 3,
+            "mass 1 63.546\npair_style snap\npair_coeff * * " + POTENTIALS.resolve("Cu_Zuo_JPCA2020.quadratic.snapcoeff") + " "
+                    + POTENTIALS.resolve("Cu_Zuo_JPCA2020.quadratic.snapparam") + " Cu",
+            300, 4928459, 0.001, 1.0, "every 1 delay 0 check yes", "snap(file=" + POTENTIALS.resolve("Cu_Zuo_JPCA2020.quadratic.snap") + ")");
+
     private Workload w;
     private String lmp = LammpsRuns.LMP;
     private final Path dir;
@@ -102,9 +111,11 @@ public final class SimulateMdBench {
             case "eam" -> EAM;
             case "tersoff" -> TERSOFF;
             case "snap" -> SNAP;
-            default -> throw new IllegalArgumentException("option '--potential': expected lj, eam, tersoff or snap, got '" + potential + "'");
+            case "snap-quadratic" -> SNAP_QUADRATIC;
+            default -> throw new IllegalArgumentException("option '--potential': expected lj, eam, tersoff, snap or snap-quadratic, got '"
+                    + potential + "'");
         };
-        if (w == SNAP) {
+        if (w == SNAP || w == SNAP_QUADRATIC) {
             String cache = System.getenv().getOrDefault("PENSTOCK_LAMMPS_ML", System.getProperty("user.home") + "/.cache/penstock/lammps-ml");
             this.lmp = cache + "/build/lmp";
         }
@@ -156,7 +167,7 @@ public final class SimulateMdBench {
         Workload wl = w;
         Map<String, String> m = new LinkedHashMap<>();
         if (!Files.isExecutable(Path.of(lmp)) || !wl.name().equals("lj") && !Files.isDirectory(POTENTIALS)) {
-            out.println("peer: " + lmp + " or " + POTENTIALS + " not found; " + (wl.name().equals("snap") ? "build LAMMPS with ML-SNAP with "
+            out.println("peer: " + lmp + " or " + POTENTIALS + " not found; " + (wl.name().startsWith("snap") ? "build LAMMPS with ML-SNAP with "
                     + "scripts/build-lammps-ml.sh" : "install them with: apt-get install -y lammps lammps-data"));
             return m;
         }

@@ -35,8 +35,8 @@ public final class BenchMdCommand implements Callable<Integer> {
     int[] threads;
 
     @Option(names = "--potential", defaultValue = "lj", description = "lj (the LJ liquid; --atoms and --threads apply), eam, tersoff "
-            + "(fixed sizes; --threads applies) or snap (Ta06A.snap, 2,000 bcc Ta atoms, against LAMMPS built with ML-SNAP by "
-            + "scripts/build-lammps-ml.sh) (default: ${DEFAULT-VALUE})")
+            + "(fixed sizes; --threads applies), snap (Ta06A.snap, 2,000 bcc Ta atoms) or snap-quadratic (Cu_Zuo_JPCA2020.quadratic.snap, "
+            + "2,048 fcc Cu atoms), both against LAMMPS built with ML-SNAP by scripts/build-lammps-ml.sh (default: ${DEFAULT-VALUE})")
     String potential;
 
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")
@@ -44,9 +44,9 @@ public final class BenchMdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!java.util.Set.of("lj", "eam", "tersoff", "snap").contains(potential)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam, tersoff or snap, got '"
-                    + potential + "'");
+        if (!java.util.Set.of("lj", "eam", "tersoff", "snap", "snap-quadratic").contains(potential)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--potential': expected lj, eam, tersoff, snap or "
+                    + "snap-quadratic, got '" + potential + "'");
         }
         if (threads == null) {
             threads = new int[] {1, 2};
