@@ -6,6 +6,7 @@ import dev.penstock.atoms.optimize.Convergence;
 import dev.penstock.device.CpuDevice;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Clusters;
@@ -41,37 +42,92 @@ import java.util.Map;
 /// wall time is the median of five rounds that each run every way in turn — the static baselines
 /// under the in-flight runs' protocol (each round's two-thread ratio in
 /// `ratio_inflight_<n>t_vs_1t_rounds`).
-/// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000]`.
+/// With `--potential snap` the same three ways relax tantalum clusters of 13–55 atoms under
+/// `Ta06A.snap` (ZBL + SNAP) to fmax 0.05 eV/Å — a machine-learned potential's evaluation, ~100
+/// times a pair potential's per atom, so what a refill saves is worth the most.
+/// Run: `./penstock bench inflight [--clusters 512] [--max-atoms 2000] [--potential lj|snap]`.
 public final class InflightBench {
     private static final double FMAX = 0.01;
     private static final int BUDGET = 5000;
+    /// SNAP's clusters relax to this (eV/Å), the force threshold of most materials studies.
+    private static final double SNAP_FMAX = 0.05;
+    private static final java.nio.file.Path TA06A = java.nio.file.Path.of("/usr/share/lammps/potentials/Ta06A.snap");
 
     private final PrintStream out;
     private final int clusters;
     private final long maxAtoms;
+    private final boolean snap;
+    private final double fmax;
+    private final java.util.function.Supplier<Model> model;
 
-    /// A run over `clusters` clusters with `maxAtoms` atoms per batch.
+    /// A run over `clusters` LJ clusters with `maxAtoms` atoms per batch.
     public InflightBench(PrintStream out, int clusters, long maxAtoms) {
-        if (clusters < 1 || maxAtoms < 147) {
-            throw new IllegalArgumentException("bench inflight: need at least 1 cluster and --max-atoms ≥ 147 (the largest cluster), got "
-                    + clusters + ", " + maxAtoms);
+        this(out, clusters, maxAtoms, "lj");
+    }
+
+    /// A run over `clusters` clusters of `potential` ("lj", or "snap": tantalum under
+    /// `Ta06A.snap`) with `maxAtoms` atoms per batch.
+    public InflightBench(PrintStream out, int clusters, long maxAtoms, String potential) {
+        if (!potential.equals("lj") && !potential.equals("snap")) {
+            throw new IllegalArgumentException("option '--potential': expected lj or snap, got '" + potential + "'");
+        }
+        this.snap = potential.equals("snap");
+        int largest = snap ? 55 : 147;
+        if (clusters < 1 || maxAtoms < largest) {
+            throw new IllegalArgumentException("bench inflight: need at least 1 cluster and --max-atoms ≥ " + largest + " (the largest cluster), "
+                    + "got " + clusters + ", " + maxAtoms);
         }
         this.out = out;
         this.clusters = clusters;
         this.maxAtoms = maxAtoms;
+        this.fmax = snap ? SNAP_FMAX : FMAX;
+        if (snap) {
+            if (!java.nio.file.Files.isReadable(TA06A)) {
+                throw new IllegalArgumentException("bench inflight --potential snap: " + TA06A + " is missing (apt-get install lammps-data)");
+            }
+            java.util.function.Supplier<Model> ta;
+            try {
+                ta = dev.penstock.atoms.potential.LammpsPairFile.read(TA06A);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            this.model = ta;
+        } else {
+            this.model = () -> new LennardJones(1, 1, 2.5, true);
+        }
     }
 
-    /// The clusters: sizes uniform in 13…147, noise drawn from {0.02, 0.1, 0.2}σ (seed 2026).
+    /// The clusters. LJ: sizes uniform in 13…147, noise drawn from {0.02, 0.1, 0.2}σ (seed 2026).
+    /// SNAP: tantalum clusters of the 13…55 fcc sites nearest a centre (2.86 Å apart, Ta's
+    /// nearest-neighbour distance), each site off by up to 0.05, 0.1 or 0.2 Å (seed 2026).
     public List<AtomicSystem> systems() {
-        return Clusters.inflight(clusters, 2026);
+        if (!snap) {
+            return Clusters.inflight(clusters, 2026);
+        }
+        double[] noise = {0.05, 0.1, 0.2};
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(2026);
+        List<AtomicSystem> out = new ArrayList<>(clusters);
+        for (int k = 0; k < clusters; k++) {
+            int n = 13 + rnd.nextInt(43);
+            double amplitude = noise[rnd.nextInt(noise.length)];
+            java.util.SplittableRandom at = new java.util.SplittableRandom(7_000 + k);
+            double[] r = Clusters.fccSites(n, 2.86);
+            for (int i = 0; i < r.length; i++) {
+                r[i] += at.nextDouble(-amplitude, amplitude);
+            }
+            int[] z = new int[n];
+            double[] m = new double[n];
+            java.util.Arrays.fill(z, 73);
+            java.util.Arrays.fill(m, dev.penstock.atoms.io.Elements.mass(73));
+            out.add(new AtomicSystem(k, r, m, z, dev.penstock.atoms.system.Cell.free()));
+        }
+        return out;
     }
 
-    private static LennardJones model() {
-        return new LennardJones(1, 1, 2.5, true);
+    /// Alternating rounds of every way (medians): five for LJ, three for SNAP (each ~10× longer).
+    private int rounds() {
+        return snap ? 3 : 5;
     }
-
-    /// Alternating rounds of every way (medians).
-    private static final int ROUNDS = 5;
 
     private static double median(double[] v) {
         double[] c = v.clone();
@@ -81,7 +137,8 @@ public final class InflightBench {
 
     /// Runs the three ways; returns the figures.
     public Map<String, String> run() {
-        List<AtomicSystem> warm = new InflightBench(new PrintStream(PrintStream.nullOutputStream()), Math.min(clusters, 24), maxAtoms).systems();
+        List<AtomicSystem> warm = new InflightBench(new PrintStream(PrintStream.nullOutputStream()), Math.min(clusters, snap ? 8 : 24), maxAtoms,
+                snap ? "snap" : "lj").systems();
         inflight(warm); // JIT warm-up
         inflight(systems(), new HashMap<>(), Integer.MAX_VALUE);
         inflight(systems());
@@ -91,7 +148,7 @@ public final class InflightBench {
         for (int i = 0; i < 2; i++) { // warm-up of the split evaluation, as long as the one-thread run's (a 24-cluster run left
             inflight(systems(), new HashMap<>(), 1, cores); // the two-thread path half compiled: 1.2–1.3× instead of 1.5)
         }
-        // every way in each of ROUNDS alternating rounds, medians: single runs on a shared VM
+        // every way in each of rounds() alternating rounds, medians: single runs on a shared VM
         // wander by tens of percent, and a ratio of two of them taken minutes apart with them —
         // the baselines (static batches) and the in-flight runs alike
         Map<Long, Double> energyInflight = new HashMap<>();
@@ -101,9 +158,10 @@ public final class InflightBench {
         Summary<AtomicSystem> s = null;
         Summary<AtomicSystem> skip = null;
         long[] staticCounts = null;
-        double[][] walls = new double[4][ROUNDS]; // in-flight 1 / all threads, skip, static
+        int rounds = rounds();
+        double[][] walls = new double[4][rounds]; // in-flight 1 / all threads, skip, static
         StringBuilder ratios = new StringBuilder();
-        for (int round = 0; round < ROUNDS; round++) {
+        for (int round = 0; round < rounds; round++) {
             boolean first = round == 0; // its energies, counts and summaries are the ones reported (every round's are the same)
             long t0 = System.nanoTime();
             Summary<AtomicSystem> s1 = inflight(systems(), first ? energyInflight : new HashMap<>(), 1);
@@ -149,6 +207,7 @@ public final class InflightBench {
         out.printf(Locale.ROOT, "%-22s %10.2f %12d %14d %9.0f%%%n", "static (skip finished)", wallSkip, k.steps(),
                 k.sampleSteps()[Systems.ATOMS], 100 * k.meanOccupancy(Systems.ATOMS));
         Map<String, String> f = new LinkedHashMap<>();
+        f.put("potential", snap ? "snap: " + TA06A + ", fmax " + fmax + " eV/Å" : "lj, fmax " + fmax);
         f.put("clusters", Integer.toString(clusters));
         f.put("max_atoms", Long.toString(maxAtoms));
         f.put("wall_inflight_s", String.format(Locale.ROOT, "%.3f", wallInflight));
@@ -174,6 +233,9 @@ public final class InflightBench {
     /// 1 and 2, no checkpoints), against the local runner, same run. A one-cluster job measures
     /// what a Flink job costs before any work (cluster start, deployment).
     public Map<String, String> runFlink() throws Exception {
+        if (snap) {
+            throw new IllegalArgumentException("option '--runner': flink runs the LJ workload only (not --potential snap)");
+        }
         inflight(systems()); // JIT warm-up
         Map<Long, Double> local = new HashMap<>();
         long t0 = System.nanoTime();
@@ -292,9 +354,10 @@ public final class InflightBench {
     private Summary<AtomicSystem> inflight(List<AtomicSystem> systems, Map<Long, Double> energy, int refill, int threads) {
         MemorySink<AtomicSystem> sink = MemorySink.unbounded("relaxed");
         Summary<AtomicSystem> s;
+        Model m = model.get();
         try (CpuDevice cpu = new CpuDevice();
-             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.fire(Convergence.of(FMAX, BUDGET), model(), cpu, d -> new CpuRelaxKernels(threads)))
-                .sizer(Systems.withListRadius(2.5)).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
+             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.fire(Convergence.of(fmax, BUDGET), m, cpu, d -> new CpuRelaxKernels(threads)))
+                .sizer(Systems.withListRadius(m.cutoff())).batchCapacity(Capacity.of(Long.MAX_VALUE, maxAtoms, Long.MAX_VALUE))
                 .refillEvery(refill).samples(systems).results(sink)) {
             s = p.run();
         }
@@ -312,8 +375,8 @@ public final class InflightBench {
     /// the batch has converged; converged systems are frozen but still evaluated. Returns
     /// {batch-steps, atom-steps}.
     private long[] staticFixed(List<AtomicSystem> systems, Map<Long, Double> energy) {
-        LennardJones lj = model();
-        Convergence rule = Convergence.of(FMAX, BUDGET);
+        Model lj = model.get();
+        Convergence rule = Convergence.of(fmax, BUDGET);
         long batchSteps = 0;
         long atomSteps = 0;
         int next = 0;

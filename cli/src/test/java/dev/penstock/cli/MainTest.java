@@ -254,6 +254,17 @@ class MainTest {
     }
 
     @Test
+    void theInflightBenchmarkRelaxesTantalumClustersUnderSnapEveryWayToTheSameEnergies() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of(
+                "/usr/share/lammps/potentials/Ta06A.snap")) || dev.penstock.testing.Ci.required(), "lammps-data is not installed");
+        String out = run(0, "bench", "inflight", "--potential", "snap", "--clusters", "3", "--max-atoms", "60");
+        assertThat(out).contains("potential: snap: /usr/share/lammps/potentials/Ta06A.snap, fmax 0.05 eV/Å", "clusters: 3", "max_atoms: 60",
+                "ratio_static_vs_inflight: ", "max_energy_diff: 0.00");
+        assertThat(run(2, "bench", "inflight", "--potential", "snap", "--runner", "flink")).contains("option '--runner'", "LJ workload only");
+        assertThat(run(2, "bench", "inflight", "--potential", "tersoff")).contains("option '--potential'", "tersoff");
+    }
+
+    @Test
     void aSmallStagesBenchmarkComparesTheChainWithEachStageAloneAndReportsHandOffs() {
         String out = run(0, "bench", "stages", "--clusters", "16", "--max-atoms", "400", "--steps", "5", "--mode", "async-receive");
         assertThat(out).contains("ratio_vs_slowest_stage: ", "ratio_vs_sum_over_cores: ", "handoff_p99_us: ", "idle_handoff_p50_us: ",

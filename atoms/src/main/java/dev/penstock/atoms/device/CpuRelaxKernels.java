@@ -173,7 +173,8 @@ public final class CpuRelaxKernels implements RelaxKernels {
                     terms.evaluate(pos, force, ints, doubles, cap, k, k + 1, crew());
                 }
             }
-            split(systems, k -> lend && terms.inParts(k) ? 0 : ModelTerms.COST_PER_ATOM * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS,
+            long perAtom = terms.model().termsPerAtom();
+            split(systems, k -> lend && terms.inParts(k) ? 0 : perAtom * ints.getAtIndex(I32, COUNT * cap + k), MIN_PAIRS,
                     (part, from, to) -> {
                         for (int k = from; k < to; k++) {
                             if (!lend || !terms.inParts(k)) {

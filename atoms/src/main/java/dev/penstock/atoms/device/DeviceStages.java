@@ -43,18 +43,18 @@ public final class DeviceStages {
     /// systems (any cell, orthorhombic or triclinic, however short against the cutoff) take
     /// their pairs over the images `CellImages` picks; its evaluator refuses, before the run, a
     /// system larger than the batch or a periodic one under a potential without a cutoff.
-    public static Stage<AtomicSystem> fire(Convergence rule, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
+    public static Stage<AtomicSystem> fire(Convergence rule, Model model, Device device, Function<Device, RelaxKernels> kernels) {
         return stage(new SubStage.Relaxation(rule), new Named("fire", true), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// A velocity Verlet (NVE) stage of `steps` steps of `dt` (τ) over `model` on `device`; as `fire`.
-    public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels) {
+    public static Stage<AtomicSystem> nve(double dt, long steps, Model model, Device device, Function<Device, RelaxKernels> kernels) {
         return stage(new SubStage.Verlet(dt, steps), new Named("nve", steps >= 0), model, device, kernels, Double.POSITIVE_INFINITY);
     }
 
     /// As `nve`, quarantining a system with an atom that moves more than `maxStep` Å in one step
     /// (checked by the step kernel: a time step far too large, atoms flung apart).
-    public static Stage<AtomicSystem> nve(double dt, long steps, LennardJones model, Device device, Function<Device, RelaxKernels> kernels,
+    public static Stage<AtomicSystem> nve(double dt, long steps, Model model, Device device, Function<Device, RelaxKernels> kernels,
                                           double maxStep) {
         return stage(new SubStage.Verlet(dt, steps), new Named("nve", steps >= 0), model, device, kernels, maxStep);
     }
@@ -63,7 +63,7 @@ public final class DeviceStages {
     /// `gamma` (1/τ), noise keyed by `seed`, over `model` on `device` — the per-system stage's
     /// trajectories (`Langevin`); kernels without a Langevin step (`RelaxKernels.langevin()`)
     /// are refused when the stage's batch is made.
-    public static Stage<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps, LennardJones model, Device device,
+    public static Stage<AtomicSystem> langevin(double dt, double kT, double gamma, long seed, long steps, Model model, Device device,
                                                Function<Device, RelaxKernels> kernels, double maxStep) {
         return stage(new SubStage.Thermostat(dt, kT, gamma, seed, steps), new Named("langevin", steps >= 0), model, device, kernels, maxStep);
     }

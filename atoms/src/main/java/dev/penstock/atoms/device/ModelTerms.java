@@ -40,9 +40,6 @@ import java.util.concurrent.ConcurrentHashMap;
 /// idle; `views` on the stream's thread, then `evaluate` on the kernels' threads, disjoint rows
 /// at once (different systems: as `Model` allows).
 public final class ModelTerms implements BatchTerms {
-    /// Terms a many-body model computes per atom, about (its neighbours in a dense material,
-    /// counted over its passes): the kernels' split of the systems by cost.
-    public static final long COST_PER_ATOM = 100;
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
 

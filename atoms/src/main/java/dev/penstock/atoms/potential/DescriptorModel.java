@@ -32,6 +32,13 @@ public abstract sealed class DescriptorModel extends FileModel permits Snap, Mli
         return k < 2 ? 1 : Math.min(16, Integer.highestOneBit(k));
     }
 
+    /// ~100 times a many-body model's: an atom's descriptors and their derivatives cost ~70 µs
+    /// (twojmax 6, 14 neighbours, this project's machine), EAM's terms well under one.
+    @Override
+    public long termsPerAtom() {
+        return 10_000;
+    }
+
     /// Runs a large system's parts on `n` threads (1, the default: the caller alone); the numbers
     /// do not depend on it. Returns this.
     public DescriptorModel threads(int n) {

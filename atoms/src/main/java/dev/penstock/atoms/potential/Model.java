@@ -27,6 +27,13 @@ public interface Model {
         return RowParts.count(atoms);
     }
 
+    /// About how many pair terms one atom's share of `compute` costs, for sharing a batch's
+    /// systems out over threads (a few microseconds of waking a helper must be paid back): 100
+    /// by default, a many-body model's neighbours counted over its passes.
+    default long termsPerAtom() {
+        return 100;
+    }
+
     /// The distance (Å) beyond which two atoms do not interact: what neighbour lists and the
     /// pipeline's edge counts are built for. Infinite when every pair interacts.
     default double cutoff() {

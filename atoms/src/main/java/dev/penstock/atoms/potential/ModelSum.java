@@ -64,6 +64,16 @@ public final class ModelSum implements Model, AutoCloseable {
         s.virial(virial ? w : null);
     }
 
+    /// The summed models' terms per atom.
+    @Override
+    public long termsPerAtom() {
+        long t = 0;
+        for (Model m : parts) {
+            t += m.termsPerAtom();
+        }
+        return t;
+    }
+
     /// The most parts any summed model splits a system into.
     @Override
     public int parts(int atoms) {
