@@ -19,6 +19,7 @@ import static dev.penstock.atoms.device.RelaxColumns.TAKEN;
 
 import dev.penstock.atoms.integrate.Langevin;
 import dev.penstock.atoms.integrate.LangevinNoise;
+import dev.penstock.atoms.integrate.NoseHoover;
 import dev.penstock.atoms.integrate.VelocityVerlet;
 import dev.penstock.atoms.optimize.Fire;
 import dev.penstock.atoms.optimize.Fire2;
@@ -197,6 +198,17 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
+        double[] eta = new double[0]; // a Nosé–Hoover chain's state, from each system's columns
+        double[] etaDot = new double[0];
+        double[] etaDotDot = new double[0];
+
+        void chain(int chain) {
+            if (eta.length < chain) {
+                eta = new double[chain];
+                etaDot = new double[chain + 1];
+                etaDotDot = new double[chain];
+            }
+        }
 
         void fit(int n) {
             if (m.length < n) {
@@ -273,6 +285,12 @@ public final class CpuRelaxKernels implements RelaxKernels {
     /// sub-stage `sub`, the systems split over the crew by atoms, each system's rows copied into
     /// the thread's scratch before and its positions and velocities back after.
     private void perSystem(Stream stream, String name, RelaxColumns c, int systems, int sub, SystemStep step) {
+        perSystem(stream, name, c, systems, sub, true, step);
+    }
+
+    /// As `perSystem`; `before` false takes the systems a step's first half moved (neither fresh
+    /// nor flagged: `done` is the check's, after), as `nveAfter` does.
+    private void perSystem(Stream stream, String name, RelaxColumns c, int systems, int sub, boolean before, SystemStep step) {
         MemorySegment pos = c.pos().segment();
         MemorySegment vel = c.vel().segment();
         MemorySegment force = c.force().segment();
@@ -281,7 +299,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
         long cap = c.systemCapacity();
         stream.launch(name, () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
             for (int k = from; k < to; k++) {
-                if (moves(ints, cap, k, sub)) {
+                if (before ? moves(ints, cap, k, sub) : movedBefore(ints, cap, k, sub)) {
                     int n = ints.getAtIndex(I32, COUNT * cap + k);
                     int start = ints.getAtIndex(I32, START * cap + k);
                     Scratch w = scratch[part];
@@ -304,6 +322,13 @@ public final class CpuRelaxKernels implements RelaxKernels {
     private static boolean moves(MemorySegment ints, long cap, int k, int sub) {
         return ints.getAtIndex(I32, SUB * cap + k) == sub && ints.getAtIndex(I32, FRESH * cap + k) == 0
                 && ints.getAtIndex(I32, FLAG * cap + k) == 0 && ints.getAtIndex(I32, DONE * cap + k) == 0;
+    }
+
+    /// Whether system `k` took the first half of sub-stage `sub`'s step (in it, neither fresh nor
+    /// flagged): the systems a second half moves.
+    private static boolean movedBefore(MemorySegment ints, long cap, int k, int sub) {
+        return ints.getAtIndex(I32, SUB * cap + k) == sub && ints.getAtIndex(I32, FRESH * cap + k) == 0
+                && ints.getAtIndex(I32, FLAG * cap + k) == 0;
     }
 
     /// Whether an atom moved more than √`maxStep2` from `before` to `after` (`n3` coordinates):
@@ -369,6 +394,86 @@ public final class CpuRelaxKernels implements RelaxKernels {
                         }
                     }
                 }));
+    }
+
+    @Override
+    public boolean noseHoover() {
+        return true;
+    }
+
+    @Override
+    public void noseHooverBefore(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, double maxStep2, int sub) {
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        perSystem(stream, "relax nose-hoover before", c, systems, sub, (w, k, start, n) -> {
+            int n3 = 3 * n;
+            w.chain(nh.chain());
+            double tfreq = 1 / nh.tdamp();
+            double ke;
+            if (ints.getAtIndex(I32, TAKEN * cap + k) == 0) { // LAMMPS's setup: the chain at rest, Σ m v² now
+                NoseHoover.start(w.eta, w.etaDot, w.etaDotDot, nh.chain(), nh.kT(), tfreq);
+                ke = mv2(w.v, w.m, n);
+                doubles.setAtIndex(F64, RelaxColumns.NH_CONSERVED0 * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k) + 0.5 * ke);
+            } else {
+                loadChain(doubles, cap, k, w, nh.chain());
+                ke = doubles.getAtIndex(F64, RelaxColumns.NH_KE * cap + k);
+            }
+            double dt = doubles.getAtIndex(F64, DT * cap + k);
+            ke = NoseHoover.half(w.v, n3, w.eta, w.etaDot, w.etaDotDot, nh.chain(), nh.tloop(), ke, SubStage.NoseHoover.dof(n), nh.kT(), tfreq, dt);
+            doubles.setAtIndex(F64, RelaxColumns.NH_KE * cap + k, ke);
+            storeChain(doubles, cap, k, w, nh.chain());
+            VelocityVerlet.halfKick(w.v, w.f, w.m, n, dt);
+            System.arraycopy(w.r, 0, w.r0, 0, n3);
+            VelocityVerlet.drift(w.r, w.v, n3, dt);
+            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+            }
+        });
+    }
+
+    @Override
+    public void noseHooverAfter(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, int sub) {
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        // as nveAfter: the systems the first half moved (neither fresh nor flagged; done is set after)
+        perSystem(stream, "relax nose-hoover after", c, systems, sub, false, (w, k, start, n) -> {
+            double dt = doubles.getAtIndex(F64, DT * cap + k);
+            VelocityVerlet.halfKick(w.v, w.f, w.m, n, dt);
+            w.chain(nh.chain());
+            loadChain(doubles, cap, k, w, nh.chain());
+            double ke = NoseHoover.half(w.v, 3 * n, w.eta, w.etaDot, w.etaDotDot, nh.chain(), nh.tloop(), mv2(w.v, w.m, n),
+                    SubStage.NoseHoover.dof(n), nh.kT(), 1 / nh.tdamp(), dt);
+            doubles.setAtIndex(F64, RelaxColumns.NH_KE * cap + k, ke);
+            storeChain(doubles, cap, k, w, nh.chain());
+        });
+    }
+
+    /// Σ m v² of a system's `n` atoms, in atom order.
+    static double mv2(double[] v, double[] m, int n) {
+        double s = 0;
+        for (int i = 0; i < n; i++) {
+            s += m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+        }
+        return s;
+    }
+
+    private static void loadChain(MemorySegment doubles, long cap, int k, Scratch w, int chain) {
+        for (int q = 0; q < chain; q++) {
+            w.eta[q] = doubles.getAtIndex(F64, (RelaxColumns.NH_ETA + q) * cap + k);
+            w.etaDot[q] = doubles.getAtIndex(F64, (RelaxColumns.NH_ETA_DOT + q) * cap + k);
+            w.etaDotDot[q] = doubles.getAtIndex(F64, (RelaxColumns.NH_ETA_DOTDOT + q) * cap + k);
+        }
+        w.etaDot[chain] = 0;
+    }
+
+    private static void storeChain(MemorySegment doubles, long cap, int k, Scratch w, int chain) {
+        for (int q = 0; q < chain; q++) {
+            doubles.setAtIndex(F64, (RelaxColumns.NH_ETA + q) * cap + k, w.eta[q]);
+            doubles.setAtIndex(F64, (RelaxColumns.NH_ETA_DOT + q) * cap + k, w.etaDot[q]);
+            doubles.setAtIndex(F64, (RelaxColumns.NH_ETA_DOTDOT + q) * cap + k, w.etaDotDot[q]);
+        }
     }
 
     @Override

@@ -59,6 +59,14 @@ public final class DeviceStages {
         return stage(new SubStage.Verlet(dt, steps), new Named("nve", steps >= 0), model, device, kernels, maxStep);
     }
 
+    /// A Nosé–Hoover chain (NVT) stage (`SubStage.NoseHoover`: LAMMPS's `fix nvt`) over `model` on
+    /// `device`; kernels without its steps (`RelaxKernels.noseHoover()`) are refused when the
+    /// stage's batch is made.
+    public static Stage<AtomicSystem> nvt(SubStage.NoseHoover nh, Model model, Device device, Function<Device, RelaxKernels> kernels,
+                                          double maxStep) {
+        return stage(nh, new Named("nvt", nh.steps() >= 0), model, device, kernels, maxStep);
+    }
+
     /// A Langevin BAOAB (NVT) stage of `steps` steps of `dt` (τ) at `kT` (eV) with friction
     /// `gamma` (1/τ), noise keyed by `seed`, over `model` on `device` — the per-system stage's
     /// trajectories (`Langevin`); kernels without a Langevin step (`RelaxKernels.langevin()`)
@@ -231,6 +239,11 @@ public final class DeviceStages {
                     PipelineSpec.Thermostat t = PipelineSpec.langevin(c);
                     kinds.add(new SubStage.Thermostat(t.dt(), t.kT(), t.gamma(), seed, t.steps()));
                     methods.add(new Named("langevin", t.steps() >= 0));
+                }
+                case "nvt" -> {
+                    PipelineSpec.NoseHoover t = PipelineSpec.noseHoover(c);
+                    kinds.add(new SubStage.NoseHoover(t.dt(), t.kT(), t.tdamp(), t.chain(), t.tloop(), t.steps()));
+                    methods.add(new Named("nvt", t.steps() >= 0));
                 }
                 // PipelineSpec.check refuses any other name first; a method added there lands here
                 default -> throw new IllegalArgumentException("--device " + deviceName + " has no '" + c.name() + "' step; run stage '"

@@ -150,6 +150,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Langevin step");
         }
+        if (!kernels.noseHoover() && kinds.stream().anyMatch(k -> k instanceof SubStage.NoseHoover)) {
+            kernels.close();
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Nosé–Hoover step");
+        }
         this.sizer = sizer;
         this.capacity = capacity;
         this.stream = device.newDrivenStream("relax"); // its worker launches a step and waits for it: on the CPU it runs the step itself
@@ -557,6 +561,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         MemorySegment.copy(c.vel().segment(), F64, 24L * start, v, 0, 3 * n);
         MemorySegment.copy(c.force().segment(), F64, 24L * start, f, 0, 3 * n);
         s.energy(c.getDouble(ENERGY, x));
+        kinds.get(c.getInt(SUB, x)).describe(s, c, x);
         if (terms.virial()) { // (a pair model leaves the virial as it came, as on the per-system stages)
             double[] w = new double[9];
             for (int e = 0; e < 9; e++) {

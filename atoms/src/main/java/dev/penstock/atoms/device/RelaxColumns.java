@@ -15,7 +15,8 @@ import java.util.List;
 ///   per atom   (capacity A): pos[A,3] vel[A,3] force[A,3] last[A,3] mass[A] atomEnergy[A] atomSystem[A]
 ///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub
 ///                            cellKind imagesA imagesB imagesC                       (int32)
-///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] virial[9] (float64)
+///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] virial[9]
+///                            nhKe nhConserved0 eta[5] etaDot[5] etaDotDot[5]          (float64)
 /// ```
 ///
 /// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
@@ -27,7 +28,7 @@ import java.util.List;
 /// fused stage: each step moves a system by its sub-stage's kernels), `taken` counting that
 /// sub-stage's steps; the cell columns say which periodic images its pairs take (`CellImages`);
 /// `virial` is the last evaluation's virial where the model gives one (`ModelTerms`; NaN
-/// otherwise).
+/// otherwise); the `nh…` and `eta…` columns a Nosé–Hoover chain's state (`SubStage.NoseHoover`).
 ///
 /// The layout is `PackedColumns`' (core's packed batch: per-sample int and double blocks, per-element
 /// blocks, the owner column written by a gather), these the relaxation's names for its columns.
@@ -91,8 +92,19 @@ public final class RelaxColumns {
     /// double columns `VIRIAL … VIRIAL + 8`: the last evaluation's virial W (eV, row-major
     /// xx xy xz yx …, as `AtomicSystem.virial`), where the model gives one; NaN otherwise
     public static final int VIRIAL = 23;
+    /// double column: Σ m v² of a Nosé–Hoover system as its chain's last half step left it
+    /// (LAMMPS's tdof·k_B·t_current; `NoseHoover`)
+    public static final int NH_KE = 32;
+    /// double column: a Nosé–Hoover system's conserved quantity at its first step (E + ½Σmv²)
+    public static final int NH_CONSERVED0 = 33;
+    /// double columns `NH_ETA … NH_ETA + NoseHoover.MAX_CHAIN − 1`: the chain's positions η
+    public static final int NH_ETA = 34;
+    /// double columns: the chain's velocities η̇, as `NH_ETA`
+    public static final int NH_ETA_DOT = NH_ETA + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
+    /// double columns: the chain's forces η̈, as `NH_ETA`
+    public static final int NH_ETA_DOTDOT = NH_ETA_DOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
     /// double columns
-    public static final int DOUBLE_COLUMNS = 32;
+    public static final int DOUBLE_COLUMNS = NH_ETA_DOTDOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
 
     /// flag: two atoms closer than the potential's overlap distance
     public static final int FLAG_OVERLAP = 1;
@@ -103,7 +115,7 @@ public final class RelaxColumns {
     /// flag: the model refused the system while evaluating it (`ModelTerms` keeps why)
     public static final int FLAG_MODEL = 4;
 
-    /// The relaxation's layout: 15 int and 32 double columns per system; per atom pos, vel,
+    /// The relaxation's layout: 15 int and 49 double columns per system; per atom pos, vel,
     /// force, last (3 float64 each), mass, atomEnergy (float64) and atomSystem (the owner).
     public static final PackedColumns.Layout LAYOUT = new PackedColumns.Layout(INT_COLUMNS, DOUBLE_COLUMNS, List.of(
             new PackedColumns.Element("pos", DType.F64, 3), new PackedColumns.Element("vel", DType.F64, 3),

@@ -143,6 +143,26 @@ public interface RelaxKernels {
         return false;
     }
 
+    /// The first half of a Nosé–Hoover chain step (`SubStage.NoseHoover`: the chain's half step,
+    /// which scales the velocities, then v += ½dt·F/m and r += dt·v) of every system of
+    /// `[0, systems)` in sub-stage `sub` that is neither fresh, flagged nor done; a system's first
+    /// step sets its chain at rest and Σ m v² from its velocities (LAMMPS's `setup`). An atom that
+    /// drifts more than √`maxStep2` flags its system `FLAG_RUNAWAY`. Kernels without it say so
+    /// (`noseHoover()` false) and throw.
+    default void noseHooverBefore(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, double maxStep2, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no Nosé–Hoover step");
+    }
+
+    /// The second half: v += ½dt·F/m with the new forces, Σ m v², the chain's half step.
+    default void noseHooverAfter(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no Nosé–Hoover step");
+    }
+
+    /// Whether `noseHooverBefore` and `noseHooverAfter` run on these kernels. Default: false.
+    default boolean noseHoover() {
+        return false;
+    }
+
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
     /// `langevinBefore` moved (neither fresh nor flagged).
     void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub);

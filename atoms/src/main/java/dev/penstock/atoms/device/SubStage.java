@@ -44,6 +44,12 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
     default void save(DataOutput out, RelaxColumns c, int k) throws IOException {
     }
 
+    /// Writes what this sub-stage knows of row `x` of host columns `c` into `s` (its atoms already
+    /// unpacked into it) — a Nosé–Hoover system's temperature and conserved quantity in its info.
+    /// Default: nothing.
+    default void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
+    }
+
     /// Reads back what `save` wrote into staging row `k` (which has `taken` steps); returns
     /// whether the motion had started.
     default boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
@@ -186,7 +192,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
     /// Dynamics for a budget of steps of a time step: the last half kick and the budget after the
     /// evaluation, finished on entry only with no steps to take.
-    sealed interface Dynamics extends SubStage permits Verlet, Thermostat {
+    sealed interface Dynamics extends SubStage permits Verlet, Thermostat, NoseHoover {
         /// The time step, τ.
         double dt();
 
@@ -265,6 +271,101 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
             if (next != taken) {
                 throw new IllegalStateException("its Langevin noise is at step " + next + " after " + taken + " steps (a device stage keys the noise by "
                         + "the steps taken)");
+            }
+            return taken > 0;
+        }
+    }
+
+    /// A Nosé–Hoover chain thermostat (NVT) for `steps` steps of `dt` (τ) at `kT` (eV), relaxation
+    /// time `tdamp` (τ), `chain` thermostats and `tloop` loops per half step: LAMMPS's `fix nvt temp
+    /// T T tdamp` (`dev.penstock.atoms.integrate.NoseHoover`), each system with 3N − 3 degrees of
+    /// freedom. Its state — the chain's η, η̇, η̈ and Σ m v² — is columns of the batch, set at the
+    /// system's first step from its velocities then.
+    ///
+    /// @param dt    the time step
+    /// @param kT    the temperature
+    /// @param tdamp the thermostat's relaxation time
+    /// @param chain the thermostats in the chain (1 … `NoseHoover.MAX_CHAIN`)
+    /// @param tloop the loops per half step
+    /// @param steps the step budget (at most `Integer.MAX_VALUE`)
+    record NoseHoover(double dt, double kT, double tdamp, int chain, int tloop, long steps) implements Dynamics {
+        /// Validates the parameters.
+        public NoseHoover {
+            if (!(dt > 0) || Double.isInfinite(dt) || !(kT > 0) || Double.isInfinite(kT) || !(tdamp > 0) || Double.isInfinite(tdamp)
+                    || chain < 1 || chain > dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN || tloop < 1 || steps < 0
+                    || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("nvt on a device: 'dt', 'kT' and 'tdamp' must be positive and finite, 'chain' in [1, "
+                        + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN + "], 'tloop' at least 1 and 'steps' in [0, " + Integer.MAX_VALUE
+                        + "], got " + dt + ", " + kT + ", " + tdamp + ", " + chain + ", " + tloop + ", " + steps);
+            }
+        }
+
+        /// The degrees of freedom of a system of `atoms` atoms (LAMMPS's `compute temp`: 3N − 3).
+        public static double dof(int atoms) {
+            return 3.0 * atoms - 3;
+        }
+
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.noseHooverBefore(s, c, systems, atoms, this, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.noseHooverAfter(s, c, systems, atoms, this, sub);
+            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps(), sub);
+        }
+
+        /// `temperature` (K, from the velocities, 3N − 3 degrees of freedom), `conserved_energy`
+        /// (eV: E + ½Σmv² + the chain's share) and `conserved_energy_drift` (eV, since the first step).
+        @Override
+        public void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
+            double[] v = s.velocities();
+            double[] m = s.masses();
+            double mv2 = 0;
+            for (int i = 0; i < s.atoms(); i++) {
+                mv2 += m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+            }
+            double tdof = dof(s.atoms());
+            double[] eta = new double[chain];
+            double[] etaDot = new double[chain + 1];
+            for (int q = 0; q < chain; q++) {
+                eta[q] = c.getDouble(RelaxColumns.NH_ETA + q, x);
+                etaDot[q] = c.getDouble(RelaxColumns.NH_ETA_DOT + q, x);
+            }
+            boolean begun = c.getInt(TAKEN, x) > 0;
+            double conserved = s.energy() + 0.5 * mv2 + (begun ? dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, tdof, kT,
+                    1 / tdamp) : 0);
+            s.info().put("temperature", Double.toString(tdof > 0 ? mv2 / (tdof * dev.penstock.atoms.integrate.Units.KB_EV_PER_K) : 0.0));
+            s.info().put("conserved_energy", Double.toString(conserved));
+            s.info().put("conserved_energy_drift", Double.toString(begun ? conserved - c.getDouble(RelaxColumns.NH_CONSERVED0, x) : 0.0));
+        }
+
+        /// The steps taken (the chain's state is in the saved columns).
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeLong(c.getInt(TAKEN, k));
+            out.writeDouble(c.getDouble(RelaxColumns.NH_KE, k));
+            out.writeDouble(c.getDouble(RelaxColumns.NH_CONSERVED0, k));
+            for (int q = 0; q < chain; q++) {
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA + q, k));
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOT + q, k));
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOTDOT + q, k));
+            }
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            long saved = in.readLong();
+            if (saved != taken) {
+                throw new IllegalStateException("its Nosé–Hoover chain is at step " + saved + " after " + taken + " steps");
+            }
+            staging.setDouble(RelaxColumns.NH_KE, k, in.readDouble());
+            staging.setDouble(RelaxColumns.NH_CONSERVED0, k, in.readDouble());
+            for (int q = 0; q < chain; q++) {
+                staging.setDouble(RelaxColumns.NH_ETA + q, k, in.readDouble());
+                staging.setDouble(RelaxColumns.NH_ETA_DOT + q, k, in.readDouble());
+                staging.setDouble(RelaxColumns.NH_ETA_DOTDOT + q, k, in.readDouble());
             }
             return taken > 0;
         }

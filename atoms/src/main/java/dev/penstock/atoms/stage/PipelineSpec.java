@@ -30,7 +30,8 @@ import java.util.function.Supplier;
 /// Methods (units: eV, Å, fs, K): `fire`, `fire2`, `fire_mw` (fmax in eV/Å, steps = budget,
 /// default 10000, energy = energy-change tolerance, default off; `steps` alone: a step budget
 /// only); `langevin` (T, dt, steps,
-/// friction in 1/fs, default 0.01); `nve` (dt, steps). Errors name the call and the argument.
+/// friction in 1/fs, default 0.01); `nve` (dt, steps); `nvt` (T, tdamp in fs, dt, steps, chain
+/// default 3, tloop default 1). Errors name the call and the argument.
 public final class PipelineSpec {
     private PipelineSpec() {
     }
@@ -266,6 +267,11 @@ public final class PipelineSpec {
                   langevin(T=K, dt=FS, steps=N, friction=0.01) Langevin BAOAB at T (K), time step dt (fs), friction
                                                                (1/fs), for `steps` steps (required); noise keyed by --seed
                   nve(dt=FS, steps=N)                          velocity Verlet, time step dt (fs), `steps` (required)
+                  nvt(T=K, tdamp=FS, dt=FS, steps=N, chain=3, tloop=1)
+                                                               Nosé-Hoover chain thermostat at T (K), relaxation time
+                                                               tdamp (fs; ~100 dt), `chain` thermostats (≤ 5): LAMMPS's
+                                                               fix nvt; 3N-3 degrees of freedom; the output's info has
+                                                               temperature (K), conserved_energy and its drift (eV)
                 Potentials (--potential):
                   lj(epsilon=EV, sigma=A, cutoff=2.5*sigma, shifted=true, every=0)
                                        Lennard-Jones (eV, Å), cut and shifted at cutoff (Å); neighbour lists (skin 0.3σ)
@@ -308,15 +314,16 @@ public final class PipelineSpec {
     }
 
     /// Checks one call: a method this spec knows (`fire`, `fire2`, `fire_mw`, `langevin`,
-    /// `nve`) with its arguments in range; otherwise an error naming the call, the argument and
+    /// `nve`, `nvt`) with its arguments in range; otherwise an error naming the call, the argument and
     /// where it is. Every stage builder asks it before anything runs.
     public static void check(Call c) {
         switch (c.name()) {
             case "fire", "fire2", "fire_mw" -> convergence(c);
             case "langevin" -> langevin(c);
             case "nve" -> verlet(c);
+            case "nvt" -> noseHoover(c);
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
-                    + " (known: fire, fire2, fire_mw, langevin, nve)");
+                    + " (known: fire, fire2, fire_mw, langevin, nve, nvt)");
         }
     }
 
@@ -366,6 +373,36 @@ public final class PipelineSpec {
         double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
         double gamma = c.atLeastZero("friction", 0.01, false, " 1/fs") * Units.TAU_FS; // 1/fs → 1/τ
         return new Thermostat(dt, kT, gamma, requireSteps(c));
+    }
+
+    /// The parameters of an `nvt` call, in the units of the integrators.
+    ///
+    /// @param dt    the time step, τ
+    /// @param kT    the temperature, eV
+    /// @param tdamp the thermostat's relaxation time, τ
+    /// @param chain the thermostats in the chain
+    /// @param tloop the loops per half step
+    /// @param steps the step budget
+    public record NoseHoover(double dt, double kT, double tdamp, int chain, int tloop, long steps) {
+    }
+
+    /// The parameters of an `nvt` call: T (K), tdamp (fs), dt (fs), steps (all required), chain
+    /// (default 3, at most 5), tloop (default 1): LAMMPS's `fix nvt temp T T tdamp tchain C tloop L`.
+    public static NoseHoover noseHoover(Call c) {
+        c.only(Set.of("T", "tdamp", "dt", "steps", "chain", "tloop"));
+        double kT = Units.KB_EV_PER_K * c.atLeastZero("T", null, true, " K");
+        double tdamp = Units.fsToTau(c.atLeastZero("tdamp", null, true, " fs"));
+        double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
+        long chain = c.count("chain", 3L);
+        if (chain < 1 || chain > dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'chain' must be 1 … " + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN
+                    + ", got " + chain + " (at character " + c.offset() + ")");
+        }
+        long tloop = c.count("tloop", 1L);
+        if (tloop < 1 || tloop > 100) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'tloop' must be 1 … 100, got " + tloop + " (at character " + c.offset() + ")");
+        }
+        return new NoseHoover(dt, kT, tdamp, (int) chain, (int) tloop, requireSteps(c));
     }
 
     private static long requireSteps(Call c) {

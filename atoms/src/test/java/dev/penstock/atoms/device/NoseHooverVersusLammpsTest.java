@@ -1,0 +1,177 @@
+package dev.penstock.atoms.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.penstock.atoms.io.LammpsData;
+import dev.penstock.atoms.io.LammpsLog;
+import dev.penstock.atoms.potential.Eam;
+import dev.penstock.atoms.potential.LennardJones;
+import dev.penstock.atoms.potential.Model;
+import dev.penstock.atoms.stage.Systems;
+import dev.penstock.atoms.system.AtomicSystem;
+import dev.penstock.device.CpuDevice;
+import dev.penstock.stage.Capacity;
+import dev.penstock.stage.Event;
+import dev.penstock.stage.Hook;
+import dev.penstock.stage.MemorySink;
+import dev.penstock.stage.Pipeline;
+import dev.penstock.testing.Ci;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// `nvt` (`SubStage.NoseHoover`) against LAMMPS's `fix nvt` (Debian's `/usr/bin/lmp`, run here):
+/// from LAMMPS's own start (its `write_data` file), the potential and kinetic energy and the
+/// conserved quantity (`etotal` plus the fix's scalar) at every step 0…200 within 1e-9 relative of
+/// LAMMPS's thermo (`%.17g`) — a Lennard-Jones liquid in LJ units and EAM copper in metal units
+/// held in LAMMPS's constants (its `mvv2e` and `boltz`; `simulate` takes ASE's, ~1e-8 away).
+class NoseHooverVersusLammpsTest {
+    private static final Path LMP = Path.of("/usr/bin/lmp");
+    private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+    /// LAMMPS's metal units: mvv2e (eV per amu·Å²/ps²) and boltz (eV/K)
+    private static final double MVV2E = 1.0364269e-4;
+    private static final double BOLTZ = 8.617343e-5;
+    private static final int STEPS = 200;
+
+    @TempDir
+    Path dir;
+
+    /// One step's numbers: potential and kinetic energy, conserved quantity.
+    private record Row(double pe, double ke, double conserved) {
+    }
+
+    private void lammps(String input) throws Exception {
+        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
+        Files.writeString(dir.resolve("in.nvt"), input);
+        Process p = new ProcessBuilder(LMP.toString(), "-in", "in.nvt", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+    }
+
+    /// `s` through one `nvt` stage of `nh` under `model` on the CPU device: each step's numbers.
+    private static TreeMap<Long, Row> penstock(AtomicSystem s, Model model, SubStage.NoseHoover nh) {
+        TreeMap<Long, Row> rows = new TreeMap<>();
+        Hook<AtomicSystem> hook = new Hook<>() {
+            @Override
+            public void onStep(int stage, String name, long step, List<AtomicSystem> samples) {
+                for (AtomicSystem x : samples) {
+                    record(x, x.heldStep());
+                }
+            }
+
+            @Override
+            public void onEvent(int stage, Event<AtomicSystem> e) {
+                if (e.kind() == Event.Kind.EXITED) {
+                    record(e.sample(), e.steps());
+                }
+            }
+
+            private void record(AtomicSystem x, long step) {
+                double mv2 = 0;
+                for (int i = 0; i < x.atoms(); i++) {
+                    double[] v = x.velocities();
+                    mv2 += x.masses()[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+                }
+                rows.put(step, new Row(x.energy(), 0.5 * mv2, Double.parseDouble(x.info().get("conserved_energy"))));
+            }
+        };
+        try (CpuDevice cpu = new CpuDevice();
+             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.nvt(nh, model, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY))
+                     .sizer(Systems.withListRadius(model.cutoff())).batchCapacity(Capacity.of(2, s.atoms(), Long.MAX_VALUE))
+                     .samples(List.of(s)).results(MemorySink.unbounded("out")).hook(hook)) {
+            p.run();
+        }
+        return rows;
+    }
+
+    private static void sameAsLammps(TreeMap<Long, Row> mine, LammpsLog log, String what) {
+        double[] pe = log.column("PotEng");
+        double[] ke = log.column("KinEng");
+        double[] total = log.column("TotEng");
+        double[] chain = log.column("f_1");
+        assertThat(pe).hasSize(STEPS + 1);
+        assertThat(mine.keySet()).as("%s: every step", what).hasSize(STEPS + 1);
+        double worst = 0;
+        for (int step = 0; step <= STEPS; step++) {
+            Row r = mine.get((long) step);
+            double conserved = total[step] + chain[step];
+            double[][] pairs = {{r.pe(), pe[step]}, {r.ke(), ke[step]}, {r.conserved(), conserved}};
+            String[] names = {"potential energy", "kinetic energy", "conserved quantity"};
+            for (int q = 0; q < 3; q++) {
+                double rel = Math.abs(pairs[q][0] - pairs[q][1]) / Math.abs(pairs[q][1]);
+                worst = Math.max(worst, rel);
+                assertThat(rel).as("%s, step %d: %s %s against LAMMPS's %s", what, step, names[q], pairs[q][0], pairs[q][1]).isLessThan(1e-9);
+            }
+        }
+        assertThat(Math.abs(chain[STEPS])).as("%s: the thermostat did work (its share of the conserved quantity)", what).isGreaterThan(0);
+        System.out.printf(Locale.ROOT, "%s: %d steps, largest relative difference from LAMMPS %.2e%n", what, STEPS, worst);
+    }
+
+    @Test
+    void aLennardJonesLiquidInLjUnitsTakesLammpsStepsToRounding() throws Exception {
+        lammps("""
+                units           lj
+                atom_style      atomic
+                lattice         fcc 0.8442
+                region          box block 0 5 0 5 0 5
+                create_box      1 box
+                create_atoms    1 box
+                mass            1 1.0
+                velocity        all create 1.44 87287 loop geom
+                pair_style      lj/cut 2.5
+                pair_coeff      1 1 1.0 1.0 2.5
+                neighbor        0.3 bin
+                neigh_modify    delay 0 every 1 check yes
+                write_data      start.data
+                fix             1 all nvt temp 1.0 1.0 0.5
+                thermo_style    custom step temp pe ke etotal f_1
+                thermo_modify   format float %.17g norm no
+                thermo          1
+                timestep        0.005
+                run             200
+                """);
+        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 0); // LJ units: mass 1, no element
+        assertThat(s.atoms()).isEqualTo(500);
+        // LJ units are Penstock's with ε = σ = m = 1 (k_B = 1: kT is T)
+        SubStage.NoseHoover nh = new SubStage.NoseHoover(0.005, 1.0, 0.5, 3, 1, STEPS);
+        sameAsLammps(penstock(s, new LennardJones(1, 1, 2.5, false), nh), LammpsLog.read(dir.resolve("log.lammps")), "LJ nvt");
+    }
+
+    @Test
+    void eamCopperInMetalUnitsTakesLammpsStepsToRounding() throws Exception {
+        assumeTrue(Files.isReadable(CU) || Ci.required(), "LAMMPS's potential files (lammps-data) are not installed");
+        lammps("""
+                units           metal
+                atom_style      atomic
+                lattice         fcc 3.615
+                region          box block 0 5 0 5 0 5
+                create_box      1 box
+                create_atoms    1 box
+                pair_style      eam
+                pair_coeff      1 1 %s
+                velocity        all create 900 4928459 loop geom
+                neighbor        1.0 bin
+                neigh_modify    delay 0 every 1 check yes
+                write_data      start.data
+                fix             1 all nvt temp 500 500 0.05 tchain 4
+                thermo_style    custom step temp pe ke etotal f_1
+                thermo_modify   format float %%.17g norm no
+                thermo          1
+                timestep        0.002
+                run             200
+                """.formatted(CU));
+        AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 29);
+        double tau = Math.sqrt(MVV2E); // ps per Penstock time unit, in LAMMPS's constants
+        for (int i = 0; i < s.velocities().length; i++) {
+            s.velocities()[i] *= tau; // Å/ps → Å per time unit
+        }
+        SubStage.NoseHoover nh = new SubStage.NoseHoover(0.002 / tau, BOLTZ * 500, 0.05 / tau, 4, 1, STEPS);
+        sameAsLammps(penstock(s, Eam.read(CU), nh), LammpsLog.read(dir.resolve("log.lammps")), "EAM nvt");
+    }
+}
