@@ -756,6 +756,96 @@ extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSyste
     }
 }
 
+// RelaxColumns' Nosé-Hoover columns (NH_KE, NH_CONSERVED0, NH_ETA, NH_ETA_DOT, NH_ETA_DOTDOT: up
+// to NoseHoover.MAX_CHAIN each) and RelaxColumns.ENERGY.
+#define RELAX_NH_KE 32
+#define RELAX_NH_CONSERVED0 33
+#define RELAX_NH_ETA 34
+#define RELAX_NH_MAX_CHAIN 5
+#define RELAX_NH_ETA_DOT (RELAX_NH_ETA + RELAX_NH_MAX_CHAIN)
+#define RELAX_NH_ETA_DOTDOT (RELAX_NH_ETA_DOT + RELAX_NH_MAX_CHAIN)
+
+// Half a Nosé-Hoover chain step of each system in sub-stage `sub` (dev.penstock.atoms.integrate.
+// NoseHoover.half, the same operations in the same order): one thread per system, over its atoms.
+// `before` (ahead of relax_nve's first half; neither fresh, flagged nor done): a system's first
+// step sets its chain at rest and its sum m v^2 from its velocities, and keeps E + sum m v^2 / 2;
+// later steps take the sum the last half left. Otherwise (after relax_nve's second half; neither
+// fresh nor flagged): the sum from the velocities now.
+extern "C" __global__ void relax_nh_chain(int systems, int before, int* ints, int cap, double* doubles, double* vel, const double* mass,
+                                          int chain, int tloop, double kT, double tfreq, int sub) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0) return;
+    if (before && ints[RELAX_DONE * cap + k] != 0) return;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double eta[RELAX_NH_MAX_CHAIN], etaDot[RELAX_NH_MAX_CHAIN + 1], etaDotDot[RELAX_NH_MAX_CHAIN];
+    double qk = kT / (tfreq * tfreq);
+    double ke;
+    bool first = before && ints[RELAX_TAKEN * cap + k] == 0;
+    if (first) {
+        for (int q = 0; q < chain; q++) eta[q] = etaDot[q] = etaDotDot[q] = 0;
+        for (int q = 1; q < chain; q++) etaDotDot[q] = (0 - kT) / qk;
+    } else {
+        for (int q = 0; q < chain; q++) {
+            eta[q] = doubles[(RELAX_NH_ETA + q) * cap + k];
+            etaDot[q] = doubles[(RELAX_NH_ETA_DOT + q) * cap + k];
+            etaDotDot[q] = doubles[(RELAX_NH_ETA_DOTDOT + q) * cap + k];
+        }
+    }
+    etaDot[chain] = 0;
+    if (before && !first) {
+        ke = doubles[RELAX_NH_KE * cap + k];
+    } else {
+        ke = 0;
+        for (int i = start; i < start + n; i++) {
+            ke += mass[i] * (vel[3 * i] * vel[3 * i] + vel[3 * i + 1] * vel[3 * i + 1] + vel[3 * i + 2] * vel[3 * i + 2]);
+        }
+        if (first) doubles[RELAX_NH_CONSERVED0 * cap + k] = doubles[RELAX_ENERGY * cap + k] + 0.5 * ke;
+    }
+    double dt = doubles[RELAX_DT * cap + k];
+    double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
+    double tdof = 3.0 * n - 3;
+    double keTarget = tdof * kT;
+    double q0 = tdof * kT / (tfreq * tfreq);
+    etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
+    double ncfac = 1.0 / tloop;
+    for (int loop = 0; loop < tloop; loop++) {
+        for (int q = chain - 1; q > 0; q--) {
+            double expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
+            etaDot[q] *= expfac;
+            etaDot[q] += etaDotDot[q] * ncfac * dt4;
+            etaDot[q] *= expfac;
+        }
+        double expfac = relax_exp(-ncfac * dt8 * etaDot[1]);
+        etaDot[0] *= expfac;
+        etaDot[0] += etaDotDot[0] * ncfac * dt4;
+        etaDot[0] *= expfac;
+        double factor = relax_exp(-ncfac * dthalf * etaDot[0]);
+        for (int d = 3 * start; d < 3 * (start + n); d++) vel[d] *= factor;
+        ke *= factor * factor;
+        etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
+        for (int q = 0; q < chain; q++) eta[q] += ncfac * dthalf * etaDot[q];
+        etaDot[0] *= expfac;
+        etaDot[0] += etaDotDot[0] * ncfac * dt4;
+        etaDot[0] *= expfac;
+        for (int q = 1; q < chain; q++) {
+            expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
+            etaDot[q] *= expfac;
+            double below = q == 1 ? q0 : qk;
+            etaDotDot[q] = (below * etaDot[q - 1] * etaDot[q - 1] - kT) / qk;
+            etaDot[q] += etaDotDot[q] * ncfac * dt4;
+            etaDot[q] *= expfac;
+        }
+    }
+    doubles[RELAX_NH_KE * cap + k] = ke;
+    for (int q = 0; q < chain; q++) {
+        doubles[(RELAX_NH_ETA + q) * cap + k] = eta[q];
+        doubles[(RELAX_NH_ETA_DOT + q) * cap + k] = etaDot[q];
+        doubles[(RELAX_NH_ETA_DOTDOT + q) * cap + k] = etaDotDot[q];
+    }
+}
+
 // Seeds (core): the SplitMix64 finaliser and the sponge's last steps, for LangevinNoise's keys.
 #define SEEDS_GOLDEN 0x9E3779B97F4A7C15ULL
 #define SEEDS_START 0x5EED0F9E2A570CULL

@@ -283,6 +283,34 @@ public final class CudaRelaxKernels implements RelaxKernels {
         nve(cuda(stream), c, atoms, 0, Double.POSITIVE_INFINITY, sub);
     }
 
+    @Override
+    public boolean noseHoover() {
+        return true;
+    }
+
+    /// `relax_nh_chain`'s half step (the chain, the velocities scaled), then `relax_nve`'s first half.
+    @Override
+    public void noseHooverBefore(Stream stream, RelaxColumns c, int systems, int atoms, dev.penstock.atoms.device.SubStage.NoseHoover nh,
+                                 double maxStep2, int sub) {
+        CudaStream s = cuda(stream);
+        chain(s, c, systems, 1, nh, sub);
+        nve(s, c, atoms, 1, maxStep2, sub);
+    }
+
+    /// `relax_nve`'s second half, then `relax_nh_chain`'s half step.
+    @Override
+    public void noseHooverAfter(Stream stream, RelaxColumns c, int systems, int atoms, dev.penstock.atoms.device.SubStage.NoseHoover nh,
+                                int sub) {
+        CudaStream s = cuda(stream);
+        nve(s, c, atoms, 0, Double.POSITIVE_INFINITY, sub);
+        chain(s, c, systems, 0, nh, sub);
+    }
+
+    private void chain(CudaStream s, RelaxColumns c, int systems, int before, dev.penstock.atoms.device.SubStage.NoseHoover nh, int sub) {
+        s.launchKernel(module.function("relax_nh_chain"), grid(systems), 1, THREADS, 0, systems, before, c.ints(), c.systemCapacity(),
+                c.doubles(), c.vel(), c.mass(), nh.chain(), nh.tloop(), nh.kT(), 1 / nh.tdamp(), sub);
+    }
+
     /// Every atom of `[0, atoms)` (its system's row says whether it moves).
     private void nve(CudaStream s, RelaxColumns c, int atoms, int before, double maxStep2, int sub) {
         s.launchKernel(module.function("relax_nve"), grid(atoms), 1, THREADS, 0, atoms, before, c.atomSystem(), c.ints(),

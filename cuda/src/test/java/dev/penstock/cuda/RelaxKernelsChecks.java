@@ -216,6 +216,26 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
+    /// A Nosé–Hoover chain (`DeviceStages.nvt`, 150 steps at kT 0.8, tdamp 0.2, a chain of 4, two
+    /// loops) through a device stage's batch on `device`: each system's final state and conserved
+    /// quantity by id.
+    private static java.util.Map<Long, String> nvt(dev.penstock.device.Device device, java.util.function.Function<dev.penstock.device.Device,
+            dev.penstock.atoms.device.RelaxKernels> kernels) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> b = new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages.nvt(
+                new dev.penstock.atoms.device.SubStage.NoseHoover(0.002, 0.8, 0.2, 4, 2, 150), LJ, device, kernels, 0.5),
+                dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 400, Long.MAX_VALUE));
+        List<AtomicSystem> pending = warm(18);
+        pending.get(3).velocities()[0] = 400; // flung: quarantined by the step kernel on both devices
+        drive(b, pending, step -> List.of(), e -> {
+            leavers(out).accept(e);
+            if (e.left()) {
+                out.merge(e.sample().id(), " " + e.sample().info().get("conserved_energy"), String::concat);
+            }
+        }, step -> { });
+        return out;
+    }
+
     /// A device stage's batch of `steps` NVE steps (dt 0.004, atoms moving at most 0.5 σ a step)
     /// with room for `systems` systems and 4,000 atoms, on kernels from `kernels`, each kept in `made`.
     private static dev.penstock.stage.StageBatch<AtomicSystem> nveBatch(dev.penstock.device.Device device,
@@ -414,6 +434,38 @@ abstract class RelaxKernelsChecks {
             double ec = Double.parseDouble(c[5]);
             double eh = Double.parseDouble(h[5]);
             assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            if (bitExact()) {
+                assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
+            }
+        }
+    }
+
+    @Test
+    void theCudaNoseHooverChainGivesEverySystemTheCpuTrajectory() {
+        java.util.Map<Long, String> cpu;
+        try (CpuDevice d = new CpuDevice()) {
+            cpu = nvt(d, x -> PairSummingKernels.summingPairs(2));
+        }
+        java.util.Map<Long, String> cuda;
+        try (CudaDevice d = openDevice()) {
+            cuda = nvt(d, x -> new CudaRelaxKernels(d));
+        }
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(17);
+        long flung = warm(18).get(3).id();
+        assertThat(cuda.get(flung)).startsWith("0 ").contains("moved more than 0.5 Å in step 1");
+        for (long id : cpu.keySet()) {
+            if (id == flung) {
+                continue;
+            }
+            String[] c = cuda.get(id).split(" ");
+            String[] h = cpu.get(id).split(" ");
+            assertThat(c[0]).as("system %d steps", id).isEqualTo(h[0]).isEqualTo("150");
+            double ec = Double.parseDouble(c[1]);
+            double eh = Double.parseDouble(h[1]);
+            assertThat(Math.abs(ec - eh) / Math.abs(eh)).as("system %d energy", id).isLessThanOrEqualTo(1e-10);
+            double qc = Double.parseDouble(c[c.length - 1]);
+            double qh = Double.parseDouble(h[h.length - 1]);
+            assertThat(Math.abs(qc - qh) / Math.abs(qh)).as("system %d conserved quantity", id).isLessThanOrEqualTo(1e-10);
             if (bitExact()) {
                 assertThat(cuda.get(id)).as("system %d", id).isEqualTo(cpu.get(id));
             }

@@ -10,7 +10,8 @@ package dev.penstock.atoms.integrate;
 /// The chain's state is three arrays of `chain` entries: positions η, velocities η̇ (one entry
 /// more, always 0: LAMMPS's `eta_dot[mtchain]`) and forces η̈. The masses: Q₀ = tdof·kT/tfreq²,
 /// Q_k = kT/tfreq² (k ≥ 1), tdof the system's degrees of freedom (3N − 3: LAMMPS's `compute
-/// temp`).
+/// temp`). Its exponentials are `PortableMath.exp`'s (within 2 ulp of the true value, as LAMMPS's
+/// libm), so that `relax.cu`'s chain computes the same bits.
 public final class NoseHoover {
     /// The longest chain the packed batches hold state for.
     public static final int MAX_CHAIN = 5;
@@ -52,16 +53,16 @@ public final class NoseHoover {
         double ncfac = 1.0 / tloop;
         for (int loop = 0; loop < tloop; loop++) {
             for (int k = chain - 1; k > 0; k--) {
-                double expfac = Math.exp(-ncfac * dt8 * etaDot[k + 1]);
+                double expfac = dev.penstock.atoms.device.PortableMath.exp(-ncfac * dt8 * etaDot[k + 1]);
                 etaDot[k] *= expfac;
                 etaDot[k] += etaDotDot[k] * ncfac * dt4;
                 etaDot[k] *= expfac;
             }
-            double expfac = Math.exp(-ncfac * dt8 * etaDot[1]);
+            double expfac = dev.penstock.atoms.device.PortableMath.exp(-ncfac * dt8 * etaDot[1]);
             etaDot[0] *= expfac;
             etaDot[0] += etaDotDot[0] * ncfac * dt4;
             etaDot[0] *= expfac;
-            double factor = Math.exp(-ncfac * dthalf * etaDot[0]);
+            double factor = dev.penstock.atoms.device.PortableMath.exp(-ncfac * dthalf * etaDot[0]);
             for (int q = 0; q < n3; q++) {
                 v[q] *= factor;
             }
@@ -74,7 +75,7 @@ public final class NoseHoover {
             etaDot[0] += etaDotDot[0] * ncfac * dt4;
             etaDot[0] *= expfac;
             for (int k = 1; k < chain; k++) {
-                expfac = Math.exp(-ncfac * dt8 * etaDot[k + 1]);
+                expfac = dev.penstock.atoms.device.PortableMath.exp(-ncfac * dt8 * etaDot[k + 1]);
                 etaDot[k] *= expfac;
                 double below = k == 1 ? q0 : qk;
                 etaDotDot[k] = (below * etaDot[k - 1] * etaDot[k - 1] - kT) / qk;

@@ -303,6 +303,21 @@ public final class PairSummingKernels implements RelaxKernels {
     }
 
     @Override
+    public boolean noseHoover() {
+        return steps.noseHoover();
+    }
+
+    @Override
+    public void noseHooverBefore(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, double maxStep2, int sub) {
+        steps.noseHooverBefore(stream, c, systems, atoms, nh, maxStep2, sub);
+    }
+
+    @Override
+    public void noseHooverAfter(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.NoseHoover nh, int sub) {
+        steps.noseHooverAfter(stream, c, systems, atoms, nh, sub);
+    }
+
+    @Override
     public void langevinBefore(Stream stream, RelaxColumns c, int systems, int atoms, Thermostat t, double maxStep2, int sub) {
         steps.langevinBefore(stream, c, systems, atoms, t, maxStep2, sub);
     }
