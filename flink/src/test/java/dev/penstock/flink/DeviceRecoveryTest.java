@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /// Device stages (`AtomsJob.spec` on a `CpuDevice` per task: packed batches, batch kernels) in a
 /// Flink job that loses a task manager: the packed batches are restored from the last
-/// checkpoint's operator state (`PackedStage.save` / `restore`, the per-system motion format)
+/// checkpoint's operator state (`PackedStage.save` / `restore`, the per-system motion format; a
+/// Nosé–Hoover chain's state with it)
 /// and every system is committed once, bit for bit as the same stages give it locally.
 class DeviceRecoveryTest {
     /// Two task managers of 3 slots: a three-stage job at parallelism 2 needs both.
@@ -34,7 +35,7 @@ class DeviceRecoveryTest {
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(2).setNumberSlotsPerTaskManager(3).build());
 
-    private static final String PIPELINE = "fire(fmax=0.01) + langevin(T=30, dt=4, steps=60) | nve(dt=4, steps=40) | fire(fmax=0.02, steps=300)";
+    private static final String PIPELINE = "fire(fmax=0.01) + langevin(T=30, dt=4, steps=60) | nve(dt=4, steps=40) | nvt(T=30, tdamp=200, dt=4, steps=80) + fire(fmax=0.02, steps=300)";
 
     @TempDir
     Path dir;
