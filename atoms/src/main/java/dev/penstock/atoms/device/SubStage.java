@@ -316,8 +316,8 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
             k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps(), sub);
         }
 
-        /// `temperature` (K, from the velocities, 3N − 3 degrees of freedom), `conserved_energy`
-        /// (eV: E + ½Σmv² + the chain's share) and `conserved_energy_drift` (eV, since the first step).
+        /// `conserved_energy` (eV: E + ½Σmv² + the chain's share) and `conserved_energy_drift` (eV,
+        /// since the first step). (`History` writes the temperature as a system leaves.)
         @Override
         public void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
             double[] v = s.velocities();
@@ -336,7 +336,6 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
             boolean begun = c.getInt(TAKEN, x) > 0;
             double conserved = s.energy() + 0.5 * mv2 + (begun ? dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, tdof, kT,
                     1 / tdamp) : 0);
-            s.info().put("temperature", Double.toString(tdof > 0 ? mv2 / (tdof * dev.penstock.atoms.integrate.Units.KB_EV_PER_K) : 0.0));
             s.info().put("conserved_energy", Double.toString(conserved));
             s.info().put("conserved_energy_drift", Double.toString(begun ? conserved - c.getDouble(RelaxColumns.NH_CONSERVED0, x) : 0.0));
         }

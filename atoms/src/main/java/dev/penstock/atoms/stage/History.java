@@ -16,11 +16,14 @@ import java.util.function.IntConsumer;
 ///   `quarantined` (with `quarantined="<diagnosis>"`);
 /// - when it leaves a stage: `fmax`, its max |F_i| (eV/Å), and after dynamics `temperature`, its
 ///   kinetic temperature Σ m v² / (3 N k_B) in K (3N degrees of freedom, as ASE's
-///   `Atoms.get_temperature`).
+///   `Atoms.get_temperature`);
+/// - after a thermostat with a conserved quantity (`nvt`): `conserved_energy` (eV) and
+///   `conserved_energy_drift` (eV, its change since the sub-stage began), which the stage writes.
 public final class History {
     /// The info keys `History` writes.
-    public static final Set<String> KEYS = Set.of("stages", "outcome", "quarantined", "fmax", "temperature");
-    private static final Set<String> DYNAMICS = Set.of("langevin", "nve");
+    public static final Set<String> KEYS = Set.of("stages", "outcome", "quarantined", "fmax", "temperature", "conserved_energy",
+            "conserved_energy_drift");
+    private static final Set<String> DYNAMICS = Set.of("langevin", "nve", "nvt");
 
     private History() {
     }
@@ -64,6 +67,10 @@ public final class History {
                 s.info().put("temperature", Double.toString(temperature(s)));
             } else {
                 s.info().remove("temperature");
+            }
+            if (!e.method().equals("nvt")) { // the stage it leaves kept no conserved quantity
+                s.info().remove("conserved_energy");
+                s.info().remove("conserved_energy_drift");
             }
         }
     }
