@@ -39,7 +39,8 @@ final class LammpsRuns {
         }
         LammpsLog log = LammpsLog.read(dir.resolve("log.lammps"));
         if (energy != null) {
-            for (double e : log.column("TotEng")) {
+            // the conserved quantity where the run has a thermostat (its `thermo_style` asks for it), else the total energy
+            for (double e : log.column(log.columns().contains("Econserve") ? "Econserve" : "TotEng")) {
                 energy.add(e);
             }
         }

@@ -101,6 +101,7 @@ public final class SimulateMdBench {
     private final Path dir;
     private final PrintStream out;
     private int[] threads = {1, 2};
+    private String ensemble = "nve";
     private int steps = 1000;
     private int rounds = 3;
 
@@ -121,6 +122,17 @@ public final class SimulateMdBench {
         }
         this.dir = dir.resolve("md-" + potential).toAbsolutePath();
         this.out = out;
+    }
+
+    /// The ensemble: "nve" (default) or "nvt" (a Nosé–Hoover chain at the workload's temperature,
+    /// tdamp 100 steps: LAMMPS's `fix nvt temp T T tdamp`, Penstock's `nvt(…)`; the energy check
+    /// then compares the conserved quantity, LAMMPS's `econserve`).
+    public SimulateMdBench ensemble(String e) {
+        if (!e.equals("nve") && !e.equals("nvt")) {
+            throw new IllegalArgumentException("option '--ensemble': expected nve or nvt, got '" + e + "'");
+        }
+        this.ensemble = e;
+        return this;
     }
 
     /// Thread counts (LAMMPS on as many MPI processes); default 1, 2.
@@ -177,6 +189,7 @@ public final class SimulateMdBench {
         }
         Files.createDirectories(dir);
         m.put("workload", wl.name() + ": " + wl.potential());
+        m.put("ensemble", ensemble);
         // the energy check, on a small box
         int small = start(wl, wl.checkCells(), "check");
         List<Double> lammps = new ArrayList<>();
@@ -187,7 +200,8 @@ public final class SimulateMdBench {
         for (int k = 0; k <= 100; k++) {
             maxRel = Math.max(maxRel, Math.abs(mine.get(k) - lammps.get(k)) / Math.abs(lammps.get(k)));
         }
-        out.printf(Locale.ROOT, "energy check: %d atoms, 100 steps, total energy within %.2e of LAMMPS's at every step%n", small, maxRel);
+        out.printf(Locale.ROOT, "energy check: %d atoms, 100 %s steps, %s within %.2e of LAMMPS's at every step%n", small, ensemble,
+                ensemble.equals("nvt") ? "conserved quantity" : "total energy", maxRel);
         m.put("check_atoms", Integer.toString(small));
         m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
         // the timed runs, on the full box
@@ -214,8 +228,9 @@ public final class SimulateMdBench {
             }
             double p = LammpsRuns.median(pen);
             double best = Math.min(LammpsRuns.median(plain), LammpsRuns.median(opt));
-            out.printf(Locale.ROOT, "%s, %d atoms, %d NVE steps, %d thread(s) against %d LAMMPS process(es), medians of %d alternating rounds, "
-                    + "whole commands: simulate %.2f s, LAMMPS at its best %.2f s: %.3f×%n", wl.name(), n, steps, t, t, rounds, p, best, best / p);
+            out.printf(Locale.ROOT, "%s, %d atoms, %d %s steps, %d thread(s) against %d LAMMPS process(es), medians of %d alternating rounds, "
+                    + "whole commands: simulate %.2f s, LAMMPS at its best %.2f s: %.3f×%n", wl.name(), n, steps, ensemble.toUpperCase(Locale.ROOT), t, t,
+                    rounds, p, best, best / p);
             String tail = t == 1 ? "" : "_" + t + "t";
             m.put("simulate_s" + tail, String.format(Locale.ROOT, "%.3f", p));
             m.put("lammps_plain_s" + tail, String.format(Locale.ROOT, "%.3f", LammpsRuns.median(plain)));
@@ -256,12 +271,33 @@ public final class SimulateMdBench {
 
     /// LAMMPS reading `data`: `steps` NVE steps, thermo every `thermo`, neighbour lists rebuilt
     /// exactly (`exact`) or as the workload's benchmark does.
-    private static String input(Workload wl, String data, boolean exact, int thermo, int steps) {
+    private String input(Workload wl, String data, boolean exact, int thermo, int steps) {
+        boolean nvt = ensemble.equals("nvt");
         return String.join("\n", "units metal", "atom_style atomic", "read_data " + data, wl.pair(),
                 String.format(Locale.ROOT, "neighbor %.10f bin", wl.skin()),
                 "neigh_modify " + (exact ? "delay 0 every 1 check yes" : wl.neigh()), String.format(Locale.ROOT, "timestep %.12g", wl.dtPs()),
-                "fix 1 all nve", "thermo " + thermo, "thermo_style custom step pe ke etotal", "thermo_modify format float %.17g",
+                nvt ? String.format(Locale.ROOT, "fix 1 all nvt temp %.12g %.12g %.12g", wl.kelvin(), wl.kelvin(), TDAMP_STEPS * wl.dtPs())
+                        : "fix 1 all nve",
+                "thermo " + thermo, "thermo_style custom step pe ke etotal" + (nvt ? " econserve" : ""), "thermo_modify format float %.17g",
                 "run " + steps, "");
+    }
+
+    /// The thermostat's relaxation time, in steps (LAMMPS's advice: ~100 time steps).
+    private static final int TDAMP_STEPS = 100;
+    /// ASE's femtosecond in Penstock's time unit's terms, and its k_B: a time or temperature given
+    /// to `simulate` as LAMMPS's value times these lands on LAMMPS's internal value (to an ulp)
+    private static final double ASE_TAU_FS = dev.penstock.atoms.integrate.Units.TAU_FS;
+    private static final double ASE_KB = dev.penstock.atoms.integrate.Units.KB_EV_PER_K;
+
+    /// `simulate`'s method for `count` steps: the time step (and tdamp, T) given so that its
+    /// internal values are LAMMPS's metal ones (ps / √mvv2e; boltz · T).
+    private String method(Workload wl, int count) {
+        double dtFs = wl.dtPs() / TAU_PS * ASE_TAU_FS;
+        if (ensemble.equals("nvt")) {
+            return String.format(Locale.ROOT, "nvt(T=%.17g, tdamp=%.17g, dt=%.17g, steps=%d)", wl.kelvin() * KB_EV / ASE_KB, TDAMP_STEPS * dtFs,
+                    dtFs, count);
+        }
+        return String.format(Locale.ROOT, "nve(dt=%.17g, steps=%d)", dtFs, count);
     }
 
     private double lammps(int procs, boolean opt) throws Exception {
@@ -283,6 +319,10 @@ public final class SimulateMdBench {
         }
         {
             for (AtomicSystem s : frames) {
+                if (ensemble.equals("nvt")) { // the conserved quantity, as LAMMPS's econserve
+                    e.add(Double.parseDouble(s.info().get("conserved_energy")));
+                    continue;
+                }
                 double ke = 0;
                 double[] v = s.velocities();
                 for (int i = 0; i < s.atoms(); i++) {
@@ -306,7 +346,7 @@ public final class SimulateMdBench {
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> !a.startsWith("-agentlib")
                 && !a.startsWith("-javaagent")).toList());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.penstock.cli.Main", "simulate", input, "--pipeline",
-                String.format(Locale.ROOT, "nve(dt=%.12g, steps=%d)", wl.dtPs() * 1000, count), "--potential",
+                method(wl, count), "--potential",
                 // the energy check's lists exact, as LAMMPS's there; the timed runs' as LAMMPS's there (lj: every 20 unchecked)
                 snapshots != null ? wl.potential().replace(", every=20", "") : wl.potential(), "--threads",
                 Integer.toString(t), "--max-atoms", "100000", "-q", "--out", "out-" + input));

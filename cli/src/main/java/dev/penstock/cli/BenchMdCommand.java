@@ -39,6 +39,10 @@ public final class BenchMdCommand implements Callable<Integer> {
             + "2,048 fcc Cu atoms), both against LAMMPS built with ML-SNAP by scripts/build-lammps-ml.sh (default: ${DEFAULT-VALUE})")
     String potential;
 
+    @Option(names = "--ensemble", defaultValue = "nve", description = "nve, or nvt (a Nosé-Hoover chain at the workload's temperature, "
+            + "tdamp 100 steps, against LAMMPS's fix nvt) (default: ${DEFAULT-VALUE})")
+    String ensemble;
+
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")
     Path dir;
 
@@ -53,7 +57,7 @@ public final class BenchMdCommand implements Callable<Integer> {
         }
         SimulateMdBench bench;
         try {
-            bench = new SimulateMdBench(potential, dir, output.progress()).threads(threads).steps(steps).rounds(rounds);
+            bench = new SimulateMdBench(potential, dir, output.progress()).threads(threads).steps(steps).rounds(rounds).ensemble(ensemble);
             if (atoms != null) {
                 bench.atoms(atoms);
             }

@@ -1,5 +1,6 @@
 package dev.penstock.atoms.io;
 
+import dev.penstock.atoms.system.AtomArray;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.atoms.system.Cell;
 import dev.penstock.io.BadInputException;
@@ -12,20 +13,25 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
-/// Reads a LAMMPS data file (`write_data`) of atom style `atomic` into one system, exactly, and
-/// refuses in one line naming the file and line whatever it would otherwise read wrong.
+/// Reads a LAMMPS data file (`write_data`) of atom style `atomic`, `charge` or `full` into one
+/// system, exactly, and refuses in one line naming the file and line whatever it would otherwise
+/// read wrong.
 ///
 /// Read: the header's `N atoms`, `N atom types`, `xlo xhi`/`ylo yhi`/`zlo zhi` and the
 /// triclinic tilt line `xy xz yz` (the cell's vectors are `a = (lx, 0, 0)`,
 /// `b = (xy, ly, 0)`, `c = (xz, yz, lz)`); the `Masses` section; the `Atoms` section
-/// (`id type x y z [ix iy iz]`, image flags unwrapped along the cell's vectors); the
+/// (`atomic`: `id type x y z [ix iy iz]`; `charge`: `id type q x y z […]`; `full`: `id mol type q
+/// x y z […]`, the style named by the section's comment as `write_data` writes it, or by the
+/// column count where that is unambiguous; image flags unwrapped along the cell's vectors; the
+/// charges kept as the `initial_charges` array and molecule ids as `mol-id`, ASE's names); the
 /// `Velocities` section (`id vx vy vz`). Atoms are ordered by id and every id from 1 to N must
 /// appear once; the box is periodic on all three axes and shifted so that its lower corner is
 /// the origin. Sections that do not describe the system (`Pair Coeffs`, …) are skipped.
 ///
-/// Refused: an `Atoms` section of another style (`Atoms # charge`, or lines with the column
-/// count of another style when the style comment is missing), sections only other styles have
-/// (`Bonds`, `Ellipsoids`, …), a type outside `1..atom types`, a type without a mass.
+/// Refused: an `Atoms` section of another style (`Atoms # molecular`, …, or lines whose column count
+/// fits no style read, or two when the style comment is missing), bonded topology (`N bonds` with
+/// N > 0, `Bonds`, `Ellipsoids`, … sections: Penstock has no bonded terms, so reading them would
+/// drop them), a type outside `1..atom types`, a type without a mass.
 ///
 /// Elements: a data file has types, not elements. Each type's atomic number is the one given to
 /// `read` (in type order, as `pair_coeff * * FILE El1 El2 …` names them), else the symbol in its
@@ -63,6 +69,9 @@ public final class LammpsData {
         private int[][] image;
         private BitSet placed;
         private BitSet moving;
+        private String style; // atomic, charge or full: from the Atoms section's comment, else its first line
+        private double[] charge;
+        private long[] molecule;
 
         Reader(Path file) throws IOException {
             this.file = file;
@@ -153,14 +162,15 @@ public final class LammpsData {
                 String what = t(tok);
                 if (what.matches("\\S+ (bonds|angles|dihedrals|impropers|ellipsoids|lines|triangles|bodies)")) {
                     if (number(tok[0], file, n) != 0) {
-                        throw bad(n, "'" + what + "': only atom style atomic is read (a system without " + tok[1] + ")");
+                        throw bad(n, "'" + what + "': Penstock has no bonded terms, so the " + tok[1] + " would be dropped (a system without "
+                                + tok[1] + " is read)");
                     }
                     return true;
                 }
                 if (what.matches("\\S+ (bond|angle|dihedral|improper) types") || what.matches("\\S+ extra .*") || what.matches(".* per atom")) {
-                    return true; // counts of things atom style atomic has none of
+                    return true; // counts of things without any instances (their sections are refused)
                 }
-                throw bad(n, "'" + what + "' is not a header line this reader knows (atom style atomic)");
+                throw bad(n, "'" + what + "' is not a header line this reader knows (atom styles atomic, charge, full)");
             }
             return false;
         }
@@ -171,13 +181,16 @@ public final class LammpsData {
 
         private String section(String t, String comment, int n) {
             if (OTHER_STYLES_SECTIONS.contains(t)) {
-                throw bad(n, "a " + t + " section: only atom style atomic is read");
+                throw bad(n, "a " + t + " section: Penstock has no bonded or extended-particle terms, so it would be dropped");
             }
             if ((t.equals("Atoms") || t.equals("Velocities")) && atoms < 0) {
                 throw bad(n, "a " + t + " section before the atom count");
             }
-            if (t.equals("Atoms") && !comment.isEmpty() && !comment.equals("atomic")) {
-                throw bad(n, "'Atoms # " + comment + "': atom style " + comment + " is not read, only atomic (id type x y z [ix iy iz])");
+            if (t.equals("Atoms") && !comment.isEmpty()) {
+                if (!Set.of("atomic", "charge", "full").contains(comment)) {
+                    throw bad(n, "'Atoms # " + comment + "': atom style " + comment + " is not read (atomic, charge and full are)");
+                }
+                style = comment;
             }
             if ((t.equals("Masses") || t.equals("Atoms")) && types < 0) {
                 throw bad(n, "a " + t + " section before the 'N atom types' line");
@@ -204,26 +217,57 @@ public final class LammpsData {
         }
 
         private void atom(String[] tok, int n) {
-            if (tok.length != 5 && tok.length != 8) {
-                String style = switch (tok.length) {
-                    case 6, 9 -> " (the columns of atom style charge: id type q x y z)";
-                    case 7, 10 -> " (the columns of atom style full or molecular: id mol type [q] x y z)";
-                    default -> "";
+            if (style == null) { // no style comment: the first line's columns must say it
+                style = switch (tok.length) {
+                    case 5, 8 -> "atomic";
+                    case 7, 10 -> "full";
+                    case 6, 9 -> throw bad(n, tok.length + " columns fit atom style charge (id type q x y z) and molecular (id mol type x y z): "
+                            + "name the style as write_data does ('Atoms # charge')");
+                    default -> throw bad(n, "expected the columns of atom style atomic (id type x y z [ix iy iz]), charge or full, found "
+                            + tok.length);
                 };
-                throw bad(n, "expected 'id type x y z [ix iy iz]' (atom style atomic), found " + tok.length + " columns" + style);
+            }
+            int first = switch (style) { // the column of x
+                case "atomic" -> 2;
+                case "charge" -> 3;
+                default -> 4;
+            };
+            if (tok.length != first + 3 && tok.length != first + 6) {
+                String columns = switch (style) {
+                    case "atomic" -> "id type x y z";
+                    case "charge" -> "id type q x y z";
+                    default -> "id mol type q x y z";
+                };
+                throw bad(n, "expected '" + columns + " [ix iy iz]' (atom style " + style + "), found " + tok.length + " columns");
             }
             int i = index(tok[0], n);
             if (placed.get(i)) {
                 throw bad(n, "atom id " + (i + 1) + " appears twice in the Atoms section");
             }
             placed.set(i);
-            type[i] = typeOf(tok[1], n);
+            type[i] = typeOf(tok[first == 4 ? 2 : 1], n);
+            if (first > 2) {
+                if (charge == null) {
+                    charge = new double[atoms];
+                }
+                charge[i] = number(tok[first - 1], file, n);
+            }
+            if (first == 4) {
+                double mol = number(tok[1], file, n);
+                if (mol != Math.rint(mol) || mol < 0) {
+                    throw bad(n, "molecule id '" + tok[1] + "' is not a whole number ≥ 0");
+                }
+                if (molecule == null) {
+                    molecule = new long[atoms];
+                }
+                molecule[i] = (long) mol;
+            }
             for (int c = 0; c < 3; c++) {
-                r[3 * i + c] = number(tok[2 + c], file, n);
-                if (tok.length == 8) {
-                    double f = number(tok[5 + c], file, n);
+                r[3 * i + c] = number(tok[first + c], file, n);
+                if (tok.length == first + 6) {
+                    double f = number(tok[first + 3 + c], file, n);
                     if (f != Math.rint(f) || Math.abs(f) > 1 << 30) {
-                        throw bad(n, "image flag '" + tok[5 + c] + "' is not an integer");
+                        throw bad(n, "image flag '" + tok[first + 3 + c] + "' is not an integer");
                     }
                     image[i][c] = (int) f;
                 }
@@ -306,6 +350,12 @@ public final class LammpsData {
                 throw new BadInputException(file, file + ": " + e.getMessage(), e);
             }
             System.arraycopy(v, 0, s.velocities(), 0, v.length);
+            if (charge != null) {
+                s.array("initial_charges", AtomArray.reals(1, charge));
+            }
+            if (molecule != null) {
+                s.array("mol-id", AtomArray.ints(1, molecule));
+            }
             return s;
         }
 

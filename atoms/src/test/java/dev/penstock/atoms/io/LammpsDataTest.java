@@ -64,16 +64,31 @@ class LammpsDataTest {
     }
 
     @Test
-    void anotherAtomStyleIsRefusedNamingTheLine() throws Exception {
+    void chargeAndFullStylesAreReadWithTheirChargesAndMoleculesAndAStripedStyleOnlyWhereUnambiguous() throws Exception {
         Path data = lammps("charged", "units metal", "atom_style charge", "region box block 0 5 0 5 0 5", "create_box 1 box",
-                "create_atoms 1 random 4 11 box", "mass 1 22.98976928", "set atom * charge 1.0", "write_data charged.data");
-        assertThatThrownBy(() -> LammpsData.read(data, 1)).isInstanceOf(BadInputException.class)
-                .hasMessageMatching(".*charged\\.data:\\d+: 'Atoms # charge': atom style charge is not read.*");
+                "create_atoms 1 random 4 11 box", "mass 1 22.98976928", "set atom * charge 1.0", "set atom 2 charge -0.5",
+                "velocity all create 300 7", "write_data charged.data");
+        AtomicSystem charged = LammpsData.read(data, 1);
+        assertThat(charged.atoms()).isEqualTo(4);
+        assertThat(charged.numbers()).containsOnly(11);
+        assertThat(charged.arrays().get("initial_charges").real(1)).isEqualTo(-0.5);
+        assertThat(charged.arrays().get("initial_charges").real(0)).isEqualTo(1.0);
+        assertThat(charged.velocities()).isNotEqualTo(new double[12]);
         String noComment = Files.readString(data).replace("Atoms # charge", "Atoms");
         Path stripped = write("stripped.data", noComment);
         assertThatThrownBy(() -> LammpsData.read(stripped, 1)).isInstanceOf(BadInputException.class)
-                .hasMessageMatching(".*stripped\\.data:\\d+: expected 'id type x y z \\[ix iy iz]' \\(atom style atomic\\), found 9 columns "
-                        + "\\(the columns of atom style charge.*");
+                .hasMessageMatching(".*stripped\\.data:\\d+: 9 columns fit atom style charge \\(id type q x y z\\) and molecular.*'Atoms # charge'.*");
+        Path full = lammps("full", "units metal", "atom_style full", "region box block 0 5 0 5 0 5", "create_box 2 box",
+                "create_atoms 1 random 3 11 box", "create_atoms 2 random 2 12 box", "mass 1 22.98976928", "mass 2 35.45", "set type 1 charge 1.0",
+                "set type 2 charge -1.0", "set type 2 mol 7", "write_data full.data");
+        AtomicSystem f = LammpsData.read(full, 1);
+        assertThat(f.numbers()).containsExactly(11, 11, 11, 17, 17);
+        assertThat(f.arrays().get("initial_charges").real(4)).isEqualTo(-1.0);
+        assertThat(f.arrays().get("mol-id").integer(4)).isEqualTo(7);
+        assertThat(f.arrays().get("mol-id").integer(0)).isEqualTo(0);
+        Path other = write("other.data", Files.readString(data).replace("Atoms # charge", "Atoms # dipole"));
+        assertThatThrownBy(() -> LammpsData.read(other, 1)).isInstanceOf(BadInputException.class)
+                .hasMessageMatching(".*other\\.data:\\d+: 'Atoms # dipole': atom style dipole is not read \\(atomic, charge and full are\\)");
     }
 
     private static final String HEADER = "title\n\n2 atoms\n2 atom types\n\n0 5 xlo xhi\n0 5 ylo yhi\n0 5 zlo zhi\n\n";
@@ -100,9 +115,9 @@ class LammpsDataTest {
         assertThatThrownBy(() -> LammpsData.read(write("type.data", HEADER + masses + "Atoms\n\n1 1 0 0 0\n2 3 1 1 1\n"), 1))
                 .hasMessageContaining("type.data:18: type '3' is outside 1..2");
         assertThatThrownBy(() -> LammpsData.read(write("bonds.data", HEADER.replace("2 atom types", "2 atom types\n1 bonds") + masses), 1))
-                .hasMessageContaining("bonds.data:5: '1 bonds': only atom style atomic is read");
-        assertThatThrownBy(() -> LammpsData.read(write("full.data", HEADER + masses + "Atoms # full\n\n1 1 1 0 0 0 0\n"), 1))
-                .hasMessageContaining("full.data:15: 'Atoms # full'");
+                .hasMessageContaining("bonds.data:5: '1 bonds': Penstock has no bonded terms, so the bonds would be dropped");
+        assertThatThrownBy(() -> LammpsData.read(write("full.data", HEADER + masses + "Atoms # full\n\n1 1 1 0 0 0\n"), 1))
+                .hasMessageContaining("full.data:17: expected 'id mol type q x y z [ix iy iz]' (atom style full), found 6 columns");
         assertThatThrownBy(() -> LammpsData.read(write("vel.data", HEADER + masses + "Atoms\n\n1 1 0 0 0\n2 1 1 1 1\n\nVelocities\n\n1 0 0\n"), 1))
                 .hasMessageContaining("vel.data:22: expected 'id vx vy vz'");
     }
