@@ -67,8 +67,13 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
     @picocli.CommandLine.Mixin
     Verbosity verbosity;
 
-    @Parameters(index = "0", paramLabel = "INPUT.xyz", description = "systems to simulate (extended XYZ, as ASE writes)")
+    @Parameters(index = "0", paramLabel = "INPUT.xyz", description = "systems to simulate (extended XYZ, as ASE writes), or one LAMMPS data "
+            + "file (.data, .lmp: write_data's, atom style atomic, charge or full, metal units)")
     Path input;
+
+    @Option(names = "--types", paramLabel = "El1,El2,…", split = ",", order = 103, description = "the elements of a LAMMPS data file's "
+            + "atom types 1, 2, … (default: each Masses line's comment, else the element of its mass)")
+    List<String> types;
 
     @Option(names = "--pipeline", paramLabel = "STAGES", order = 201, required = true, description = "stages, e.g. \"fire(fmax=0.05) + langevin(T=300, dt=1, steps=2000) "
             + "| nve(dt=1, steps=1000)\": '+' fuses (one worker), '|' chains (a worker each); units eV, Å, fs, K")
@@ -182,6 +187,33 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         };
     }
 
+    /// The system of LAMMPS data file `file` (id 0), its types' elements `types` (symbols, in type
+    /// order) or as its Masses section says; velocities taken as metal units (Å/ps, `write_data`'s
+    /// in `units metal`) into Penstock's (Å per τ).
+    static AtomicSystem lammpsData(Path file, List<String> types, picocli.CommandLine line) throws java.io.IOException {
+        int[] numbers = new int[types == null ? 0 : types.size()];
+        for (int t = 0; t < numbers.length; t++) {
+            numbers[t] = dev.penstock.atoms.io.Elements.number(types.get(t).strip());
+            if (numbers[t] <= 0) {
+                throw new ParameterException(line, "option '--types': '" + types.get(t) + "' (type " + (t + 1) + ") is not an element symbol");
+            }
+        }
+        AtomicSystem s;
+        try {
+            s = dev.penstock.atoms.io.LammpsData.read(file, 0, numbers);
+        } catch (IllegalArgumentException e) {
+            if (e instanceof BadInputException) {
+                throw e;
+            }
+            throw new ParameterException(line, "option '--types': " + e.getMessage());
+        }
+        double psPerTau = dev.penstock.atoms.integrate.Units.TAU_FS / 1000;
+        for (int i = 0; i < s.velocities().length; i++) {
+            s.velocities()[i] *= psPerTau;
+        }
+        return s;
+    }
+
     @Override
     public Integer call() throws Exception {
         if (list) {
@@ -244,11 +276,21 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         }
         List<AtomicSystem> systems;
         OutputSet.finishInterrupted(input); // an earlier run's output it was committing when killed: finished first
-        try (BufferedReader in = Files.newBufferedReader(input)) {
-            systems = ExtXyz.read(in, input);
-        } catch (java.nio.charset.CharacterCodingException binary) {
-            throw new BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
-                    + "; simulate reads extended XYZ (.xyz, .extxyz: ase.io.write(path, frames, format='extxyz') writes it)", binary);
+        String inputName = input.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (inputName.endsWith(".data") || inputName.endsWith(".lmp")) {
+            systems = List.of(lammpsData(input, types, spec.commandLine()));
+        } else {
+            if (types != null) {
+                throw new ParameterException(spec.commandLine(), "option '--types' names a LAMMPS data file's types; " + input
+                        + " is extended XYZ (its atoms name their elements)");
+            }
+            try (BufferedReader in = Files.newBufferedReader(input)) {
+                systems = ExtXyz.read(in, input);
+            } catch (java.nio.charset.CharacterCodingException binary) {
+                throw new BadInputException(input, "INPUT " + input + ": not extended XYZ text" + InputKinds.lookslike(input)
+                        + "; simulate reads extended XYZ (.xyz, .extxyz: ase.io.write(path, frames, format='extxyz') writes it) and "
+                        + "LAMMPS data files (.data, .lmp)", binary);
+            }
         }
         systems.forEach(History::fresh); // an earlier run's outcome is not this run's
         if (order != null && !order.equals("input") && !order.equals("completion")) {

@@ -56,6 +56,49 @@ class SimulateEnsembleTest {
         assertThat(hottest).as("the thermostat heated the relaxed (cold) clusters").isGreaterThan(10);
     }
 
+    /// A LAMMPS data file as `simulate`'s input: `write_data`'s copper with velocities (metal units)
+    /// read as one system, its velocities in Penstock's units (its temperature LAMMPS's, as the two
+    /// k_B say), its types' elements from the file or `--types`; `--types` with extended
+    /// XYZ and a file with bonds are one line each.
+    @Test
+    void aLammpsDataFileIsOneSystemWithItsVelocitiesAndItsTypesElements() throws Exception {
+        Path lmp = Path.of("/usr/bin/lmp");
+        Path cu = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(lmp) && Files.isReadable(cu) || dev.penstock.testing.Ci.required(),
+                "LAMMPS (lammps, lammps-data) is not installed");
+        Files.writeString(dir.resolve("in.start"), String.join("\n", "units metal", "atom_style atomic", "lattice fcc 3.615",
+                "region box block 0 3 0 3 0 3", "create_box 1 box", "create_atoms 1 box", "pair_style eam", "pair_coeff 1 1 " + cu,
+                "velocity all create 300 4928459 loop geom", "thermo_style custom step temp", "thermo_modify format float %.17g", "run 0",
+                "write_data cu.data", ""));
+        Process p = new ProcessBuilder(lmp.toString(), "-in", "in.start", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor()).isZero();
+        Path out = dir.resolve("cu.xyz");
+        String eam = "eam(file=" + cu + ")";
+        assertThat(MainTest.run(0, "simulate", dir.resolve("cu.data").toString(), "--pipeline", "nve(dt=1, steps=0)", "--potential", eam, "--out",
+                out.toString())).contains("1 of 1 systems finished");
+        AtomicSystem s = SimulateDeviceTest.read(out).get(0L);
+        assertThat(s.atoms()).isEqualTo(108);
+        assertThat(s.numbers()).containsOnly(29);
+        double t3n = Double.parseDouble(s.info().get("temperature")); // 3N degrees of freedom; LAMMPS's 300 K has 3N − 3
+        // LAMMPS's metal k_B (8.617343e-5 eV/K) is 1.1e-6 above ASE's (CODATA 2018's 8.617333262e-5)
+        assertThat(t3n * 3 * 108 / (3 * 108 - 3)).as("LAMMPS's 300 K, in ASE's constants").isCloseTo(300 * 8.617343e-5 / 8.617333262e-5,
+                org.assertj.core.data.Offset.offset(300 * 1e-7));
+        assertThat(MainTest.run(0, "simulate", dir.resolve("cu.data").toString(), "--pipeline", "nvt(T=300, tdamp=100, dt=2, steps=20)",
+                "--potential", eam, "--out", dir.resolve("nvt.xyz").toString())).contains("1 of 1 systems finished");
+        String refused = MainTest.run(2, "simulate", dir.resolve("cu.data").toString(), "--types", "Ni", "--pipeline", "nve(dt=1, steps=5)",
+                "--potential", eam, "--out", dir.resolve("never.xyz").toString());
+        assertThat(refused).contains("atom 0 is Ni, which Cu_u3.eam does not describe");
+        assertThat(MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--types", "Ar", "--pipeline", "nve(dt=1, steps=5)",
+                "--potential", ARGON, "--out", dir.resolve("never.xyz").toString())).contains("option '--types'");
+        Path bonded = dir.resolve("bonded.data");
+        Files.writeString(bonded, Files.readString(dir.resolve("cu.data")).replace("1 atom types", "1 atom types\n3 bonds"));
+        assertThat(MainTest.run(3, "simulate", bonded.toString(), "--pipeline", "nve(dt=1, steps=5)", "--potential", eam, "--out",
+                dir.resolve("never.xyz").toString())).contains("bonded.data:").contains("3 bonds").contains("no bonded terms");
+        assertThat(Files.exists(dir.resolve("never.xyz"))).isFalse();
+    }
+
     @Test
     void theMethodListDocumentsNvtAndABadArgumentIsOneLineNamingIt() {
         assertThat(MainTest.run(0, "simulate", "--list")).contains("nvt(T=K, tdamp=FS, dt=FS, steps=N, chain=3, tloop=1)")

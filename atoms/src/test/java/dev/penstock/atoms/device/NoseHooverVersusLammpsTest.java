@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /// conserved quantity (`etotal` plus the fix's scalar) at every step 0…200 within 1e-9 relative of
 /// LAMMPS's thermo (`%.17g`) — a Lennard-Jones liquid in LJ units and EAM copper in metal units
 /// held in LAMMPS's constants (its `mvv2e` and `boltz`); and the same run as `simulate`'s
-/// `nvt(T=500, tdamp=50, dt=2, steps=200, chain=4)` takes it, in ASE's constants, within 1e-5 (the
-/// constants differ by ~1e-8; the trajectories part from there, to ~1e-6 after 200 steps).
+/// `nvt(T=500, tdamp=50, dt=2, steps=200, chain=4)` takes it, in ASE's constants, within 1e-5 (ASE's
+/// k_B, CODATA 2018, is 1.1e-6 below LAMMPS's metal one and its time unit ~1e-8 off: 1.1e-6).
 class NoseHooverVersusLammpsTest {
     private static final Path LMP = Path.of("/usr/bin/lmp");
     private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
@@ -181,7 +181,7 @@ class NoseHooverVersusLammpsTest {
         SubStage.NoseHoover nh = new SubStage.NoseHoover(0.002 / tau, BOLTZ * 500, 0.05 / tau, 4, 1, STEPS);
         sameAsLammps(penstock(s, Eam.read(CU), nh), LammpsLog.read(dir.resolve("log.lammps")), "EAM nvt");
         // what `simulate` runs: the same call in ASE's constants (CODATA k_B, ASE's femtosecond),
-        // the velocities converted the same way: ~1e-8 from LAMMPS at first (the constants' difference), ~1e-6 after 200 steps
+        // the velocities converted the same way: the target temperature 1.1e-6 off LAMMPS's (the two k_B)
         AtomicSystem ase = LammpsData.read(dir.resolve("start.data"), 1, 29);
         double psPerTau = dev.penstock.atoms.integrate.Units.TAU_FS / 1000;
         for (int i = 0; i < ase.velocities().length; i++) {
