@@ -1,8 +1,10 @@
 package dev.penstock.cli;
 
 import dev.penstock.metrics.PenstockMetrics;
+import dev.penstock.atoms.integrate.Units;
 import dev.penstock.atoms.io.ExtXyz;
 import dev.penstock.atoms.io.ExtXyzSink;
+import dev.penstock.atoms.io.LammpsDataSink;
 import dev.penstock.atoms.io.SnapshotHook;
 import dev.penstock.atoms.stage.History;
 import dev.penstock.atoms.stage.PipelineSpec;
@@ -83,7 +85,8 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             + "*.eam, *.eam.alloy or *.eam.fs file) sw(file=PATH: a LAMMPS *.sw file) or tersoff(file=PATH: a LAMMPS *.tersoff file)")
     String potential;
 
-    @Option(names = "--out", paramLabel = "OUT", order = 101, required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz) or a .zarr directory")
+    @Option(names = "--out", paramLabel = "OUT", order = 101, required = true, description = "finished systems: an extended XYZ file (.xyz/.extxyz), "
+            + "a .zarr directory, or a LAMMPS data file (.data/.lmp: one periodic system, metal units)")
     Path out;
 
     @Option(names = "--max-atoms", paramLabel = "N", order = 303, defaultValue = "4096", description = "atoms per stage batch (default: ${DEFAULT-VALUE})")
@@ -207,7 +210,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             }
             throw new ParameterException(line, "option '--types': " + e.getMessage());
         }
-        double psPerTau = dev.penstock.atoms.integrate.Units.TAU_FS / 1000;
+        double psPerTau = Units.TAU_FS / 1000;
         for (int i = 0; i < s.velocities().length; i++) {
             s.velocities()[i] *= psPerTau;
         }
@@ -241,8 +244,10 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         }
         String o = out.toString();
         boolean zarr = o.endsWith(".zarr");
-        if (!zarr && !o.endsWith(".xyz") && !o.endsWith(".extxyz")) {
-            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .xyz/.extxyz file or a .zarr directory");
+        boolean data = o.endsWith(".data") || o.endsWith(".lmp");
+        if (!zarr && !data && !o.endsWith(".xyz") && !o.endsWith(".extxyz")) {
+            throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": expected a .xyz/.extxyz file, a .zarr directory or a "
+                    + "LAMMPS data file (.data, .lmp: one periodic system)");
         }
         ZarrFormat format;
         try {
@@ -293,6 +298,16 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
             }
         }
         systems.forEach(History::fresh); // an earlier run's outcome is not this run's
+        if (data) { // one periodic system in LAMMPS's box form, checked before anything runs
+            if (systems.size() != 1) {
+                throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": a LAMMPS data file holds one system; " + input
+                        + " has " + systems.size() + " (write .xyz or .zarr)");
+            }
+            String why = dev.penstock.atoms.io.LammpsData.unwritable(systems.getFirst());
+            if (why != null) {
+                throw new ParameterException(spec.commandLine(), "option '--out' " + out + ": " + why);
+            }
+        }
         if (order != null && !order.equals("input") && !order.equals("completion")) {
             throw new ParameterException(spec.commandLine(), "option '--order': expected input or completion, got '" + order + "'");
         }
@@ -318,7 +333,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                 throw new ParameterException(spec.commandLine(), "options '--json' and '--timeline' are not available with "
                         + "--runner flink yet (local runner only)");
             }
-            if (zarr || snapshots != null || m != Pipeline.Mode.SYNC) {
+            if (zarr || data || snapshots != null || m != Pipeline.Mode.SYNC) {
                 throw new ParameterException(spec.commandLine(), "--runner flink writes extended XYZ only, without --snapshots or --mode");
             }
             if (parallelism.stream().anyMatch(p -> p < 1) || checkpointMs < 0) {
@@ -420,7 +435,8 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
                     : s -> position.getOrDefault(s.id(), Integer.MAX_VALUE);
             // OUT and OUT.quarantined.xyz: checked before anything is written, committed together or not at all
             try (OutputSet outputs = OutputSet.begin(out, zarr, List.of(quarantinedFile()))) {
-                try (Sink<AtomicSystem> sink = outcomes.counting(zarr ? new SystemsZarrSink(out, format, rank) : new ExtXyzSink(out, rank))) {
+                try (Sink<AtomicSystem> sink = outcomes.counting(zarr ? new SystemsZarrSink(out, format, rank)
+                        : data ? new LammpsDataSink(out, Units.TAU_FS / 1000) : new ExtXyzSink(out, rank))) {
                     summary = p.results(sink).run();
                 }
                 writeQuarantined(summary);

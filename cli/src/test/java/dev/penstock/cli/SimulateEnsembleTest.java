@@ -85,8 +85,31 @@ class SimulateEnsembleTest {
         // LAMMPS's metal k_B (8.617343e-5 eV/K) is 1.1e-6 above ASE's (CODATA 2018's 8.617333262e-5)
         assertThat(t3n * 3 * 108 / (3 * 108 - 3)).as("LAMMPS's 300 K, in ASE's constants").isCloseTo(300 * 8.617343e-5 / 8.617333262e-5,
                 org.assertj.core.data.Offset.offset(300 * 1e-7));
+        Path nvt = dir.resolve("nvt.data");
         assertThat(MainTest.run(0, "simulate", dir.resolve("cu.data").toString(), "--pipeline", "nvt(T=300, tdamp=100, dt=2, steps=20)",
-                "--potential", eam, "--out", dir.resolve("nvt.xyz").toString())).contains("1 of 1 systems finished");
+                "--potential", eam, "--out", nvt.toString())).contains("1 of 1 systems finished");
+        // the output as a LAMMPS data file: read back (and by LAMMPS) as the same system
+        AtomicSystem back = dev.penstock.atoms.io.LammpsData.read(nvt, 0);
+        Path nvtXyz = dir.resolve("nvt.xyz");
+        MainTest.run(0, "simulate", dir.resolve("cu.data").toString(), "--pipeline", "nvt(T=300, tdamp=100, dt=2, steps=20)", "--potential", eam,
+                "--out", nvtXyz.toString());
+        AtomicSystem same = SimulateDeviceTest.read(nvtXyz).get(0L);
+        assertThat(back.positions()).as("positions, bit for bit").isEqualTo(same.positions());
+        assertThat(back.numbers()).containsOnly(29);
+        for (int i = 0; i < back.velocities().length; i++) {
+            double v = back.velocities()[i] * dev.penstock.atoms.integrate.Units.TAU_FS / 1000; // Å/ps → Å per τ
+            assertThat(v).as("velocity %d", i).isCloseTo(same.velocities()[i], org.assertj.core.data.Offset.offset(1e-15));
+        }
+        Files.writeString(dir.resolve("in.back"), String.join("\n", "units metal", "atom_style atomic", "read_data nvt.data", "pair_style eam",
+                "pair_coeff 1 1 " + cu, "thermo_style custom step pe", "thermo_modify format float %.17g", "run 0", ""));
+        Process q = new ProcessBuilder(lmp.toString(), "-in", "in.back", "-log", "log.back", "-screen", "none").directory(dir.toFile())
+                .redirectErrorStream(true).start();
+        q.getInputStream().readAllBytes();
+        assertThat(q.waitFor()).as("LAMMPS reads the data file").isZero();
+        double pe = dev.penstock.atoms.io.LammpsLog.read(dir.resolve("log.back")).column("PotEng")[0];
+        assertThat(Math.abs(pe - same.energy()) / Math.abs(pe)).as("LAMMPS's energy of the written system").isLessThan(1e-12);
+        assertThat(MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "nve(dt=1, steps=5)", "--potential", ARGON, "--out",
+                dir.resolve("never.data").toString())).contains("option '--out'").contains("a LAMMPS data file holds one system").contains("has 24");
         String refused = MainTest.run(2, "simulate", dir.resolve("cu.data").toString(), "--types", "Ni", "--pipeline", "nve(dt=1, steps=5)",
                 "--potential", eam, "--out", dir.resolve("never.xyz").toString());
         assertThat(refused).contains("atom 0 is Ni, which Cu_u3.eam does not describe");

@@ -51,6 +51,92 @@ public final class LammpsData {
         return new Reader(file).read(id, typeNumbers);
     }
 
+    /// Why `s` cannot be written as a LAMMPS data file, or null: a data file's box is a periodic
+    /// cell in LAMMPS's form (a = (lx, 0, 0), b = (xy, ly, 0), c = (xz, yz, lz)).
+    public static String unwritable(AtomicSystem s) {
+        for (int d = 0; d < 3; d++) {
+            if (!s.cell().periodic(d)) {
+                return "system " + s.id() + " is not periodic along " + "abc".charAt(d) + ": a LAMMPS data file's box is a periodic cell";
+            }
+        }
+        double[] h = s.cell().vectors();
+        if (h[1] != 0 || h[2] != 0 || h[5] != 0 || !(h[0] > 0) || !(h[4] > 0) || !(h[8] > 0)) {
+            return "system " + s.id() + "'s cell " + java.util.Arrays.toString(h) + " is not in LAMMPS's form (a along x, b in the xy plane, "
+                    + "positive diagonal)";
+        }
+        return null;
+    }
+
+    /// Writes `s` as a LAMMPS data file (`read_data` reads it; so does `read`): its box from the
+    /// cell (lower corner 0), one type per element in order of first appearance, each `Masses`
+    /// line's comment the element's symbol, the atoms as they lie (LAMMPS maps periodic
+    /// coordinates into its box), atom style `charge` where `s` carries `initial_charges` (else
+    /// `atomic`), and its velocities in metal units (Å/ps, from Å per τ: `psPerTau` ps a τ).
+    /// Every number is written so that it reads back to the same double. Refuses what
+    /// `unwritable` names.
+    public static void write(java.io.Writer out, AtomicSystem s, double psPerTau) throws IOException {
+        String why = unwritable(s);
+        if (why != null) {
+            throw new IllegalArgumentException(why);
+        }
+        int n = s.atoms();
+        java.util.List<Integer> elements = new java.util.ArrayList<>();
+        int[] type = new int[n];
+        for (int i = 0; i < n; i++) {
+            int z = s.numbers()[i];
+            int t = elements.indexOf(z);
+            if (t < 0) {
+                elements.add(z);
+                t = elements.size() - 1;
+            }
+            type[i] = t + 1;
+        }
+        double[] mass = new double[elements.size()];
+        for (int i = 0; i < n; i++) {
+            double m = s.masses()[i];
+            double was = mass[type[i] - 1];
+            if (was != 0 && was != m) {
+                throw new IllegalArgumentException("system " + s.id() + ": atoms of element " + Elements.symbol(s.numbers()[i]) + " have masses "
+                        + was + " and " + m + ": a LAMMPS data file gives a type one mass");
+            }
+            mass[type[i] - 1] = m;
+        }
+        double[] h = s.cell().vectors();
+        AtomArray q = s.arrays().get("initial_charges");
+        StringBuilder b = new StringBuilder();
+        b.append("LAMMPS data file written by Penstock (system ").append(s.id()).append(", metal units)\n\n");
+        b.append(n).append(" atoms\n").append(elements.size()).append(" atom types\n\n");
+        b.append("0 ").append(num(h[0])).append(" xlo xhi\n0 ").append(num(h[4])).append(" ylo yhi\n0 ").append(num(h[8])).append(" zlo zhi\n");
+        if (h[3] != 0 || h[6] != 0 || h[7] != 0) {
+            b.append(num(h[3])).append(' ').append(num(h[6])).append(' ').append(num(h[7])).append(" xy xz yz\n");
+        }
+        b.append("\nMasses\n\n");
+        for (int t = 0; t < mass.length; t++) {
+            b.append(t + 1).append(' ').append(num(mass[t])).append(" # ").append(Elements.symbol(elements.get(t))).append('\n');
+        }
+        b.append("\nAtoms # ").append(q == null ? "atomic" : "charge").append("\n\n");
+        double[] r = s.positions();
+        for (int i = 0; i < n; i++) {
+            b.append(i + 1).append(' ').append(type[i]);
+            if (q != null) {
+                b.append(' ').append(num(q.real(i)));
+            }
+            b.append(' ').append(num(r[3 * i])).append(' ').append(num(r[3 * i + 1])).append(' ').append(num(r[3 * i + 2])).append('\n');
+        }
+        b.append("\nVelocities\n\n");
+        double[] v = s.velocities();
+        for (int i = 0; i < n; i++) {
+            b.append(i + 1).append(' ').append(num(v[3 * i] / psPerTau)).append(' ').append(num(v[3 * i + 1] / psPerTau)).append(' ')
+                    .append(num(v[3 * i + 2] / psPerTau)).append('\n');
+        }
+        out.write(b.toString());
+    }
+
+    /// The shortest decimal that reads back to `x` (LAMMPS parses it with `strtod`).
+    private static String num(double x) {
+        return Double.toString(x).replace("E", "e");
+    }
+
     /// One read of one file: what the header and sections said so far.
     private static final class Reader {
         private final Path file;
