@@ -35,7 +35,6 @@ import java.lang.foreign.ValueLayout;
 /// Threading: the stage's thread (the kernels' caller) alone.
 final class CudaEam implements AutoCloseable {
     private static final int THREADS = 128;
-    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT;
     private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE;
 
     private final CudaDevice device;
@@ -99,11 +98,7 @@ final class CudaEam implements AutoCloseable {
     }
 
     private Block upload(CudaStream s, int[] values) {
-        Block h = host.allocate(DType.I32, values.length);
-        MemorySegment.copy(values, 0, h.segment(), I32, 0, values.length);
-        Block d = tableArena.allocate(DType.I32, values.length);
-        s.copy(h, d);
-        return d;
+        return TableUpload.ints(s, host, tableArena, values);
     }
 
     /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) of

@@ -11,8 +11,6 @@ import dev.penstock.memory.BlockArena;
 import dev.penstock.memory.DType;
 import dev.penstock.memory.HostArena;
 import dev.penstock.memory.Memory;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /// SNAP and ML-IAP (`DescriptorModel`: linear, quadratic and nn models over the SNAP bispectrum),
 /// alone or summed with ZBL (LAMMPS's `*.snap` and `*.mliap` files: `hybrid/overlay zbl …`), as
@@ -155,19 +153,11 @@ final class CudaSnap implements AutoCloseable {
     }
 
     private Block upload(CudaStream s, double[] values) {
-        Block h = host.allocate(DType.F64, values.length);
-        MemorySegment.copy(values, 0, h.segment(), ValueLayout.JAVA_DOUBLE, 0, values.length);
-        Block d = tableArena.allocate(DType.F64, values.length);
-        s.copy(h, d);
-        return d;
+        return TableUpload.doubles(s, host, tableArena, values);
     }
 
     private Block upload(CudaStream s, int[] values) {
-        Block h = host.allocate(DType.I32, values.length);
-        MemorySegment.copy(values, 0, h.segment(), ValueLayout.JAVA_INT, 0, values.length);
-        Block d = tableArena.allocate(DType.I32, values.length);
-        s.copy(h, d);
-        return d;
+        return TableUpload.ints(s, host, tableArena, values);
     }
 
     /// Energies, forces, max |F_i|, the virial and flags of systems `[0, systems)` (atoms
