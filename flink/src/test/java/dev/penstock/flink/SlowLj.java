@@ -52,6 +52,29 @@ final class SlowLj implements Model {
         lj.forget(id);
     }
 
+    // what a checkpoint keeps of a system (its neighbour list) is the LJ's: without it a restored
+    // system's list is built anew at another step than the run without a failure built it, and its
+    // pair sums differ in the last bit (RecoveryTest failed so about one run in three)
+    @Override
+    public void save(long id, java.io.DataOutput out) throws java.io.IOException {
+        lj.save(id, out);
+    }
+
+    @Override
+    public void restore(AtomicSystem s, java.io.DataInput in) throws java.io.IOException {
+        lj.restore(s, in);
+    }
+
+    @Override
+    public double cutoff() {
+        return lj.cutoff();
+    }
+
+    @Override
+    public String refusal(AtomicSystem s) {
+        return lj.refusal(s);
+    }
+
     /// The argon job spec with stage `index` evaluated by a `SlowLj(sleepMs, failOnce)`.
     static JobSpec<AtomicSystem> spec(long[] room, int index, long sleepMs, boolean failOnce) {
         return spec(Argon.PIPELINE, room, index, sleepMs, failOnce);
