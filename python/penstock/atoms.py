@@ -18,7 +18,8 @@ except ImportError as e:  # pragma: no cover - ASE is a dependency of this modul
     raise ImportError("penstock.atoms needs ASE (Debian: apt-get install -y python3-ase)") from e
 
 #: The info keys a run writes on each system (docs/cli.md, "Outcomes and exit codes").
-KEYS = ("stages", "outcome", "fmax", "temperature", "quarantined")
+KEYS = ("stages", "outcome", "fmax", "temperature", "quarantined", "conserved_energy", "conserved_energy_drift")
+_NUMBERS = ("fmax", "temperature", "conserved_energy", "conserved_energy_drift")
 
 
 def _call(where, fn):
@@ -162,7 +163,7 @@ def _atoms(atoms, s, sid):
     for key in KEYS:
         if info.containsKey(key):
             value = str(info.get(key))
-            a.info[key] = float(value) if key in ("fmax", "temperature") else value
+            a.info[key] = float(value) if key in _NUMBERS else value
     a.info["id"] = sid
     stress = _stress(a, None if s.virial() is None else np.array(s.virial()))
     results = {"energy": float(s.energy()), "forces": np.array(s.forces()).reshape(-1, 3)}

@@ -176,3 +176,20 @@ def test_a_machine_learned_potential_over_a_batch_of_atoms_gives_its_gradient_an
     assert len(relaxed) == 3
     for a in relaxed:
         assert np.abs(a.get_forces()).max() < 0.02 and a.get_potential_energy() < e0
+
+
+def test_a_nose_hoover_run_from_python_reports_its_temperature_and_conserved_energy():
+    """nvt (a Nosé–Hoover chain, LAMMPS's fix nvt) from Python: each ase.Atoms back with the
+    temperature ASE computes from its momenta and the conserved quantity, which keeps."""
+    from ase.md.velocitydistribution import MaxwellBoltzmannDistribution, Stationary
+    cu = bulk("Cu", cubic=True).repeat(3)
+    MaxwellBoltzmannDistribution(cu, temperature_K=600, rng=np.random.default_rng(7))
+    Stationary(cu)
+    potential = "eam(file=%s)" % CU
+    [out] = patoms.simulate([cu], pipeline="nvt(T=300, tdamp=100, dt=2, steps=200)", potential=potential)
+    assert out.info["stages"] == "nvt:200"
+    # ASE's 3N degrees of freedom; its k_B (ASE 3.22: 8.617330337e-5) is 3.4e-7 from Penstock's (CODATA 2018)
+    assert out.info["temperature"] == pytest.approx(out.get_temperature() * ase.units.kB / 8.617333262e-5, rel=1e-12)
+    conserved = out.info["conserved_energy"]
+    assert abs(out.info["conserved_energy_drift"]) < 1e-3 * abs(conserved)
+    assert out.get_temperature() < 500  # the thermostat took the 600 K start towards 300 K
