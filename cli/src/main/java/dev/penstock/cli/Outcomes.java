@@ -15,11 +15,36 @@ final class Outcomes {
     private final Map<String, Long> counts = new TreeMap<>();
     private final List<Long> unconverged = new ArrayList<>();
     private long unconvergedCount;
+    // after dynamics: each written system's temperature; after nvt: the largest conserved-energy drift
+    private long heated;
+    private double temperatureSum;
+    private double temperatureMin = Double.POSITIVE_INFINITY;
+    private double temperatureMax = Double.NEGATIVE_INFINITY;
+    private double worstDrift = -1;
+    private double worstDriftRelative;
+    private long worstDriftId;
 
     /// Counts `s`.
     synchronized void add(AtomicSystem s) {
         String outcome = s.info().getOrDefault("outcome", "completed");
         counts.merge(outcome, 1L, Long::sum);
+        String t = s.info().get("temperature");
+        if (t != null) {
+            double k = Double.parseDouble(t);
+            heated++;
+            temperatureSum += k;
+            temperatureMin = Math.min(temperatureMin, k);
+            temperatureMax = Math.max(temperatureMax, k);
+        }
+        String drift = s.info().get("conserved_energy_drift");
+        if (drift != null) {
+            double d = Math.abs(Double.parseDouble(drift));
+            if (d > worstDrift) {
+                worstDrift = d;
+                worstDriftRelative = d / Math.abs(Double.parseDouble(s.info().get("conserved_energy")));
+                worstDriftId = s.id();
+            }
+        }
         if (outcome.equals("unconverged")) {
             unconvergedCount++;
             if (unconverged.size() < LISTED) {
@@ -46,14 +71,33 @@ final class Outcomes {
                     .append(unconvergedCount > unconverged.size() ? " … and " + (unconvergedCount - unconverged.size()) + " more" : "")
                     .append("; give more steps, or steps alone for a budget only)");
         }
+        if (heated > 0) {
+            b.append(String.format(java.util.Locale.ROOT, "; temperature %.1f K mean (%.1f–%.1f)", temperatureSum / heated, temperatureMin,
+                    temperatureMax));
+        }
+        if (worstDrift >= 0) {
+            b.append(String.format(java.util.Locale.ROOT, "; largest conserved-energy drift %.2e eV (%.1e of it, system %d)", worstDrift,
+                    worstDriftRelative, worstDriftId));
+        }
         return b.toString();
     }
 
-    /// `"outcomes": {"converged": 3, …}, "unconverged_ids": […]` for the JSON summary.
+    /// `"outcomes": {"converged": 3, …}, "unconverged_ids": […]` for the JSON summary, then after
+    /// dynamics `"temperature_k": {"systems", "mean", "min", "max"}` and after `nvt`
+    /// `"conserved_energy_drift": {"largest_ev", "relative", "system"}`.
     synchronized String json() {
         StringBuilder b = new StringBuilder("\"outcomes\": {");
         counts.forEach((k, v) -> b.append(b.length() > 13 ? ", " : "").append(JsonFigures.quote(k)).append(": ").append(v));
-        return b.append("}, \"unconverged_ids\": ").append(unconverged).toString();
+        b.append("}, \"unconverged_ids\": ").append(unconverged);
+        if (heated > 0) {
+            b.append(String.format(java.util.Locale.ROOT, ", \"temperature_k\": {\"systems\": %d, \"mean\": %s, \"min\": %s, \"max\": %s}",
+                    heated, temperatureSum / heated, temperatureMin, temperatureMax));
+        }
+        if (worstDrift >= 0) {
+            b.append(String.format(java.util.Locale.ROOT, ", \"conserved_energy_drift\": {\"largest_ev\": %s, \"relative\": %s, "
+                    + "\"system\": %d}", worstDrift, worstDriftRelative, worstDriftId));
+        }
+        return b.toString();
     }
 
     /// `sink`, counting each system it takes.

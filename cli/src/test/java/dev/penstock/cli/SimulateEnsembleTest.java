@@ -26,7 +26,12 @@ class SimulateEnsembleTest {
         Path local = dir.resolve("local.xyz");
         Path flink = dir.resolve("flink.xyz");
         assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", ARGON, "--max-atoms", "600", "--out",
-                local.toString())).contains("24 of 24 systems finished");
+                local.toString())).contains("24 of 24 systems finished").containsPattern("outcomes: 24 converged; temperature [0-9.]+ K mean "
+                + "\\([0-9.]+–[0-9.]+\\); largest conserved-energy drift [0-9.e+-]+ eV \\([0-9.e+-]+ of it, system \\d+\\)");
+        String json = MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", ARGON, "--max-atoms", "600", "--out",
+                dir.resolve("json.xyz").toString(), "--json");
+        assertThat(json).containsPattern("\"temperature_k\": \\{\"systems\": 24, \"mean\": [0-9.E-]+, \"min\": [0-9.E-]+, \"max\": [0-9.E-]+}")
+                .containsPattern("\"conserved_energy_drift\": \\{\"largest_ev\": [0-9.E-]+, \"relative\": [0-9.E-]+, \"system\": \\d+}");
         assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", PIPELINE, "--potential", ARGON, "--max-atoms", "600", "--out",
                 flink.toString(), "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "100"))
                 .contains("24 of 24 systems finished on Flink");
