@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /// EAM on a device stage on CUDA (`CudaEam`: `eam.cu`'s passes over the packed batch), through
 /// the host emulation of the driver, against the same pipeline on `CpuDevice` (the model over
-/// each system's rows): every system takes the same steps in every sub-stage, ends at the same
+/// each system's rows), fire + langevin | nve + nvt: every system takes the same steps in every sub-stage, ends at the same
 /// energy to 1e-10, the same virial to 1e-10 of its largest component and the same positions to 1e-9 Å (a full list gathered per atom against the
 /// CPU's half list: rounding apart), in a chained pipeline with a fused stage, for funcfl,
 /// setfl (an alloy, a triclinic cell) and Finnis–Sinclair files, free and periodic systems.

@@ -34,7 +34,7 @@ import java.util.function.Supplier;
 /// CUDA kernels run (`EamStageEmulationTest`, `SnapStageEmulationTest`), and the systems they
 /// run it on.
 final class StageEmulation {
-    static final String PIPELINE = "fire(fmax=0.05, steps=150) + langevin(T=500, dt=2, steps=12) | nve(dt=2, steps=15)";
+    static final String PIPELINE = "fire(fmax=0.05, steps=150) + langevin(T=500, dt=2, steps=12) | nve(dt=2, steps=15) + nvt(T=500, tdamp=50, dt=2, steps=10)";
     static final long SEED = 23;
     static final double[][] FCC = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
     static final double[][] BCC = {{0, 0, 0}, {0.5, 0.5, 0.5}};
@@ -165,7 +165,7 @@ final class StageEmulation {
             Result g = cuda.get(id);
             assertThat(c.diagnosis()).as("system %d on the CPU", id).isNull();
             assertThat(g.diagnosis()).as("system %d on CUDA", id).isNull();
-            assertThat(g.stages()).as("system %d: steps per sub-stage", id).isEqualTo(c.stages()).matches("fire:\\d+,langevin:12,nve:15");
+            assertThat(g.stages()).as("system %d: steps per sub-stage", id).isEqualTo(c.stages()).matches("fire:\\d+,langevin:12,nve:15,nvt:10");
             assertThat(Math.abs(g.energy() - c.energy()) / Math.abs(c.energy())).as("system %d: energy", id).isLessThan(1e-10);
             double worst = 0;
             for (int i = 0; i < c.positions().length; i++) {
