@@ -82,22 +82,26 @@ final class Outcomes {
         return b.toString();
     }
 
-    /// `"outcomes": {"converged": 3, …}, "unconverged_ids": […]` for the JSON summary, then after
-    /// dynamics `"temperature_k": {"systems", "mean", "min", "max"}` and after `nvt`
-    /// `"conserved_energy_drift": {"largest_ev", "relative", "system"}`.
+    /// For the JSON summary: after dynamics `"temperature_k": {"systems", "mean", "min", "max"}`,
+    /// after `nvt` `"conserved_energy_drift": {"largest_ev", "relative", "system"}`, then
+    /// `"outcomes": {"converged": 3, …}, "unconverged_ids": […]` (the summary's last keys).
     synchronized String json() {
-        StringBuilder b = new StringBuilder("\"outcomes\": {");
-        counts.forEach((k, v) -> b.append(b.length() > 13 ? ", " : "").append(JsonFigures.quote(k)).append(": ").append(v));
-        b.append("}, \"unconverged_ids\": ").append(unconverged);
+        StringBuilder b = new StringBuilder();
         if (heated > 0) {
-            b.append(String.format(java.util.Locale.ROOT, ", \"temperature_k\": {\"systems\": %d, \"mean\": %s, \"min\": %s, \"max\": %s}",
+            b.append(String.format(java.util.Locale.ROOT, "\"temperature_k\": {\"systems\": %d, \"mean\": %s, \"min\": %s, \"max\": %s}, ",
                     heated, temperatureSum / heated, temperatureMin, temperatureMax));
         }
         if (worstDrift >= 0) {
-            b.append(String.format(java.util.Locale.ROOT, ", \"conserved_energy_drift\": {\"largest_ev\": %s, \"relative\": %s, "
-                    + "\"system\": %d}", worstDrift, worstDriftRelative, worstDriftId));
+            b.append(String.format(java.util.Locale.ROOT, "\"conserved_energy_drift\": {\"largest_ev\": %s, \"relative\": %s, "
+                    + "\"system\": %d}, ", worstDrift, worstDriftRelative, worstDriftId));
         }
-        return b.toString();
+        b.append("\"outcomes\": {");
+        boolean first = true;
+        for (Map.Entry<String, Long> e : counts.entrySet()) {
+            b.append(first ? "" : ", ").append(JsonFigures.quote(e.getKey())).append(": ").append(e.getValue());
+            first = false;
+        }
+        return b.append("}, \"unconverged_ids\": ").append(unconverged).toString();
     }
 
     /// `sink`, counting each system it takes.
