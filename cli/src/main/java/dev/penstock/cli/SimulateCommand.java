@@ -190,33 +190,6 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         };
     }
 
-    /// The system of LAMMPS data file `file` (id 0), its types' elements `types` (symbols, in type
-    /// order) or as its Masses section says; velocities taken as metal units (Å/ps, `write_data`'s
-    /// in `units metal`) into Penstock's (Å per τ).
-    static AtomicSystem lammpsData(Path file, List<String> types, picocli.CommandLine line) throws java.io.IOException {
-        int[] numbers = new int[types == null ? 0 : types.size()];
-        for (int t = 0; t < numbers.length; t++) {
-            numbers[t] = dev.penstock.atoms.io.Elements.number(types.get(t).strip());
-            if (numbers[t] <= 0) {
-                throw new ParameterException(line, "option '--types': '" + types.get(t) + "' (type " + (t + 1) + ") is not an element symbol");
-            }
-        }
-        AtomicSystem s;
-        try {
-            s = dev.penstock.atoms.io.LammpsData.read(file, 0, numbers);
-        } catch (IllegalArgumentException e) {
-            if (e instanceof BadInputException) {
-                throw e;
-            }
-            throw new ParameterException(line, "option '--types': " + e.getMessage());
-        }
-        double psPerTau = Units.TAU_FS / 1000;
-        for (int i = 0; i < s.velocities().length; i++) {
-            s.velocities()[i] *= psPerTau;
-        }
-        return s;
-    }
-
     @Override
     public Integer call() throws Exception {
         if (list) {
@@ -283,7 +256,7 @@ public final class SimulateCommand implements Callable<Integer>, OptionGroups {
         OutputSet.finishInterrupted(input); // an earlier run's output it was committing when killed: finished first
         String inputName = input.getFileName().toString().toLowerCase(Locale.ROOT);
         if (inputName.endsWith(".data") || inputName.endsWith(".lmp")) {
-            systems = List.of(lammpsData(input, types, spec.commandLine()));
+            systems = List.of(LammpsDataInput.read(input, types, spec.commandLine()));
         } else {
             if (types != null) {
                 throw new ParameterException(spec.commandLine(), "option '--types' names a LAMMPS data file's types; " + input
