@@ -126,6 +126,7 @@ public final class ModelTerms implements BatchTerms {
             int start = ints.getAtIndex(I32, RelaxColumns.START * cap + k);
             int n = view.atoms();
             MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
+            followCell(view, doubles, cap, k);
             boolean ok = compute(view, crew);
             double[] f = view.forces();
             MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
@@ -148,6 +149,25 @@ public final class ModelTerms implements BatchTerms {
             if (ints.getAtIndex(I32, flag) == 0 && (!ok || !finite)) {
                 ints.setAtIndex(I32, flag, ok ? RelaxColumns.FLAG_NON_FINITE : RelaxColumns.FLAG_MODEL);
             }
+        }
+    }
+
+    /// Gives `view` the cell of row `k`'s `CELL` columns where a kernel (a barostat's) has changed
+    /// it: its periodic rows compared, a new `Cell` only on a change.
+    static void followCell(AtomicSystem view, MemorySegment doubles, long cap, int k) {
+        dev.penstock.atoms.system.Cell cell = view.cell();
+        boolean same = true;
+        for (int d = 0; d < 3 && same; d++) {
+            for (int e = 0; e < 3 && cell.periodic(d); e++) {
+                same &= doubles.getAtIndex(F64, (RelaxColumns.CELL + 3 * d + e) * cap + k) == cell.vector(d, e);
+            }
+        }
+        if (!same) {
+            double[] v = new double[9];
+            for (int x = 0; x < 9; x++) {
+                v[x] = cell.periodic(x / 3) ? doubles.getAtIndex(F64, (RelaxColumns.CELL + x) * cap + k) : cell.vector(x / 3, x % 3);
+            }
+            view.cell(dev.penstock.atoms.system.Cell.of(v, cell.pbc()));
         }
     }
 

@@ -561,6 +561,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         MemorySegment.copy(c.vel().segment(), F64, 24L * start, v, 0, 3 * n);
         MemorySegment.copy(c.force().segment(), F64, 24L * start, f, 0, 3 * n);
         s.energy(c.getDouble(ENERGY, x));
+        ModelTerms.followCell(s, c.doubles().segment(), c.systemCapacity(), x); // a barostat's cell
         kinds.get(c.getInt(SUB, x)).describe(s, c, x);
         if (terms.virial()) { // (a pair model leaves the virial as it came, as on the per-system stages)
             double[] w = new double[9];

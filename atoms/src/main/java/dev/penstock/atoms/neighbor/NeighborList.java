@@ -35,6 +35,9 @@ public final class NeighborList {
     private int imageRange;       // image counts per axis lie in [-imageRange, imageRange]
     private double[] imageShift = new double[3]; // table: code -> (sx, sy, sz)
     private double[] builtAt = new double[0];
+    private Cell builtCell; // the cell of the last build, and the one the shift table is of now
+    private Cell shiftCell;
+    private long shiftVersion; // every build and every refresh of the shift table
     private long builds;
     private long generation; // every build, rebuildAt's too (builds may be set back)
     private int every; // 0: the displacement rule; n: every n updates, unchecked
@@ -129,21 +132,112 @@ public final class NeighborList {
 
     /// Rebuilds if the rule says so, the cell scan split over `crew`'s threads (null: the
     /// caller alone; the list is the same either way); returns whether it rebuilt.
+    ///
+    /// A cell changed since the last build (a barostat's: `AtomicSystem.cell(Cell)`) keeps the
+    /// list's pairs, their image codes now meaning the new cell's translations (the shift table
+    /// is remade); the rule then measures each atom's displacement from where the cell's
+    /// deformation alone would have taken it, u_i = r_i − s_i·H (s_i its fractional coordinates
+    /// at the build, H the new cell), and rebuilds unless 2·max|u| + ‖M − I‖·(cutoff + skin) ≤
+    /// skin, M = H_built⁻¹·H: a pair then closer than the cutoff was within cutoff + skin at the
+    /// build (|d| ≥ σ_min(M)·|d_built| − 2·max|u|, σ_min(M) ≥ 1 − ‖M − I‖_F).
     public boolean update(AtomicSystem s, Crew crew) {
         double[] r = s.positions();
         boolean built = builtAt.length == r.length;
+        Cell cell = s.cell();
+        boolean strained = built && !sameVectors(cell, builtCell);
         if (every > 0 && built) {
             if (++sinceBuild < every) {
+                reshift(cell);
                 return false;
             }
             if (twoLargestDisplacements(r) > skin) {
                 dangerous++;
             }
-        } else if (built && maxDisplacement(r) <= skin / 2) {
+        } else if (built && (strained ? withinStrainedSkin(r, cell) : maxDisplacement(r) <= skin / 2)) {
+            reshift(cell);
             return false;
         }
         build(s, crew);
         return true;
+    }
+
+    private static boolean sameVectors(Cell a, Cell b) {
+        if (a == b) {
+            return true;
+        }
+        for (int d = 0; d < 3; d++) {
+            for (int e = 0; e < 3; e++) {
+                if (Double.doubleToLongBits(a.vector(d, e)) != Double.doubleToLongBits(b.vector(d, e))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /// The shift table remade for `cell` when it is not the table's cell (the pairs and their
+    /// codes kept).
+    private void reshift(Cell cell) {
+        if (sameVectors(cell, shiftCell)) {
+            shiftCell = cell;
+            return;
+        }
+        fillShifts(cell);
+        shiftCell = cell;
+        shiftVersion++;
+    }
+
+    private void fillShifts(Cell cell) {
+        int side = 2 * imageRange + 1;
+        if (imageShift.length != 3 * side * side * side) {
+            imageShift = new double[3 * side * side * side];
+        }
+        for (int a = -imageRange; a <= imageRange; a++) {
+            for (int b = -imageRange; b <= imageRange; b++) {
+                for (int c = -imageRange; c <= imageRange; c++) {
+                    int code = codeOf(a, b, c);
+                    for (int e = 0; e < 3; e++) {
+                        imageShift[3 * code + e] = cell.translation(a, b, c, e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rule under a deformed cell (`update`): whether no pair can have come inside the
+    /// cutoff unlisted. A cell with a free axis is never deformed in place: it rebuilds.
+    private boolean withinStrainedSkin(double[] r, Cell cell) {
+        for (int d = 0; d < 3; d++) {
+            if (!cell.periodic(d)) {
+                return false;
+            }
+        }
+        double strain = 0; // ‖M − I‖_F, M = H_built⁻¹·H: M_ij = Σ_k (H_built⁻¹)_ik · H_kj
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) {
+                double m = 0;
+                for (int k = 0; k < 3; k++) {
+                    m += builtCell.fractional(k, i == 0 ? 1 : 0, i == 1 ? 1 : 0, i == 2 ? 1 : 0) * cell.vector(k, j);
+                }
+                m -= i == j ? 1 : 0;
+                strain += m * m;
+            }
+        }
+        double room = skin - Math.sqrt(strain) * (cutoff + skin);
+        if (!(room > 0)) {
+            return false;
+        }
+        double max = 0;
+        for (int i = 0; i < r.length; i += 3) {
+            double s0 = builtCell.fractional(0, builtAt[i], builtAt[i + 1], builtAt[i + 2]);
+            double s1 = builtCell.fractional(1, builtAt[i], builtAt[i + 1], builtAt[i + 2]);
+            double s2 = builtCell.fractional(2, builtAt[i], builtAt[i + 1], builtAt[i + 2]);
+            double ux = r[i] - (s0 * cell.vector(0, 0) + s1 * cell.vector(1, 0) + s2 * cell.vector(2, 0));
+            double uy = r[i + 1] - (s0 * cell.vector(0, 1) + s1 * cell.vector(1, 1) + s2 * cell.vector(2, 1));
+            double uz = r[i + 2] - (s0 * cell.vector(0, 2) + s1 * cell.vector(1, 2) + s2 * cell.vector(2, 2));
+            max = Math.max(max, ux * ux + uy * uy + uz * uz);
+        }
+        return 2 * Math.sqrt(max) <= room;
     }
 
     /// Builds the list now; a cell-list build is split over `crew`'s threads when it is given
@@ -182,16 +276,7 @@ public final class NeighborList {
         }
         int side = 2 * imageRange + 1;
         imageShift = new double[3 * side * side * side];
-        for (int a = -imageRange; a <= imageRange; a++) {
-            for (int b = -imageRange; b <= imageRange; b++) {
-                for (int c = -imageRange; c <= imageRange; c++) {
-                    int code = codeOf(a, b, c);
-                    for (int e = 0; e < 3; e++) {
-                        imageShift[3 * code + e] = cell.translation(a, b, c, e);
-                    }
-                }
-            }
-        }
+        fillShifts(cell);
         if (start.length < s.atoms() + 1) {
             start = new int[s.atoms() + 1];
             end = new int[s.atoms() + 1];
@@ -208,6 +293,9 @@ public final class NeighborList {
             AllPairs.search(s, rl, main, start, end, this::codeOf);
         }
         builtAt = s.positions().clone();
+        builtCell = cell;
+        shiftCell = cell;
+        shiftVersion++;
         builds++;
         generation++;
         sinceBuild = 0;
@@ -528,19 +616,43 @@ public final class NeighborList {
     /// restored positions instead bins the atoms differently, orders its pairs differently, and
     /// the last-bit differences of the sums grow over a long run.) `builds` is set to `buildsThen`.
     public void rebuildAt(AtomicSystem s, double[] at, long buildsThen, Crew crew) {
+        rebuildAt(s, at, null, buildsThen, crew);
+    }
+
+    /// As `rebuildAt`, the build made in the cell of lattice vectors `cellThen` (`builtCell`'s;
+    /// null: the system's cell now), the shift table then the system's cell's.
+    public void rebuildAt(AtomicSystem s, double[] at, double[] cellThen, long buildsThen, Crew crew) {
         double[] r = s.positions();
         if (at.length != r.length) {
             throw new IllegalArgumentException("system " + s.id() + ": saved list positions for " + at.length / 3 + " atoms, the system has "
                     + r.length / 3);
         }
         double[] now = r.clone();
+        Cell cellNow = s.cell();
         System.arraycopy(at, 0, r, 0, r.length); // the build reads the system's positions: lend it the saved ones
         try {
+            if (cellThen != null) {
+                s.cell(Cell.of(cellThen, cellNow.pbc()));
+            }
             build(s, crew);
         } finally {
             System.arraycopy(now, 0, r, 0, r.length);
+            s.cell(cellNow);
         }
+        reshift(cellNow);
         builds = buildsThen;
+    }
+
+    /// The lattice vectors of the last build's cell when the shift table has since been remade
+    /// for another (a barostat's), else null: what a checkpoint keeps besides `builtAt`.
+    public double[] builtCell() {
+        return builtCell == null || sameVectors(builtCell, shiftCell) ? null : builtCell.vectors();
+    }
+
+    /// Changes with every build and every remaking of the shift table for a new cell: what a
+    /// list that copies the shifts (`FullLists`) compares to know its copy is current.
+    public long shiftVersion() {
+        return shiftVersion;
     }
 
     /// Counts every build, including `rebuildAt`'s (which sets `builds()` back): what a list

@@ -25,7 +25,7 @@ final class FullLists {
 
     /// Atom i's neighbours are entries `start[i] … start[i+1]−1`: `nbr`, `shift` (3 per entry) and
     /// whether the entry is the half list's direction of its pair.
-    record Full(long builds, int[] start, int[] nbr, double[] shift, boolean[] half) {
+    record Full(long builds, long shifts, int[] start, int[] nbr, double[] shift, boolean[] half) {
     }
 
     /// System `s`'s full list, brought up to date with its half list.
@@ -37,7 +37,7 @@ final class FullLists {
     Full of(AtomicSystem s, Crew crew) {
         NeighborList list = half.current(s, crew);
         Full have = lists.get(s.id());
-        if (have != null && have.builds() == list.builds()) {
+        if (have != null && have.builds() == list.builds() && have.shifts() == list.shiftVersion()) {
             return have;
         }
         int n = s.atoms();
@@ -78,7 +78,7 @@ final class FullLists {
                 shift[3 * b + 2] = -table[c + 2];
             }
         }
-        Full made = new Full(list.builds(), count, nbr, shift, isHalf);
+        Full made = new Full(list.builds(), list.shiftVersion(), count, nbr, shift, isHalf);
         lists.put(s.id(), made);
         return made;
     }

@@ -92,9 +92,15 @@ final class NeighborLists {
             if (every > 0) { // the updates since the build, which decide the next (written only then: the format stays as it was)
                 out.writeInt(list.sinceBuild());
             }
-            out.writeInt(at.length);
+            double[] cell = list.builtCell(); // the build's cell, where a barostat has changed it since
+            out.writeInt(cell == null ? at.length : ~at.length); // (negative: the cell follows; the format stays as it was otherwise)
             for (double x : at) {
                 out.writeDouble(x);
+            }
+            if (cell != null) {
+                for (double x : cell) {
+                    out.writeDouble(x);
+                }
             }
         }
     }
@@ -107,12 +113,17 @@ final class NeighborLists {
         }
         long builds = in.readLong();
         int since = every > 0 ? in.readInt() : 0;
-        double[] at = new double[in.readInt()];
+        int length = in.readInt();
+        double[] at = new double[length < 0 ? ~length : length];
         for (int i = 0; i < at.length; i++) {
             at[i] = in.readDouble();
         }
+        double[] cell = length < 0 ? new double[9] : null;
+        for (int i = 0; cell != null && i < 9; i++) {
+            cell[i] = in.readDouble();
+        }
         NeighborList list = make();
-        list.rebuildAt(s, at, builds, crew);
+        list.rebuildAt(s, at, cell, builds, crew);
         list.sinceBuild(since);
         lists.put(s.id(), list);
     }

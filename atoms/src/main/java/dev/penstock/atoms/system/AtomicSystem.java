@@ -15,7 +15,7 @@ public final class AtomicSystem {
     private final double[] forces;
     private final double[] masses;
     private final int[] numbers;
-    private final Cell cell;
+    private Cell cell;
     private double energy = Double.NaN;
     private double[] virial; // 3×3, row-major, eV; null unless the model computed it
     private final java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
@@ -133,6 +133,16 @@ public final class AtomicSystem {
     /// The cell (lattice vectors and periodicity).
     public Cell cell() {
         return cell;
+    }
+
+    /// Sets the cell: a barostat's or a variable-cell relaxation's new shape, with the same
+    /// periodicity (the positions are the caller's to move with it).
+    public void cell(Cell c) {
+        if (!java.util.Arrays.equals(c.pbc(), cell.pbc())) {
+            throw new IllegalArgumentException("system " + id + ": a new cell must keep the periodicity " + java.util.Arrays.toString(cell.pbc())
+                    + ", got " + java.util.Arrays.toString(c.pbc()));
+        }
+        this.cell = c;
     }
 
     /// Whether axis `d` is periodic.
