@@ -65,7 +65,7 @@
 #define RELAX_CELL 5
 #define RELAX_RECIPROCAL 14
 // RelaxColumns.VIRIAL (23 … 31) is written by the CPU's model terms only; the gather carries it
-#define RELAX_DOUBLE_COLUMNS 49
+#define RELAX_DOUBLE_COLUMNS 79
 // CellImages' kinds
 #define RELAX_CELL_FREE 0
 #define RELAX_CELL_NEAREST 1

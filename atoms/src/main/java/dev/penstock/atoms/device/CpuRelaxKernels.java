@@ -198,6 +198,9 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final Fire fire = new Fire(); // ASE-exact: its state set from each system's columns
         final Fire massWeighted = Fire.massWeighted(); // the same, v += dt·F/m
         final Fire2 fire2 = new Fire2(); // its state set from each system's columns
+        final double[] cell = new double[9]; // a barostat's system: its cell, virial and state
+        final double[] w = new double[9];
+        final double[] baro = new double[dev.penstock.atoms.integrate.Mtk.STATE];
         double[] eta = new double[0]; // a Nosé–Hoover chain's state, from each system's columns
         double[] etaDot = new double[0];
         double[] etaDotDot = new double[0];
@@ -448,6 +451,105 @@ public final class CpuRelaxKernels implements RelaxKernels {
             doubles.setAtIndex(F64, RelaxColumns.NH_KE * cap + k, ke);
             storeChain(doubles, cap, k, w, nh.chain());
         });
+    }
+
+    @Override
+    public boolean barostat() {
+        return true;
+    }
+
+    @Override
+    public void barostatBefore(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.Barostat b, double maxStep2, int sub) {
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        perSystem(stream, "relax barostat before", c, systems, sub, (w, k, start, n) -> {
+            int n3 = 3 * n;
+            loadBarostat(doubles, cap, k, w);
+            if (Double.isNaN(w.w[0])) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NO_VIRIAL);
+                return;
+            }
+            double dt = doubles.getAtIndex(F64, DT * cap + k);
+            double dof = SubStage.NoseHoover.dof(n);
+            int chain = b.thermostat() ? b.chain() : 0;
+            w.chain(Math.max(chain, 1));
+            double ke;
+            if (ints.getAtIndex(I32, TAKEN * cap + k) == 0) { // LAMMPS's setup: the chains and ω̇ at rest, V₀ and Σ m v² now
+                ke = mv2(w.v, w.m, n);
+                double kT = b.thermostat() ? b.kT() : b.ptempKT() > 0 ? b.ptempKT() : ke / dof;
+                dev.penstock.atoms.integrate.Mtk.start(w.baro, w.cell, kT, b.baro());
+                if (b.thermostat()) {
+                    NoseHoover.start(w.eta, w.etaDot, w.etaDotDot, chain, b.kT(), 1 / b.tdamp());
+                }
+                doubles.setAtIndex(F64, RelaxColumns.NH_CONSERVED0 * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k) + 0.5 * ke);
+            } else {
+                loadChain(doubles, cap, k, w, chain);
+                ke = doubles.getAtIndex(F64, RelaxColumns.NH_KE * cap + k);
+            }
+            dev.penstock.atoms.integrate.Mtk.chain(w.baro, n, b.baro(), dt);
+            if (b.thermostat()) {
+                ke = NoseHoover.half(w.v, n3, w.eta, w.etaDot, w.etaDotDot, chain, b.tloop(), ke, dof, b.kT(), 1 / b.tdamp(), dt);
+            }
+            System.arraycopy(w.r, 0, w.r0, 0, n3);
+            dev.penstock.atoms.integrate.Mtk.before(w.r, w.v, w.f, w.m, n, w.cell, w.w, w.baro, b.baro(), dt, ke);
+            doubles.setAtIndex(F64, RelaxColumns.NH_KE * cap + k, ke);
+            storeChain(doubles, cap, k, w, chain);
+            storeBarostat(doubles, cap, k, w);
+            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+            }
+        });
+    }
+
+    @Override
+    public void barostatAfter(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.Barostat b, int sub) {
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        perSystem(stream, "relax barostat after", c, systems, sub, false, (w, k, start, n) -> {
+            double dt = doubles.getAtIndex(F64, DT * cap + k);
+            int chain = b.thermostat() ? b.chain() : 0;
+            w.chain(Math.max(chain, 1));
+            loadBarostat(doubles, cap, k, w);
+            loadChain(doubles, cap, k, w, chain);
+            double ke = dev.penstock.atoms.integrate.Mtk.after(w.v, w.f, w.m, n, w.cell, w.w, w.baro, b.baro(), dt);
+            if (b.thermostat()) {
+                ke = NoseHoover.half(w.v, 3 * n, w.eta, w.etaDot, w.etaDotDot, chain, b.tloop(), ke, SubStage.NoseHoover.dof(n), b.kT(),
+                        1 / b.tdamp(), dt);
+            }
+            dev.penstock.atoms.integrate.Mtk.chain(w.baro, n, b.baro(), dt);
+            doubles.setAtIndex(F64, RelaxColumns.NH_KE * cap + k, ke);
+            storeChain(doubles, cap, k, w, chain);
+            storeBarostat(doubles, cap, k, w);
+        });
+    }
+
+    /// Row `k`'s cell, virial and barostat state into `w`.
+    private static void loadBarostat(MemorySegment doubles, long cap, int k, Scratch w) {
+        for (int x = 0; x < 9; x++) {
+            w.cell[x] = doubles.getAtIndex(F64, (RelaxColumns.CELL + x) * cap + k);
+            w.w[x] = doubles.getAtIndex(F64, (RelaxColumns.VIRIAL + x) * cap + k);
+        }
+        for (int q = 0; q < w.baro.length; q++) {
+            w.baro[q] = doubles.getAtIndex(F64, (RelaxColumns.BARO + q) * cap + k);
+        }
+    }
+
+    /// `w`'s cell (and its reciprocal rows, `Cell.fractional`'s) and barostat state into row `k`.
+    private static void storeBarostat(MemorySegment doubles, long cap, int k, Scratch w) {
+        double[] c = w.cell;
+        double det = c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6]) + c[2] * (c[3] * c[7] - c[4] * c[6]);
+        double[] rec = { // rows b×c, c×a, a×b over the volume
+            c[4] * c[8] - c[5] * c[7], c[5] * c[6] - c[3] * c[8], c[3] * c[7] - c[4] * c[6],
+            c[7] * c[2] - c[8] * c[1], c[8] * c[0] - c[6] * c[2], c[6] * c[1] - c[7] * c[0],
+            c[1] * c[5] - c[2] * c[4], c[2] * c[3] - c[0] * c[5], c[0] * c[4] - c[1] * c[3]};
+        for (int x = 0; x < 9; x++) {
+            doubles.setAtIndex(F64, (RelaxColumns.CELL + x) * cap + k, c[x]);
+            doubles.setAtIndex(F64, (RelaxColumns.RECIPROCAL + x) * cap + k, rec[x] / det);
+        }
+        for (int q = 0; q < w.baro.length; q++) {
+            doubles.setAtIndex(F64, (RelaxColumns.BARO + q) * cap + k, w.baro[q]);
+        }
     }
 
     /// Σ m v² of a system's `n` atoms, in atom order.

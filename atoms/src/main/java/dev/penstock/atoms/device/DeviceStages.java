@@ -67,6 +67,14 @@ public final class DeviceStages {
         return stage(nh, new Named("nvt", nh.steps() >= 0), model, device, kernels, maxStep);
     }
 
+    /// An MTK barostat stage (`SubStage.Barostat`: LAMMPS's `fix npt`, or `fix nph`) over `model` on
+    /// `device`; kernels without its steps (`RelaxKernels.barostat()`) are refused when the stage's
+    /// batch is made, a system it cannot take (`SubStage.refusal`) before the run.
+    public static Stage<AtomicSystem> barostat(SubStage.Barostat b, Model model, Device device, Function<Device, RelaxKernels> kernels,
+                                               double maxStep) {
+        return stage(b, new Named(b.name(), b.steps() >= 0), model, device, kernels, maxStep);
+    }
+
     /// A Langevin BAOAB (NVT) stage of `steps` steps of `dt` (τ) at `kT` (eV) with friction
     /// `gamma` (1/τ), noise keyed by `seed`, over `model` on `device` — the per-system stage's
     /// trajectories (`Langevin`); kernels without a Langevin step (`RelaxKernels.langevin()`)
@@ -96,6 +104,9 @@ public final class DeviceStages {
             @Override
             public String refusal(AtomicSystem s) {
                 String r = CellImages.refusal(s, model.cutoff());
+                for (int k = 0; r == null && k < kinds.size(); k++) {
+                    r = kinds.get(k).refusal(s);
+                }
                 return r != null ? r : model.refusal(s);
             }
         };
@@ -244,6 +255,11 @@ public final class DeviceStages {
                     PipelineSpec.NoseHoover t = PipelineSpec.noseHoover(c);
                     kinds.add(new SubStage.NoseHoover(t.dt(), t.kT(), t.tdamp(), t.chain(), t.tloop(), t.steps()));
                     methods.add(new Named("nvt", t.steps() >= 0));
+                }
+                case "npt", "nph" -> {
+                    SubStage.Barostat b = PipelineSpec.barostat(c);
+                    kinds.add(b);
+                    methods.add(new Named(c.name(), b.steps() >= 0));
                 }
                 // PipelineSpec.check refuses any other name first; a method added there lands here
                 default -> throw new IllegalArgumentException("--device " + deviceName + " has no '" + c.name() + "' step; run stage '"

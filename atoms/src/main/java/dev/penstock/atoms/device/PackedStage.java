@@ -154,6 +154,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Nosé–Hoover step");
         }
+        if (!kernels.barostat() && kinds.stream().anyMatch(k -> k instanceof SubStage.Barostat)) {
+            kernels.close();
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no barostat (npt, nph); "
+                    + "run it with --device cpu");
+        }
         this.sizer = sizer;
         this.capacity = capacity;
         this.stream = device.newDrivenStream("relax"); // its worker launches a step and waits for it: on the CPU it runs the step itself
@@ -506,6 +511,8 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             String diagnosis = exitDiagnoses[x] != null ? exitDiagnoses[x] : switch (back.getInt(FLAG, x)) {
                 case 0 -> null;
                 case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(s.id());
+                case RelaxColumns.FLAG_NO_VIRIAL -> "system " + s.id() + ": the model computed no virial, which stage '" + names.get(sub)
+                        + "' needs for the pressure";
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";

@@ -16,7 +16,7 @@ import java.util.List;
 ///   per system (capacity S): start count fresh taken nsteps started flag done idLo idHi sub
 ///                            cellKind imagesA imagesB imagesC                       (int32)
 ///                            energy prevEnergy fmax dt alpha cell[9] reciprocal[9] virial[9]
-///                            nhKe nhConserved0 eta[5] etaDot[5] etaDotDot[5]          (float64)
+///                            nhKe nhConserved0 eta[5] etaDot[5] etaDotDot[5] baro[30]  (float64)
 /// ```
 ///
 /// FIRE's state is per system (`dt`, `alpha`, `nsteps` = its N, `started`; velocity Verlet uses
@@ -28,7 +28,9 @@ import java.util.List;
 /// fused stage: each step moves a system by its sub-stage's kernels), `taken` counting that
 /// sub-stage's steps; the cell columns say which periodic images its pairs take (`CellImages`);
 /// `virial` is the last evaluation's virial where the model gives one (`ModelTerms`; NaN
-/// otherwise); the `nh…` and `eta…` columns a Nosé–Hoover chain's state (`SubStage.NoseHoover`).
+/// otherwise); the `nh…` and `eta…` columns a Nosé–Hoover chain's state (`SubStage.NoseHoover`,
+/// and the thermostat of `SubStage.Barostat`), `baro` an MTK barostat's (`Mtk`), which also
+/// changes the cell columns as it steps.
 ///
 /// The layout is `PackedColumns`' (core's packed batch: per-sample int and double blocks, per-element
 /// blocks, the owner column written by a gather), these the relaxation's names for its columns.
@@ -103,8 +105,11 @@ public final class RelaxColumns {
     public static final int NH_ETA_DOT = NH_ETA + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
     /// double columns: the chain's forces η̈, as `NH_ETA`
     public static final int NH_ETA_DOTDOT = NH_ETA_DOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
+    /// double columns `BARO … BARO + Mtk.STATE − 1`: an MTK barostat's state (`Mtk`: the cell's
+    /// velocity gradient, its chain, V₀, kT, the cell's corner and fixed point; `SubStage.Barostat`)
+    public static final int BARO = NH_ETA_DOTDOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
     /// double columns
-    public static final int DOUBLE_COLUMNS = NH_ETA_DOTDOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
+    public static final int DOUBLE_COLUMNS = BARO + dev.penstock.atoms.integrate.Mtk.STATE;
 
     /// flag: two atoms closer than the potential's overlap distance
     public static final int FLAG_OVERLAP = 1;
@@ -114,8 +119,10 @@ public final class RelaxColumns {
     public static final int FLAG_RUNAWAY = 3;
     /// flag: the model refused the system while evaluating it (`ModelTerms` keeps why)
     public static final int FLAG_MODEL = 4;
+    /// flag: a barostat's system whose model computed no virial (a pressure needs one)
+    public static final int FLAG_NO_VIRIAL = 5;
 
-    /// The relaxation's layout: 15 int and 49 double columns per system; per atom pos, vel,
+    /// The relaxation's layout: 15 int and 79 double columns per system; per atom pos, vel,
     /// force, last (3 float64 each), mass, atomEnergy (float64) and atomSystem (the owner).
     public static final PackedColumns.Layout LAYOUT = new PackedColumns.Layout(INT_COLUMNS, DOUBLE_COLUMNS, List.of(
             new PackedColumns.Element("pos", DType.F64, 3), new PackedColumns.Element("vel", DType.F64, 3),

@@ -163,6 +163,29 @@ public interface RelaxKernels {
         return false;
     }
 
+    /// The first half of an MTK barostat's step (`SubStage.Barostat`, `Mtk`: the barostat's chain,
+    /// the thermostat's where it has one, ω̇ under the pressure of the last evaluation's virial,
+    /// the velocities scaled, the half kick, the cell and the atoms dilated around the drift) of
+    /// every system of `[0, systems)` in sub-stage `sub` that is neither fresh, flagged nor done;
+    /// the `CELL` and `RECIPROCAL` columns take the new cell. A system's first step sets the
+    /// barostat at rest (LAMMPS's `setup`); one without a virial is flagged `FLAG_NO_VIRIAL`, an
+    /// atom that moves more than √`maxStep2` flags its system `FLAG_RUNAWAY`. Kernels without it
+    /// say so (`barostat()` false) and throw.
+    default void barostatBefore(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.Barostat b, double maxStep2, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no barostat");
+    }
+
+    /// The second half: the half kick with the new forces, the velocities scaled, ω̇ under the
+    /// new pressure, the thermostat's and the barostat's chains.
+    default void barostatAfter(Stream stream, RelaxColumns c, int systems, int atoms, SubStage.Barostat b, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no barostat");
+    }
+
+    /// Whether `barostatBefore` and `barostatAfter` run on these kernels. Default: false.
+    default boolean barostat() {
+        return false;
+    }
+
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
     /// `langevinBefore` moved (neither fresh nor flagged).
     void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub);

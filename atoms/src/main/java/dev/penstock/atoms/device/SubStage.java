@@ -50,6 +50,12 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
     default void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
     }
 
+    /// Why this sub-stage could never take `s`, or null (default: it takes any system the model
+    /// takes). Asked before the run, for every system a stage is given.
+    default String refusal(dev.penstock.atoms.system.AtomicSystem s) {
+        return null;
+    }
+
     /// Reads back what `save` wrote into staging row `k` (which has `taken` steps); returns
     /// whether the motion had started.
     default boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
@@ -192,7 +198,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
     /// Dynamics for a budget of steps of a time step: the last half kick and the budget after the
     /// evaluation, finished on entry only with no steps to take.
-    sealed interface Dynamics extends SubStage permits Verlet, Thermostat, NoseHoover {
+    sealed interface Dynamics extends SubStage permits Verlet, Thermostat, NoseHoover, Barostat {
         /// The time step, τ.
         double dt();
 
@@ -365,6 +371,127 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
                 staging.setDouble(RelaxColumns.NH_ETA + q, k, in.readDouble());
                 staging.setDouble(RelaxColumns.NH_ETA_DOT + q, k, in.readDouble());
                 staging.setDouble(RelaxColumns.NH_ETA_DOTDOT + q, k, in.readDouble());
+            }
+            return taken > 0;
+        }
+    }
+
+    /// An MTK barostat (`Mtk`: LAMMPS's `fix npt`, or `fix nph` without the thermostat) for `steps`
+    /// steps of `dt` (τ): with `thermostat`, a Nosé–Hoover chain of `chain` thermostats at `kT`
+    /// (eV) with relaxation time `tdamp` (τ) and `tloop` loops, as `NoseHoover`; without, the
+    /// barostat's masses take the temperature each system starts with (LAMMPS's `t0`), or
+    /// `ptempKT` (eV) where it is positive. The barostat's state and the cell are columns of the
+    /// batch, set at a system's first step (LAMMPS's `setup`), saved in checkpoints.
+    ///
+    /// @param dt         the time step
+    /// @param thermostat whether a thermostat runs with it (`npt`) or not (`nph`)
+    /// @param kT         the thermostat's temperature (`npt`; ignored otherwise)
+    /// @param tdamp      the thermostat's relaxation time (`npt`)
+    /// @param chain      the thermostat's chain length (`npt`)
+    /// @param tloop      the thermostat's loops per half step (`npt`)
+    /// @param ptempKT    `nph`'s barostat temperature (eV), 0: the system's own at its start
+    /// @param baro       the barostat: couple, pressure, 1/pdamp, pchain
+    /// @param steps      the step budget (at most `Integer.MAX_VALUE`)
+    record Barostat(double dt, boolean thermostat, double kT, double tdamp, int chain, int tloop, double ptempKT,
+                    dev.penstock.atoms.integrate.Mtk.Settings baro, long steps) implements Dynamics {
+        /// Validates the parameters.
+        public Barostat {
+            boolean thermo = !thermostat || (kT > 0 && Double.isFinite(kT) && tdamp > 0 && Double.isFinite(tdamp) && chain >= 1
+                    && chain <= dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN && tloop >= 1);
+            if (!(dt > 0) || Double.isInfinite(dt) || !thermo || !(ptempKT >= 0) || Double.isInfinite(ptempKT) || steps < 0
+                    || steps > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException((thermostat ? "npt" : "nph") + " on a device: 'dt' must be positive and finite"
+                        + (thermostat ? ", 'kT' and 'tdamp' positive and finite, 'chain' in [1, " + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN
+                        + "], 'tloop' at least 1" : ", 'ptemp' not negative") + " and 'steps' in [0, " + Integer.MAX_VALUE + "], got dt "
+                        + dt + ", kT " + kT + ", tdamp " + tdamp + ", chain " + chain + ", tloop " + tloop + ", ptemp " + ptempKT + ", steps "
+                        + steps);
+            }
+        }
+
+        /// The method's name: `npt` or `nph`.
+        public String name() {
+            return thermostat ? "npt" : "nph";
+        }
+
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.barostatBefore(s, c, systems, atoms, this, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.barostatAfter(s, c, systems, atoms, this, sub);
+            k.check(s, c, systems, Double.NEGATIVE_INFINITY, 0, (int) steps(), sub);
+        }
+
+        @Override
+        public String refusal(dev.penstock.atoms.system.AtomicSystem s) {
+            String why = dev.penstock.atoms.integrate.Mtk.refusal(s.cell().vectors(), s.cell().pbc(), baro.couple());
+            return why == null ? null : "system " + s.id() + " " + why + " (stage '" + name() + "')";
+        }
+
+        /// `conserved_energy` (eV: E + ½Σmv² + the thermostat's and the barostat's shares, LAMMPS's
+        /// etotal + the fix's scalar) and `conserved_energy_drift` (eV, since the first step).
+        @Override
+        public void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
+            boolean begun = c.getInt(TAKEN, x) > 0;
+            double conserved = s.energy() + 0.5 * dev.penstock.atoms.integrate.Mtk.mv2(s.velocities(), s.masses(), s.atoms());
+            if (begun) {
+                double[] state = new double[dev.penstock.atoms.integrate.Mtk.STATE];
+                for (int q = 0; q < state.length; q++) {
+                    state[q] = c.getDouble(RelaxColumns.BARO + q, x);
+                }
+                double[] cell = new double[9];
+                for (int q = 0; q < 9; q++) {
+                    cell[q] = c.getDouble(RelaxColumns.CELL + q, x);
+                }
+                conserved += dev.penstock.atoms.integrate.Mtk.energy(state, cell, s.atoms(), baro);
+                if (thermostat) {
+                    double[] eta = new double[chain];
+                    double[] etaDot = new double[chain + 1];
+                    for (int q = 0; q < chain; q++) {
+                        eta[q] = c.getDouble(RelaxColumns.NH_ETA + q, x);
+                        etaDot[q] = c.getDouble(RelaxColumns.NH_ETA_DOT + q, x);
+                    }
+                    conserved += dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, NoseHoover.dof(s.atoms()), kT, 1 / tdamp);
+                }
+            }
+            s.info().put("conserved_energy", Double.toString(conserved));
+            s.info().put("conserved_energy_drift", Double.toString(begun ? conserved - c.getDouble(RelaxColumns.NH_CONSERVED0, x) : 0.0));
+        }
+
+        /// The steps taken, Σmv², the conserved quantity at the start, the thermostat's chain
+        /// (`npt`), the barostat's state (the cell is the system's own).
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            out.writeLong(c.getInt(TAKEN, k));
+            out.writeDouble(c.getDouble(RelaxColumns.NH_KE, k));
+            out.writeDouble(c.getDouble(RelaxColumns.NH_CONSERVED0, k));
+            for (int q = 0; thermostat && q < chain; q++) {
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA + q, k));
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOT + q, k));
+                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOTDOT + q, k));
+            }
+            for (int q = 0; q < dev.penstock.atoms.integrate.Mtk.STATE; q++) {
+                out.writeDouble(c.getDouble(RelaxColumns.BARO + q, k));
+            }
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            long saved = in.readLong();
+            if (saved != taken) {
+                throw new IllegalStateException("its barostat is at step " + saved + " after " + taken + " steps");
+            }
+            staging.setDouble(RelaxColumns.NH_KE, k, in.readDouble());
+            staging.setDouble(RelaxColumns.NH_CONSERVED0, k, in.readDouble());
+            for (int q = 0; thermostat && q < chain; q++) {
+                staging.setDouble(RelaxColumns.NH_ETA + q, k, in.readDouble());
+                staging.setDouble(RelaxColumns.NH_ETA_DOT + q, k, in.readDouble());
+                staging.setDouble(RelaxColumns.NH_ETA_DOTDOT + q, k, in.readDouble());
+            }
+            for (int q = 0; q < dev.penstock.atoms.integrate.Mtk.STATE; q++) {
+                staging.setDouble(RelaxColumns.BARO + q, k, in.readDouble());
             }
             return taken > 0;
         }

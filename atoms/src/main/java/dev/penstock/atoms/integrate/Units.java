@@ -6,6 +6,8 @@ public final class Units {
     public static final double TAU_FS = 10.180505710759414;
     /// Boltzmann's constant in eV/K.
     public static final double KB_EV_PER_K = 8.617333262e-5;
+    /// One eV/Å³ in bar (ASE's `units.eV / units.Angstrom**3 / units.bar`, CODATA 2018).
+    public static final double BAR_PER_EV_PER_A3 = 1.602176634e6;
 
     private Units() {
     }

@@ -13,7 +13,9 @@ import dev.penstock.device.VectorSupport;
 ///
 /// Per pair, with d = r_j − r_i, r² = d·d, inside the cutoff (else every term 0):
 /// s2 = σ²/r², s6 = s2³, g = (−12·s6 + 6)·s6·4ε/r² = (du/dr)/r, e = (s6 − 1)·s6·4ε − shift;
-/// F_i += g·d, and half of e is atom i's.
+/// F_i += g·d, and half of e is atom i's; with a virial asked for, each lane also sums g·d⊗d
+/// over the range's atoms (six components), and the virial is −½ of the lanes' folds (each pair
+/// seen from both its atoms: W = Σ_pairs −g·d⊗d).
 final class LjLanes {
     private static final boolean VECTOR = VectorSupport.orFallBack("the Lennard-Jones lane sums");
 
@@ -27,13 +29,16 @@ final class LjLanes {
 
     /// Forces of atoms `[lo, hi)` into `f` (set, not added); returns their energy, each atom's
     /// half of its pair terms added in atom order. `overlap[0]` is set to the first of them with a
-    /// partner closer than the overlap distance (else left as it is).
-    static double sum(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap) {
-        return VECTOR ? LjLanesVector.sum(list, t, f, lo, hi, overlap) : scalar(list, t, f, lo, hi, overlap);
+    /// partner closer than the overlap distance (else left as it is). `w` (null: none) takes
+    /// their share of the virial, xx yy zz xy xz yz.
+    static double sum(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap, double[] w) {
+        return VECTOR ? LjLanesVector.sum(list, t, f, lo, hi, overlap, w) : scalar(list, t, f, lo, hi, overlap, w);
     }
 
     /// `sum` one lane at a time (the same operations in the same order as the vector form).
-    static double scalar(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap) {
+    static double scalar(FullList list, Terms t, double[] f, int lo, int hi, int[] overlap, double[] w) {
+        boolean virial = w != null;
+        double[][] wv = new double[6][lanes()];
         int[] start = list.start();
         int[] nb = list.partners();
         double[] x = list.x();
@@ -69,10 +74,21 @@ final class LjLanes {
                     double s6 = s2 * s2 * s2;
                     double g = (s6 * -12 + 6) * s6 * t.fourEps() * inv2;
                     double e = in ? (s6 - 1) * s6 * t.fourEps() - t.shift() : 0;
-                    fx[q] += g * dx;
-                    fy[q] += g * dy;
-                    fz[q] += g * dz;
+                    double gx = g * dx;
+                    double gy = g * dy;
+                    double gz = g * dz;
+                    fx[q] += gx;
+                    fy[q] += gy;
+                    fz[q] += gz;
                     ev[q] += e;
+                    if (virial) {
+                        wv[0][q] += gx * dx;
+                        wv[1][q] += gy * dy;
+                        wv[2][q] += gz * dz;
+                        wv[3][q] += gx * dy;
+                        wv[4][q] += gx * dz;
+                        wv[5][q] += gy * dz;
+                    }
                 }
             }
             f[3 * i] = fold(fx);
@@ -80,7 +96,14 @@ final class LjLanes {
             f[3 * i + 2] = fold(fz);
             energy += 0.5 * fold(ev);
         }
+        for (int c = 0; virial && c < 6; c++) {
+            w[c] = -0.5 * fold(wv[c]);
+        }
         return energy;
+    }
+
+    private static int lanes() {
+        return FullList.LANES;
     }
 
     /// Lanes 0 … LANES − 1 added in order.

@@ -21,7 +21,8 @@ final class LjLanesVector {
     private LjLanesVector() {
     }
 
-    static double sum(FullList list, LjLanes.Terms t, double[] f, int lo, int hi, int[] overlap) {
+    static double sum(FullList list, LjLanes.Terms t, double[] f, int lo, int hi, int[] overlap, double[] w) {
+        boolean virial = w != null;
         int[] start = list.start();
         int[] nb = list.partners();
         double[] x = list.x();
@@ -36,6 +37,12 @@ final class LjLanesVector {
         double shift = t.shift();
         double[] lanes = new double[FullList.LANES];
         double energy = 0;
+        DoubleVector wxx = zero;
+        DoubleVector wyy = zero;
+        DoubleVector wzz = zero;
+        DoubleVector wxy = zero;
+        DoubleVector wxz = zero;
+        DoubleVector wyz = zero;
         for (int i = lo; i < hi; i++) {
             double xi = x[i];
             double yi = y[i];
@@ -58,10 +65,21 @@ final class LjLanesVector {
                 DoubleVector s6 = s2.mul(s2).mul(s2);
                 DoubleVector g = s6.mul(-12).add(6).mul(s6).mul(fourEps).mul(inv2);
                 DoubleVector e = zero.blend(s6.sub(1).mul(s6).mul(fourEps).sub(shift), in);
-                fx = fx.add(g.mul(dx));
-                fy = fy.add(g.mul(dy));
-                fz = fz.add(g.mul(dz));
+                DoubleVector gx = g.mul(dx);
+                DoubleVector gy = g.mul(dy);
+                DoubleVector gz = g.mul(dz);
+                fx = fx.add(gx);
+                fy = fy.add(gy);
+                fz = fz.add(gz);
                 ev = ev.add(e);
+                if (virial) {
+                    wxx = wxx.add(gx.mul(dx));
+                    wyy = wyy.add(gy.mul(dy));
+                    wzz = wzz.add(gz.mul(dz));
+                    wxy = wxy.add(gx.mul(dy));
+                    wxz = wxz.add(gx.mul(dz));
+                    wyz = wyz.add(gy.mul(dz));
+                }
             }
             fx.intoArray(lanes, 0);
             f[3 * i] = LjLanes.fold(lanes);
@@ -71,6 +89,13 @@ final class LjLanesVector {
             f[3 * i + 2] = LjLanes.fold(lanes);
             ev.intoArray(lanes, 0);
             energy += 0.5 * LjLanes.fold(lanes);
+        }
+        if (virial) {
+            DoubleVector[] sums = {wxx, wyy, wzz, wxy, wxz, wyz};
+            for (int c = 0; c < 6; c++) {
+                sums[c].intoArray(lanes, 0);
+                w[c] = -0.5 * LjLanes.fold(lanes);
+            }
         }
         return energy;
     }

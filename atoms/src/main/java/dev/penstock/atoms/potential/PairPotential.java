@@ -22,6 +22,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     private double[][] partForces = new double[0][]; // a system in parts: each part's forces, under `partsLock`
     private final PartPlan.Cache plans = new PartPlan.Cache();
     private final NeighborLists lists;
+    private volatile boolean virial = true;
 
     /// A pair model with `cutoff` (may be infinite) and neighbour-list `skin`.
     protected PairPotential(double cutoff, double skin) {
@@ -132,6 +133,14 @@ public abstract class PairPotential implements Model, AutoCloseable {
         return lists == null ? 0 : lists.dangerousBuilds();
     }
 
+    /// Whether `compute` sums the virial (`AtomicSystem.virial`, W = Σ_pairs −(du/dr)/r · d⊗d;
+    /// default true: what a barostat and the stress output read). Off, the six sums per pair are
+    /// skipped and the system's virial is null; energies and forces are the same bits. Returns this.
+    public PairPotential virial(boolean on) {
+        virial = on;
+        return this;
+    }
+
     /// Systems whose neighbour lists are kept.
     public int listsHeld() {
         return lists == null ? 0 : lists.size();
@@ -149,6 +158,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
         Arrays.fill(f, 0);
         double e = 0;
         double rc2 = cutoff * cutoff;
+        double[] w = virial ? new double[6] : null; // xx yy zz xy xz yz
         if (Double.isInfinite(cutoff)) {
             for (int d = 0; d < 3; d++) {
                 if (s.periodic(d)) {
@@ -158,18 +168,18 @@ public abstract class PairPotential implements Model, AutoCloseable {
             int n = s.atoms();
             for (int i = 0; i < n; i++) {
                 for (int j = i + 1; j < n; j++) {
-                    e += pair(s, i, j, r[3 * j] - r[3 * i], r[3 * j + 1] - r[3 * i + 1], r[3 * j + 2] - r[3 * i + 2], rc2, f);
+                    e += pair(s, i, j, r[3 * j] - r[3 * i], r[3 * j + 1] - r[3 * i + 1], r[3 * j + 2] - r[3 * i + 2], rc2, f, w);
                 }
             }
         } else if (laneTerms() != null) {
-            e = laneSum(s, lists.current(s, crew), crew);
+            e = laneSum(s, lists.current(s, crew), crew, w);
         } else {
             int k = RowParts.count(s.atoms());
             if (k == 1) {
-                e = listSum(s, lists.current(s, null), r, f, rc2, 0, s.atoms());
+                e = listSum(s, lists.current(s, null), r, f, rc2, 0, s.atoms(), w);
             } else {
                 synchronized (partsLock) { // one system in parts at a time: the parts' arrays are kept for the next
-                    e = partsListSum(s, lists.current(s, crew), r, f, rc2, crew, k);
+                    e = partsListSum(s, lists.current(s, crew), r, f, rc2, crew, k, w);
                 }
             }
         }
@@ -177,6 +187,16 @@ public abstract class PairPotential implements Model, AutoCloseable {
             throw new IllegalStateException("system " + s.id() + ": the energy is " + e);
         }
         s.energy(e);
+        s.virial(w == null ? null : new double[] {w[0], w[3], w[4], w[3], w[1], w[5], w[4], w[5], w[2]});
+    }
+
+    /// Adds part virials `parts` (xx yy zz xy xz yz each) into `w` in part order (null: none).
+    private static void addVirials(double[][] parts, double[] w) {
+        for (int p = 0; w != null && p < parts.length; p++) {
+            for (int c = 0; c < 6; c++) {
+                w[c] += parts[p][c];
+            }
+        }
     }
 
     /// The constants of the lane sums over a full list (`LjLanes`) when this model has them
@@ -189,7 +209,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     /// system is large — each atom's numbers its own, whatever the split — the parts' energies
     /// added in part order (the parts fixed by the system's size). The forces are set, every
     /// atom's. Nothing is shared between calls: systems may be computed on several threads at once.
-    private double laneSum(AtomicSystem s, NeighborList list, Crew crew) {
+    private double laneSum(AtomicSystem s, NeighborList list, Crew crew, double[] w) {
         int n = s.atoms();
         double[] r = s.positions();
         double[] f = s.forces();
@@ -199,14 +219,17 @@ public abstract class PairPotential implements Model, AutoCloseable {
         int[] overlap = {-1};
         double e;
         if (k == 1) {
-            e = LjLanes.sum(full, t, f, 0, n, overlap);
+            e = LjLanes.sum(full, t, f, 0, n, overlap, w);
         } else {
             double[] energies = new double[k];
             int[][] overlaps = new int[k][];
+            double[][] virials = new double[k][6];
             RowParts.run(crew, k, p -> {
                 overlaps[p] = new int[] {-1};
-                energies[p] = LjLanes.sum(full, t, f, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), overlaps[p]);
+                energies[p] = LjLanes.sum(full, t, f, RowParts.from(n, p, k), RowParts.from(n, p + 1, k), overlaps[p],
+                        w == null ? null : virials[p]);
             });
+            addVirials(virials, w);
             e = 0;
             for (int p = k - 1; p >= 0; p--) { // the first part's first overlap is the one named
                 overlap[0] = overlaps[p][0] >= 0 ? overlaps[p][0] : overlap[0];
@@ -246,7 +269,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     /// with about equal pair counts (fixed by the list, not by the threads), each into its own
     /// force array over the blocks it writes (`PartPlan`); then each atom's forces summed in part
     /// order, and the energies likewise. The caller holds `partsLock`.
-    private double partsListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, Crew crew, int k) {
+    private double partsListSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, Crew crew, int k, double[] w) {
         int n = s.atoms();
         if (partForces.length < k || partForces[0].length < 3 * n) {
             partForces = new double[k][3 * n];
@@ -254,10 +277,12 @@ public abstract class PairPotential implements Model, AutoCloseable {
         double[][] forces = partForces;
         PartPlan parts = plans.of(s.id(), list, list.builds(), n, k, list.second(), list.start(), list.end());
         double[] energies = new double[k];
+        double[][] virials = new double[k][6];
         RowParts.run(crew, k, p -> {
             parts.clear(p, forces[p], 3);
-            energies[p] = listSum(s, list, r, forces[p], rc2, parts.bounds[p], parts.bounds[p + 1]);
+            energies[p] = listSum(s, list, r, forces[p], rc2, parts.bounds[p], parts.bounds[p + 1], w == null ? null : virials[p]);
         });
+        addVirials(virials, w);
         RowParts.run(crew, k, p -> parts.sum(forces, f, 3, RowParts.from(n, p, k), RowParts.from(n, p + 1, k)));
         double e = 0;
         for (double part : energies) {
@@ -270,7 +295,7 @@ public abstract class PairPotential implements Model, AutoCloseable {
     /// force stay in registers across its pairs; image shifts come from a small table by code,
     /// loaded only for the pairs that have one (~10% of a large box's: the others skip three loads
     /// and adds, and r_j + 0 − r_i is r_j − r_i to the bit).
-    private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, int lo, int hi) {
+    private double listSum(AtomicSystem s, NeighborList list, double[] r, double[] f, double rc2, int lo, int hi, double[] w) {
         int[] start = list.start();
         int[] end = list.end();
         int[] b = list.second();
@@ -313,6 +338,9 @@ public abstract class PairPotential implements Model, AutoCloseable {
                 }
                 e += energySquared(r2, scratch);
                 double g = scratch[0];
+                if (w != null) {
+                    tally(w, g, dx, dy, dz);
+                }
                 fx += g * dx;
                 fy += g * dy;
                 fz += g * dz;
@@ -327,7 +355,17 @@ public abstract class PairPotential implements Model, AutoCloseable {
         return e;
     }
 
-    private double pair(AtomicSystem s, int i, int j, double dx, double dy, double dz, double rc2, double[] f) {
+    /// Adds one pair's −g·d⊗d to `w` (xx yy zz xy xz yz).
+    private static void tally(double[] w, double g, double dx, double dy, double dz) {
+        w[0] -= g * dx * dx;
+        w[1] -= g * dy * dy;
+        w[2] -= g * dz * dz;
+        w[3] -= g * dx * dy;
+        w[4] -= g * dx * dz;
+        w[5] -= g * dy * dz;
+    }
+
+    private double pair(AtomicSystem s, int i, int j, double dx, double dy, double dz, double rc2, double[] f, double[] w) {
         double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= rc2) {
             return 0;
@@ -339,6 +377,9 @@ public abstract class PairPotential implements Model, AutoCloseable {
         double[] scratch = new double[1];
         double e = energySquared(r2, scratch);
         double g = scratch[0]; // F_i = +du/dr · d/r (d = r_j − r_i), F_j = −F_i
+        if (w != null) {
+            tally(w, g, dx, dy, dz);
+        }
         f[3 * i] += g * dx;
         f[3 * i + 1] += g * dy;
         f[3 * i + 2] += g * dz;

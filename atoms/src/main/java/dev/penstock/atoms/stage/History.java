@@ -17,13 +17,18 @@ import java.util.function.IntConsumer;
 /// - when it leaves a stage: `fmax`, its max |F_i| (eV/Å), and after dynamics `temperature`, its
 ///   kinetic temperature Σ m v² / (3 N k_B) in K (3N degrees of freedom, as ASE's
 ///   `Atoms.get_temperature`);
-/// - after a thermostat with a conserved quantity (`nvt`): `conserved_energy` (eV) and
-///   `conserved_energy_drift` (eV, its change since the sub-stage began), which the stage writes.
+/// - after a thermostat or barostat with a conserved quantity (`nvt`, `npt`, `nph`):
+///   `conserved_energy` (eV) and `conserved_energy_drift` (eV, its change since the sub-stage
+///   began), which the stage writes;
+/// - after dynamics, for a system periodic along every axis whose model gave a virial: `volume`
+///   (Å³) and `pressure` (eV/Å³, (Σ m v² + tr W) / 3V: the kinetic part included, as LAMMPS's
+///   `press`; ASE's `stress` is the virial's part alone, −W/V).
 public final class History {
     /// The info keys `History` writes.
     public static final Set<String> KEYS = Set.of("stages", "outcome", "quarantined", "fmax", "temperature", "conserved_energy",
-            "conserved_energy_drift");
-    private static final Set<String> DYNAMICS = Set.of("langevin", "nve", "nvt");
+            "conserved_energy_drift", "pressure", "volume");
+    private static final Set<String> DYNAMICS = Set.of("langevin", "nve", "nvt", "npt", "nph");
+    private static final Set<String> CONSERVING = Set.of("nvt", "npt", "nph");
 
     private History() {
     }
@@ -68,11 +73,30 @@ public final class History {
             } else {
                 s.info().remove("temperature");
             }
-            if (!e.method().equals("nvt")) { // the stage it leaves kept no conserved quantity
+            double p = DYNAMICS.contains(e.method()) ? pressure(s) : Double.NaN;
+            if (Double.isNaN(p)) {
+                s.info().remove("pressure");
+                s.info().remove("volume");
+            } else {
+                s.info().put("pressure", Double.toString(p));
+                s.info().put("volume", Double.toString(s.cell().volume()));
+            }
+            if (!CONSERVING.contains(e.method())) { // the stage it leaves kept no conserved quantity
                 s.info().remove("conserved_energy");
                 s.info().remove("conserved_energy_drift");
             }
         }
+    }
+
+    /// The pressure (eV/Å³) of a system periodic along every axis with a virial: (Σ m v² + tr W)
+    /// / 3V; NaN otherwise.
+    public static double pressure(AtomicSystem s) {
+        double[] w = s.virial();
+        double volume = s.cell().volume();
+        if (w == null || !(volume > 0)) {
+            return Double.NaN;
+        }
+        return (dev.penstock.atoms.integrate.Mtk.mv2(s.velocities(), s.masses(), s.atoms()) + w[0] + w[4] + w[8]) / 3.0 * (1 / volume);
     }
 
     /// Kinetic temperature (K) with 3N degrees of freedom.

@@ -31,7 +31,9 @@ import java.util.function.Supplier;
 /// default 10000, energy = energy-change tolerance, default off; `steps` alone: a step budget
 /// only); `langevin` (T, dt, steps,
 /// friction in 1/fs, default 0.01); `nve` (dt, steps); `nvt` (T, tdamp in fs, dt, steps, chain
-/// default 3, tloop default 1). Errors name the call and the argument.
+/// default 3, tloop default 1); `npt` (T, P in bar, tdamp, pdamp, dt, steps, couple, chain,
+/// pchain, tloop) and `nph` (P, pdamp, dt, steps, couple, pchain, ptemp in K). Errors name the call
+/// and the argument.
 public final class PipelineSpec {
     private PipelineSpec() {
     }
@@ -272,6 +274,16 @@ public final class PipelineSpec {
                                                                tdamp (fs; ~100 dt), `chain` thermostats (≤ 5): LAMMPS's
                                                                fix nvt; 3N-3 degrees of freedom; the output's info has
                                                                temperature (K), conserved_energy and its drift (eV)
+                  npt(T=K, P=BAR, tdamp=FS, pdamp=FS, dt=FS, steps=N, couple=iso, chain=3, pchain=3, tloop=1)
+                                                               Nosé-Hoover thermostat and MTK barostat at pressure P
+                                                               (bar; ~1000 dt for pdamp): LAMMPS's fix npt (MTK terms,
+                                                               drag 0, dilate all); couple=iso (one volume), aniso (each
+                                                               axis), tri (axes and tilts; aniso/tri need LAMMPS's cell
+                                                               orientation); periodic systems only; the cell changes;
+                                                               info: pressure (eV/Å³), volume (Å³), conserved_energy
+                  nph(P=BAR, pdamp=FS, dt=FS, steps=N, couple=iso, pchain=3, ptemp=K)
+                                                               the barostat alone: LAMMPS's fix nph; its masses take
+                                                               each system's starting temperature, or ptemp (K)
                 Potentials (--potential):
                   lj(epsilon=EV, sigma=A, cutoff=2.5*sigma, shifted=true, every=0)
                                        Lennard-Jones (eV, Å), cut and shifted at cutoff (Å); neighbour lists (skin 0.3σ)
@@ -314,7 +326,7 @@ public final class PipelineSpec {
     }
 
     /// Checks one call: a method this spec knows (`fire`, `fire2`, `fire_mw`, `langevin`,
-    /// `nve`, `nvt`) with its arguments in range; otherwise an error naming the call, the argument and
+    /// `nve`, `nvt`, `npt`, `nph`) with its arguments in range; otherwise an error naming the call, the argument and
     /// where it is. Every stage builder asks it before anything runs.
     public static void check(Call c) {
         switch (c.name()) {
@@ -322,8 +334,9 @@ public final class PipelineSpec {
             case "langevin" -> langevin(c);
             case "nve" -> verlet(c);
             case "nvt" -> noseHoover(c);
+            case "npt", "nph" -> barostat(c);
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
-                    + " (known: fire, fire2, fire_mw, langevin, nve, nvt)");
+                    + " (known: fire, fire2, fire_mw, langevin, nve, nvt, npt, nph)");
         }
     }
 
@@ -403,6 +416,44 @@ public final class PipelineSpec {
             throw new IllegalArgumentException("'" + c.name() + "': 'tloop' must be 1 … 100, got " + tloop + " (at character " + c.offset() + ")");
         }
         return new NoseHoover(dt, kT, tdamp, (int) chain, (int) tloop, requireSteps(c));
+    }
+
+    /// The sub-stage of an `npt` call — T (K), P (bar), tdamp, pdamp, dt (fs), steps (all
+    /// required), couple (iso, aniso or tri; default iso), chain and pchain (default 3, at most 5),
+    /// tloop (default 1): LAMMPS's `fix npt temp T T tdamp iso|aniso|tri P P pdamp tchain C pchain
+    /// C' tloop L` — or of an `nph` call: P, pdamp, dt, steps, couple, pchain, ptemp (K; default: each
+    /// system's own temperature at its start).
+    public static dev.penstock.atoms.device.SubStage.Barostat barostat(Call c) {
+        boolean npt = c.name().equals("npt");
+        c.only(npt ? Set.of("T", "P", "tdamp", "pdamp", "dt", "steps", "couple", "chain", "pchain", "tloop")
+                : Set.of("P", "pdamp", "dt", "steps", "couple", "pchain", "ptemp"));
+        double kT = npt ? Units.KB_EV_PER_K * c.atLeastZero("T", null, true, " K") : 0;
+        double p = c.number("P", null) / Units.BAR_PER_EV_PER_A3;
+        double tdamp = npt ? Units.fsToTau(c.atLeastZero("tdamp", null, true, " fs")) : 1;
+        double pdamp = Units.fsToTau(c.atLeastZero("pdamp", null, true, " fs"));
+        double dt = Units.fsToTau(c.atLeastZero("dt", null, true, " fs"));
+        String couple = c.args().getOrDefault("couple", "iso");
+        int kind = switch (couple) {
+            case "iso" -> dev.penstock.atoms.integrate.Mtk.ISO;
+            case "aniso" -> dev.penstock.atoms.integrate.Mtk.ANISO;
+            case "tri" -> dev.penstock.atoms.integrate.Mtk.TRI;
+            default -> throw new IllegalArgumentException("'" + c.name() + "': 'couple' must be iso, aniso or tri, got '" + couple
+                    + "' (at character " + c.offset() + ")");
+        };
+        long chain = npt ? c.count("chain", 3L) : 1;
+        long pchain = c.count("pchain", 3L);
+        if (chain < 1 || chain > dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN || pchain > dev.penstock.atoms.integrate.Mtk.MAX_CHAIN) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'chain' must be 1 … " + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN
+                    + " and 'pchain' 0 … " + dev.penstock.atoms.integrate.Mtk.MAX_CHAIN + ", got " + chain + ", " + pchain + " (at character "
+                    + c.offset() + ")");
+        }
+        long tloop = npt ? c.count("tloop", 1L) : 1;
+        if (tloop < 1 || tloop > 100) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'tloop' must be 1 … 100, got " + tloop + " (at character " + c.offset() + ")");
+        }
+        double ptemp = npt ? 0 : Units.KB_EV_PER_K * c.atLeastZero("ptemp", 0.0, false, " K");
+        return new dev.penstock.atoms.device.SubStage.Barostat(dt, npt, kT, tdamp, (int) chain, (int) tloop, ptemp,
+                new dev.penstock.atoms.integrate.Mtk.Settings(kind, p, 1 / pdamp, (int) pchain), requireSteps(c));
     }
 
     private static long requireSteps(Call c) {

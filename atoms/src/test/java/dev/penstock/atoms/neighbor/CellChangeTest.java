@@ -126,6 +126,43 @@ class CellChangeTest {
         followsTheCell(() -> new Morse(0.3429, 1.3588, 2.866, 6.0), morse, "Morse (half-list sums)");
     }
 
+    /// W_ab = −∂E/∂ε_ab under the homogeneous strain r → r·(I + ε): the virial a barostat reads,
+    /// for the pair models' three sums (lanes, a half list, a large system's parts), by central
+    /// differences of fresh evaluations.
+    @Test
+    void thePairModelsVirialIsTheEnergysStrainDerivative() {
+        AtomicSystem small = Lattices.fcc(6, 5, 5.26, 1.3, true, new int[] {18, 18}, 0, 16);
+        AtomicSystem large = Lattices.fcc(7, 13, 5.26, 0.4, true, new int[] {18, 18}, 0, 17); // 8,788 atoms: in parts
+        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true), small, "Lennard-Jones (lane sums)");
+        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true).threads(2), large, "Lennard-Jones in parts");
+        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5), small, "Morse (half list)");
+        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5).threads(2), large, "Morse in parts");
+    }
+
+    private static void strainDerivative(Supplier<Model> models, AtomicSystem s, String what) {
+        AtomicSystem at = fresh(s);
+        models.get().compute(at);
+        double[] w = at.virial();
+        assertThat(w).as("%s computes a virial", what).isNotNull();
+        double h = 1e-6; // (a pair crossing the cutoff puts a kink in E: small steps)
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) {
+                double[] e = new double[2];
+                for (int side = 0; side < 2; side++) {
+                    AtomicSystem x = fresh(s);
+                    double[] strain = new double[9];
+                    strain[3 * a + b] = side == 0 ? h : -h;
+                    deform(x, strain, 0, 0);
+                    models.get().compute(x);
+                    e[side] = x.energy();
+                }
+                double dEde = (e[0] - e[1]) / (2 * h);
+                assertThat(Math.abs(w[3 * a + b] + dEde)).as("%s: W_%d%d = %s, −dE/dε = %s", what, a, b, w[3 * a + b], -dEde)
+                        .isLessThan(1e-5 * Math.abs(w[0]) + 1e-9);
+            }
+        }
+    }
+
     @Test
     void manyBodyModelsFollowTheCell() throws Exception {
         assumeTrue(Files.isDirectory(POTENTIALS) || Ci.required(), "LAMMPS's potential files (lammps-data) are not installed");

@@ -92,8 +92,14 @@ class LjLanesTest {
         double[] fs = new double[3 * s.atoms()];
         int[] ov = {-1};
         int[] os = {-1};
-        double ev = LjLanesVector.sum(full, t, fv, 0, s.atoms(), ov);
-        double es = LjLanes.scalar(full, t, fs, 0, s.atoms(), os);
+        double[] wv = new double[6];
+        double[] ws = new double[6];
+        double ev = LjLanesVector.sum(full, t, fv, 0, s.atoms(), ov, wv);
+        double es = LjLanes.scalar(full, t, fs, 0, s.atoms(), os, ws);
+        for (int c = 0; c < 6; c++) {
+            assertThat(Double.doubleToRawLongBits(wv[c])).as("virial %d", c).isEqualTo(Double.doubleToRawLongBits(ws[c]));
+        }
+        assertThat(wv[0]).as("a virial").isNotZero();
         assertThat(ov[0]).isEqualTo(-1);
         assertThat(os[0]).isEqualTo(-1);
         assertThat(Double.doubleToRawLongBits(ev)).isEqualTo(Double.doubleToRawLongBits(es));
