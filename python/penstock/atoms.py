@@ -18,8 +18,9 @@ except ImportError as e:  # pragma: no cover - ASE is a dependency of this modul
     raise ImportError("penstock.atoms needs ASE (Debian: apt-get install -y python3-ase)") from e
 
 #: The info keys a run writes on each system (docs/cli.md, "Outcomes and exit codes").
-KEYS = ("stages", "outcome", "fmax", "temperature", "quarantined", "conserved_energy", "conserved_energy_drift")
-_NUMBERS = ("fmax", "temperature", "conserved_energy", "conserved_energy_drift")
+KEYS = ("stages", "outcome", "fmax", "temperature", "quarantined", "conserved_energy", "conserved_energy_drift", "pressure",
+        "volume")
+_NUMBERS = ("fmax", "temperature", "conserved_energy", "conserved_energy_drift", "pressure", "volume")
 
 
 def _call(where, fn):
@@ -97,8 +98,10 @@ def simulate(images, pipeline, potential, threads=1, seed=0, max_step=1.0, max_s
     and ``refill_every`` are its options). Returns new ``ase.Atoms``, one per image, in input order:
     positions, momenta, and a calculator holding energy, forces and (periodic) stress; ``info``
     gains ``stages``, ``outcome`` (``converged``, ``unconverged``, ``completed``, ``quarantined``),
-    ``fmax``, after dynamics ``temperature``, and for a quarantined system ``quarantined`` (its
-    diagnosis) — none is dropped. A system's id is ``atoms.info["id"]`` when it is an integer,
+    ``fmax``, after dynamics ``temperature`` (and for a periodic system ``pressure``, eV/Å³, and
+    ``volume``, Å³), after ``nvt``/``npt``/``nph`` ``conserved_energy`` and its drift, and for a
+    quarantined system ``quarantined`` (its diagnosis) — none is dropped; ``npt``/``nph`` return
+    each system in its new cell. A system's id is ``atoms.info["id"]`` when it is an integer,
     else its index (ids key the noise, as in extended XYZ). The same numbers, bit for bit, as
     ``penstock simulate`` writes for these images.
     """
@@ -155,6 +158,8 @@ def _atoms(atoms, s, sid):
     """A copy of ``atoms`` holding what the run left in system ``s``."""
     a = atoms.copy()
     a.calc = None
+    if a.cell.rank == 3:  # a barostat's (npt, nph) new cell; the positions below are already in it
+        a.set_cell(np.array(s.cell().vectors()).reshape(3, 3), scale_atoms=False)
     a.set_positions(np.array(s.positions()).reshape(-1, 3))
     a.set_momenta(np.array(s.velocities()).reshape(-1, 3) * a.get_masses()[:, None])
     for key in KEYS:

@@ -193,3 +193,24 @@ def test_a_nose_hoover_run_from_python_reports_its_temperature_and_conserved_ene
     conserved = out.info["conserved_energy"]
     assert abs(out.info["conserved_energy_drift"]) < 1e-3 * abs(conserved)
     assert out.get_temperature() < 500  # the thermostat took the 600 K start towards 300 K
+
+
+def test_an_npt_run_from_python_returns_each_crystal_in_its_new_cell_at_the_pressure():
+    """npt (LAMMPS's fix npt: MTK barostat and Nosé–Hoover thermostat) from Python: each ase.Atoms
+    back in the cell the barostat left it, with its pressure (eV/Å³, the kinetic part included)
+    and volume in info — the volume ASE computes from the returned cell, the pressure ASE's
+    stress and momenta give."""
+    from ase.md.velocitydistribution import MaxwellBoltzmannDistribution, Stationary
+    cu = bulk("Cu", cubic=True).repeat(3)
+    cu.set_cell(cu.cell * 1.01, scale_atoms=True)  # stretched: the barostat shrinks it
+    MaxwellBoltzmannDistribution(cu, temperature_K=300, rng=np.random.default_rng(3))
+    Stationary(cu)
+    potential = "eam(file=%s)" % CU
+    [out] = patoms.simulate([cu], pipeline="npt(T=300, P=0, tdamp=100, pdamp=500, dt=2, steps=300)", potential=potential)
+    assert out.info["stages"] == "npt:300"
+    assert out.get_volume() < cu.get_volume() * 0.995
+    assert out.info["volume"] == pytest.approx(out.get_volume(), rel=1e-12)
+    # (Σ m v² + tr W) / 3V with W = −σV: ASE's stress is the virial's part
+    kinetic = (out.get_momenta() ** 2 / out.get_masses()[:, None]).sum() / (3 * out.get_volume())
+    assert out.info["pressure"] == pytest.approx(kinetic - out.get_stress()[:3].mean(), rel=1e-9)
+    assert abs(out.info["conserved_energy_drift"]) < 1e-3 * abs(out.info["conserved_energy"])

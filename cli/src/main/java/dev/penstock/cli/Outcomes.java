@@ -15,11 +15,11 @@ final class Outcomes {
     private final Map<String, Long> counts = new TreeMap<>();
     private final List<Long> unconverged = new ArrayList<>();
     private long unconvergedCount;
-    // after dynamics: each written system's temperature; after nvt: the largest conserved-energy drift
-    private long heated;
-    private double temperatureSum;
-    private double temperatureMin = Double.POSITIVE_INFINITY;
-    private double temperatureMax = Double.NEGATIVE_INFINITY;
+    // after dynamics: each written system's temperature (and, periodic, its pressure and volume);
+    // after nvt, npt, nph: the largest conserved-energy drift
+    private final Range temperature = new Range();
+    private final Range pressure = new Range();
+    private final Range volume = new Range();
     private double worstDrift = -1;
     private double worstDriftRelative;
     private long worstDriftId;
@@ -28,14 +28,9 @@ final class Outcomes {
     synchronized void add(AtomicSystem s) {
         String outcome = s.info().getOrDefault("outcome", "completed");
         counts.merge(outcome, 1L, Long::sum);
-        String t = s.info().get("temperature");
-        if (t != null) {
-            double k = Double.parseDouble(t);
-            heated++;
-            temperatureSum += k;
-            temperatureMin = Math.min(temperatureMin, k);
-            temperatureMax = Math.max(temperatureMax, k);
-        }
+        temperature.add(s.info().get("temperature"), 1);
+        pressure.add(s.info().get("pressure"), dev.penstock.atoms.integrate.Units.BAR_PER_EV_PER_A3);
+        volume.add(s.info().get("volume"), 1);
         String drift = s.info().get("conserved_energy_drift");
         if (drift != null) {
             double d = Math.abs(Double.parseDouble(drift));
@@ -71,9 +66,13 @@ final class Outcomes {
                     .append(unconvergedCount > unconverged.size() ? " … and " + (unconvergedCount - unconverged.size()) + " more" : "")
                     .append("; give more steps, or steps alone for a budget only)");
         }
-        if (heated > 0) {
-            b.append(String.format(java.util.Locale.ROOT, "; temperature %.1f K mean (%.1f–%.1f)", temperatureSum / heated, temperatureMin,
-                    temperatureMax));
+        if (temperature.count > 0) {
+            b.append(String.format(java.util.Locale.ROOT, "; temperature %.1f K mean (%.1f–%.1f)", temperature.mean(), temperature.min,
+                    temperature.max));
+        }
+        if (pressure.count > 0) {
+            b.append(String.format(java.util.Locale.ROOT, "; pressure %.4g bar mean (%.4g–%.4g), volume %.6g Å³ mean", pressure.mean(),
+                    pressure.min, pressure.max, volume.mean()));
         }
         if (worstDrift >= 0) {
             b.append(String.format(java.util.Locale.ROOT, "; largest conserved-energy drift %.2e eV (%.1e of it, system %d)", worstDrift,
@@ -82,15 +81,15 @@ final class Outcomes {
         return b.toString();
     }
 
-    /// For the JSON summary: after dynamics `"temperature_k": {"systems", "mean", "min", "max"}`,
-    /// after `nvt` `"conserved_energy_drift": {"largest_ev", "relative", "system"}`, then
+    /// For the JSON summary: after dynamics `"temperature_k": {"systems", "mean", "min", "max"}`
+    /// (and for periodic systems `"pressure_bar"` and `"volume_a3"` alike), after `nvt`, `npt`,
+    /// `nph` `"conserved_energy_drift": {"largest_ev", "relative", "system"}`, then
     /// `"outcomes": {"converged": 3, …}, "unconverged_ids": […]` (the summary's last keys).
     synchronized String json() {
         StringBuilder b = new StringBuilder();
-        if (heated > 0) {
-            b.append(String.format(java.util.Locale.ROOT, "\"temperature_k\": {\"systems\": %d, \"mean\": %s, \"min\": %s, \"max\": %s}, ",
-                    heated, temperatureSum / heated, temperatureMin, temperatureMax));
-        }
+        temperature.json(b, "temperature_k");
+        pressure.json(b, "pressure_bar");
+        volume.json(b, "volume_a3");
         if (worstDrift >= 0) {
             b.append(String.format(java.util.Locale.ROOT, "\"conserved_energy_drift\": {\"largest_ev\": %s, \"relative\": %s, "
                     + "\"system\": %d}, ", worstDrift, worstDriftRelative, worstDriftId));
@@ -102,6 +101,37 @@ final class Outcomes {
             first = false;
         }
         return b.append("}, \"unconverged_ids\": ").append(unconverged).toString();
+    }
+
+    /// Count, sum, least and largest of one info number over the written systems.
+    private static final class Range {
+        long count;
+        double sum;
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+
+        /// Adds `value` (an info string; null: none) times `scale`.
+        void add(String value, double scale) {
+            if (value != null) {
+                double x = Double.parseDouble(value) * scale;
+                count++;
+                sum += x;
+                min = Math.min(min, x);
+                max = Math.max(max, x);
+            }
+        }
+
+        double mean() {
+            return sum / count;
+        }
+
+        /// `"key": {"systems", "mean", "min", "max"}, ` when there is any.
+        void json(StringBuilder b, String key) {
+            if (count > 0) {
+                b.append(String.format(java.util.Locale.ROOT, "\"%s\": {\"systems\": %d, \"mean\": %s, \"min\": %s, \"max\": %s}, ", key,
+                        count, mean(), min, max));
+            }
+        }
     }
 
     /// `sink`, counting each system it takes.

@@ -11,8 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /// The thermostats and barostats as `simulate` runs them: `nvt` (a Nosé–Hoover chain) writes each
 /// system's temperature and conserved quantity with its drift, on the local runner and, the same
-/// bits, on Flink through checkpoints; `simulate --list` documents it; a bad argument is one line
-/// naming it.
+/// bits, on Flink through checkpoints; `npt` then `nvt` carries each crystal's equilibrated cell
+/// from the one stage to the next, locally and on Flink alike, writing its pressure and volume;
+/// `simulate --list` documents them; a bad argument is one line naming it.
 class SimulateEnsembleTest {
     private static final String ARGON = "lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)";
     private static final String PIPELINE = "fire(fmax=0.01) | nvt(T=40, tdamp=250, dt=5, steps=400)";
@@ -59,6 +60,50 @@ class SimulateEnsembleTest {
             hottest = Math.max(hottest, t);
         }
         assertThat(hottest).as("the thermostat heated the relaxed (cold) clusters").isGreaterThan(10);
+    }
+
+    /// NPT equilibration then NVT production (README's pipeline) over the eight silicon crystals
+    /// of `examples/silicon.xyz` (Stillinger–Weber, 64 atoms each) at 10 kbar: each leaves `npt`
+    /// with a smaller cell, which `nvt` keeps; pressure (eV/Å³) and volume in its info, the
+    /// summary's pressure in bar; the same bits on Flink, with checkpoints mid-run; a free system
+    /// refused before the run, naming it.
+    @Test
+    void nptThenNvtCarriesEachCrystalsCellDownstreamLocallyAndTheSameBitsOnFlink() throws Exception {
+        java.nio.file.Path sw = java.nio.file.Path.of("/usr/share/lammps/potentials/Si.sw");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(sw) || dev.penstock.testing.Ci.required(),
+                "LAMMPS's potential files (lammps-data) are not installed");
+        String pipeline = "npt(T=600, P=10000, tdamp=100, pdamp=500, dt=1, steps=300) | nvt(T=600, tdamp=100, dt=1, steps=100)";
+        String potential = "sw(file=" + sw + ")";
+        Path in = Path.of("../examples/silicon.xyz");
+        Path local = dir.resolve("npt-local.xyz");
+        Path flink = dir.resolve("npt-flink.xyz");
+        assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", potential, "--out", local.toString()))
+                .contains("8 of 8 systems finished").containsPattern("; pressure [0-9.e+-]+ bar mean \\(");
+        String json = MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", potential, "--out",
+                dir.resolve("npt-json.xyz").toString(), "--json");
+        assertThat(json).containsPattern("\"pressure_bar\": \\{\"systems\": 8, \"mean\": [0-9.E-]+")
+                .containsPattern("\"volume_a3\": \\{\"systems\": 8, \"mean\": [0-9.E-]+");
+        assertThat(MainTest.run(0, "simulate", in.toString(), "--pipeline", pipeline, "--potential", potential, "--out", flink.toString(),
+                "--runner", "flink", "--parallelism", "2", "--checkpoint-interval", "100")).contains("8 of 8 systems finished on Flink");
+        Map<Long, AtomicSystem> start = SimulateDeviceTest.read(in);
+        Map<Long, AtomicSystem> a = SimulateDeviceTest.read(local);
+        Map<Long, AtomicSystem> b = SimulateDeviceTest.read(flink);
+        assertThat(b.keySet()).isEqualTo(a.keySet()).hasSize(8);
+        for (long id : a.keySet()) {
+            AtomicSystem s = a.get(id);
+            assertThat(b.get(id).positions()).as("system %d on Flink, bit for bit", id).isEqualTo(s.positions());
+            assertThat(b.get(id).cell()).as("system %d's cell on Flink", id).isEqualTo(s.cell());
+            assertThat(b.get(id).info()).as("system %d on Flink", id).isEqualTo(s.info());
+            assertThat(s.info().get("stages")).isEqualTo("npt:300,nvt:100");
+            double v0 = start.get(id).cell().volume();
+            assertThat(s.cell().volume()).as("system %d: compressed at 10 kbar", id).isLessThan(0.995 * v0);
+            assertThat(Double.parseDouble(s.info().get("volume"))).isEqualTo(s.cell().volume());
+            assertThat(Double.parseDouble(s.info().get("pressure"))).as("system %d: a pressure written", id).isNotZero();
+        }
+        Path free = dir.resolve("free.xyz");
+        Files.writeString(free, "2\nProperties=species:S:1:pos:R:3\nSi 0 0 0\nSi 2.35 0 0\n");
+        assertThat(MainTest.run(2, "simulate", free.toString(), "--pipeline", pipeline, "--potential", potential, "--out",
+                dir.resolve("never.xyz").toString())).contains("is not periodic along every axis").contains("'npt'");
     }
 
     /// A LAMMPS data file as `simulate`'s input: `write_data`'s copper with velocities (metal units)
@@ -130,10 +175,15 @@ class SimulateEnsembleTest {
     @Test
     void theMethodListDocumentsNvtAndABadArgumentIsOneLineNamingIt() {
         assertThat(MainTest.run(0, "simulate", "--list")).contains("nvt(T=K, tdamp=FS, dt=FS, steps=N, chain=3, tloop=1)")
+                .contains("npt(T=K, P=BAR, tdamp=FS, pdamp=FS, dt=FS, steps=N, couple=iso, chain=3, pchain=3, tloop=1)")
+                .contains("nph(P=BAR, pdamp=FS, dt=FS, steps=N, couple=iso, pchain=3, ptemp=K)")
                 .contains("conserved_energy");
         String out = MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "nvt(T=40, tdamp=250, dt=5, steps=10, chain=9)",
                 "--potential", ARGON, "--out", dir.resolve("never.xyz").toString());
         assertThat(out).contains("'nvt': 'chain' must be 1 … 5, got 9");
+        assertThat(MainTest.run(2, "simulate", "../examples/silicon.xyz", "--pipeline", "npt(T=40, P=1, tdamp=100, pdamp=500, dt=1, steps=10, "
+                + "couple=xyz)", "--potential", ARGON, "--out", dir.resolve("never.xyz").toString()))
+                .contains("'npt': 'couple' must be iso, aniso or tri, got 'xyz'");
         assertThat(Files.exists(dir.resolve("never.xyz"))).isFalse();
         assertThat(MainTest.run(2, "simulate", "../examples/argon-clusters.xyz", "--pipeline", "nvt(T=40, dt=5, steps=10)", "--potential", ARGON,
                 "--out", dir.resolve("never.xyz").toString())).contains("'nvt' needs 'tdamp'");

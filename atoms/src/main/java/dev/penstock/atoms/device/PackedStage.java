@@ -280,8 +280,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         staging.setDouble(ENERGY, k, s.energy());
         staging.setDouble(PREV_ENERGY, k, Double.NaN);
         staging.setDouble(FMAX, k, Double.NaN);
+        double[] w = s.virial(); // a restored system's (a barostat's next step reads it); a newcomer's is evaluated first
         for (int x = 0; x < 9; x++) {
-            staging.setDouble(RelaxColumns.VIRIAL + x, k, Double.NaN);
+            staging.setDouble(RelaxColumns.VIRIAL + x, k, w == null ? Double.NaN : w[x]);
         }
         CellImages.pack(s, cutoff(), staging, k);
     }
