@@ -214,3 +214,41 @@ def test_an_npt_run_from_python_returns_each_crystal_in_its_new_cell_at_the_pres
     kinetic = (out.get_momenta() ** 2 / out.get_masses()[:, None]).sum() / (3 * out.get_volume())
     assert out.info["pressure"] == pytest.approx(kinetic - out.get_stress()[:3].mean(), rel=1e-9)
     assert abs(out.info["conserved_energy_drift"]) < 1e-3 * abs(out.info["conserved_energy"])
+
+
+def _strained(atoms, seed):
+    """``atoms`` in a stretched, sheared cell, every atom off its site by up to ±0.05 Å."""
+    rng = np.random.default_rng(seed)
+    strain = np.eye(3) + np.array([[0.02, 0.01, 0.0], [0.0, -0.015, 0.008], [0.004, 0.0, 0.025]])
+    a = atoms.copy()
+    a.set_cell(a.cell.array @ strain, scale_atoms=True)
+    a.positions += rng.uniform(-0.05, 0.05, a.positions.shape)
+    return a
+
+
+@pytest.mark.parametrize("name, potential, pressure_bar", [
+    ("copper", "eam(file=%s)" % CU, 0.0),
+    ("copper", "eam(file=%s)" % CU, 10000.0),
+    ("silicon", "sw(file=/usr/share/lammps/potentials/Si.sw)", 0.0),
+    ("silicon", "sw(file=/usr/share/lammps/potentials/Si.sw)", 10000.0),
+])
+def test_fire_cell_takes_the_steps_of_ases_fire_over_a_unit_cell_filter(name, potential, pressure_bar):
+    """fire_cell is ASE 3.22's FIRE(UnitCellFilter(atoms, scalar_pressure=P)) step for step: on a
+    strained copper (EAM) and silicon (Stillinger–Weber) crystal at 0 and 10 kbar, with Penstock's
+    potential as ASE's calculator, the same number of steps and the final cell within 1e-9 Å."""
+    from ase.constraints import UnitCellFilter
+    from ase.optimize import FIRE
+    start = _strained(bulk("Cu", cubic=True).repeat(2) if name == "copper" else bulk("Si", cubic=True).repeat(2), 5)
+    p = pressure_bar / 1.602176634e6  # eV/Å³, as simulate converts it (ASE 3.22's bar is CODATA 2014's, 8e-9 away)
+    ase_atoms = start.copy()
+    ase_atoms.calc = patoms.Calculator(potential=potential)
+    opt = FIRE(UnitCellFilter(ase_atoms, scalar_pressure=p), logfile=None)
+    opt.run(fmax=0.01, steps=2000)
+    assert 10 < opt.nsteps < 2000
+    [out] = patoms.simulate([start], pipeline="fire_cell(fmax=0.01, P=%r)" % pressure_bar, potential=potential)
+    assert out.info["stages"] == "fire_cell:%d" % opt.nsteps
+    assert out.info["outcome"] == "converged"
+    assert np.abs(out.cell.array - ase_atoms.cell.array).max() < 1e-9
+    assert np.abs(out.positions - ase_atoms.positions).max() < 1e-9
+    # at the pressure: ASE's stress (the virial's part) is −P on the diagonal, to the force criterion's share
+    assert np.abs(out.get_stress()[:3] + p).max() < 0.01 * len(out) / out.get_volume()

@@ -124,12 +124,14 @@ public final class SimulateMdBench {
         this.out = out;
     }
 
-    /// The ensemble: "nve" (default) or "nvt" (a Nosé–Hoover chain at the workload's temperature,
-    /// tdamp 100 steps: LAMMPS's `fix nvt temp T T tdamp`, Penstock's `nvt(…)`; the energy check
-    /// then compares the conserved quantity, LAMMPS's `econserve`).
+    /// The ensemble: "nve" (default), "nvt" (a Nosé–Hoover chain at the workload's temperature,
+    /// tdamp 100 steps: LAMMPS's `fix nvt temp T T tdamp`, Penstock's `nvt(…)`) or "npt" (that
+    /// thermostat and the MTK barostat, `iso` at `PRESSURE_BAR`, pdamp 1,000 steps: LAMMPS's `fix npt
+    /// temp T T tdamp iso P P pdamp`, Penstock's `npt(…)`); the energy check of the last two compares
+    /// the conserved quantity, LAMMPS's `econserve`.
     public SimulateMdBench ensemble(String e) {
-        if (!e.equals("nve") && !e.equals("nvt")) {
-            throw new IllegalArgumentException("option '--ensemble': expected nve or nvt, got '" + e + "'");
+        if (!e.equals("nve") && !e.equals("nvt") && !e.equals("npt")) {
+            throw new IllegalArgumentException("option '--ensemble': expected nve, nvt or npt, got '" + e + "'");
         }
         this.ensemble = e;
         return this;
@@ -201,7 +203,7 @@ public final class SimulateMdBench {
             maxRel = Math.max(maxRel, Math.abs(mine.get(k) - lammps.get(k)) / Math.abs(lammps.get(k)));
         }
         out.printf(Locale.ROOT, "energy check: %d atoms, 100 %s steps, %s within %.2e of LAMMPS's at every step%n", small, ensemble,
-                ensemble.equals("nvt") ? "conserved quantity" : "total energy", maxRel);
+                ensemble.equals("nve") ? "total energy" : "conserved quantity", maxRel);
         m.put("check_atoms", Integer.toString(small));
         m.put("max_rel_energy_diff_vs_lammps", String.format(Locale.ROOT, "%.3e", maxRel));
         // the timed runs, on the full box
@@ -272,18 +274,28 @@ public final class SimulateMdBench {
     /// LAMMPS reading `data`: `steps` NVE steps, thermo every `thermo`, neighbour lists rebuilt
     /// exactly (`exact`) or as the workload's benchmark does.
     private String input(Workload wl, String data, boolean exact, int thermo, int steps) {
-        boolean nvt = ensemble.equals("nvt");
+        boolean nve = ensemble.equals("nve");
+        String fix = switch (ensemble) {
+            case "nvt" -> String.format(Locale.ROOT, "fix 1 all nvt temp %.12g %.12g %.12g", wl.kelvin(), wl.kelvin(), TDAMP_STEPS * wl.dtPs());
+            case "npt" -> String.format(Locale.ROOT, "fix 1 all npt temp %.12g %.12g %.12g iso %.12g %.12g %.12g", wl.kelvin(), wl.kelvin(),
+                    TDAMP_STEPS * wl.dtPs(), PRESSURE_BAR, PRESSURE_BAR, PDAMP_STEPS * wl.dtPs());
+            default -> "fix 1 all nve";
+        };
         return String.join("\n", "units metal", "atom_style atomic", "read_data " + data, wl.pair(),
                 String.format(Locale.ROOT, "neighbor %.10f bin", wl.skin()),
                 "neigh_modify " + (exact ? "delay 0 every 1 check yes" : wl.neigh()), String.format(Locale.ROOT, "timestep %.12g", wl.dtPs()),
-                nvt ? String.format(Locale.ROOT, "fix 1 all nvt temp %.12g %.12g %.12g", wl.kelvin(), wl.kelvin(), TDAMP_STEPS * wl.dtPs())
-                        : "fix 1 all nve",
-                "thermo " + thermo, "thermo_style custom step pe ke etotal" + (nvt ? " econserve" : ""), "thermo_modify format float %.17g",
+                fix, "thermo " + thermo, "thermo_style custom step pe ke etotal" + (nve ? "" : " econserve"), "thermo_modify format float %.17g",
                 "run " + steps, "");
     }
 
     /// The thermostat's relaxation time, in steps (LAMMPS's advice: ~100 time steps).
     private static final int TDAMP_STEPS = 100;
+    /// The barostat's relaxation time, in steps (LAMMPS's advice: ~1,000 time steps), and its pressure.
+    private static final int PDAMP_STEPS = 1000;
+    private static final double PRESSURE_BAR = 1000;
+    /// LAMMPS's metal `nktv2p` (bar per eV/Å³): a pressure given to `simulate` as LAMMPS's value
+    /// times ASE's over this lands on LAMMPS's internal value
+    private static final double NKTV2P = 1.6021765e6;
     /// ASE's femtosecond in Penstock's time unit's terms, and its k_B: a time or temperature given
     /// to `simulate` as LAMMPS's value times these lands on LAMMPS's internal value (to an ulp)
     private static final double ASE_TAU_FS = dev.penstock.atoms.integrate.Units.TAU_FS;
@@ -296,6 +308,11 @@ public final class SimulateMdBench {
         if (ensemble.equals("nvt")) {
             return String.format(Locale.ROOT, "nvt(T=%.17g, tdamp=%.17g, dt=%.17g, steps=%d)", wl.kelvin() * KB_EV / ASE_KB, TDAMP_STEPS * dtFs,
                     dtFs, count);
+        }
+        if (ensemble.equals("npt")) {
+            return String.format(Locale.ROOT, "npt(T=%.17g, P=%.17g, tdamp=%.17g, pdamp=%.17g, dt=%.17g, steps=%d)", wl.kelvin() * KB_EV / ASE_KB,
+                    PRESSURE_BAR * dev.penstock.atoms.integrate.Units.BAR_PER_EV_PER_A3 / NKTV2P, TDAMP_STEPS * dtFs, PDAMP_STEPS * dtFs, dtFs,
+                    count);
         }
         return String.format(Locale.ROOT, "nve(dt=%.17g, steps=%d)", dtFs, count);
     }
@@ -319,7 +336,7 @@ public final class SimulateMdBench {
         }
         {
             for (AtomicSystem s : frames) {
-                if (ensemble.equals("nvt")) { // the conserved quantity, as LAMMPS's econserve
+                if (!ensemble.equals("nve")) { // the conserved quantity, as LAMMPS's econserve
                     e.add(Double.parseDouble(s.info().get("conserved_energy")));
                     continue;
                 }

@@ -39,8 +39,9 @@ public final class BenchMdCommand implements Callable<Integer> {
             + "2,048 fcc Cu atoms), both against LAMMPS built with ML-SNAP by scripts/build-lammps-ml.sh (default: ${DEFAULT-VALUE})")
     String potential;
 
-    @Option(names = "--ensemble", defaultValue = "nve", description = "nve, or nvt (a Nosé-Hoover chain at the workload's temperature, "
-            + "tdamp 100 steps, against LAMMPS's fix nvt) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--ensemble", defaultValue = "nve", description = "nve, nvt (a Nosé-Hoover chain at the workload's temperature, "
+            + "tdamp 100 steps, against LAMMPS's fix nvt) or npt (with the MTK barostat, iso at 1000 bar, pdamp 1000 steps, against "
+            + "LAMMPS's fix npt) (default: ${DEFAULT-VALUE})")
     String ensemble;
 
     @Option(names = "--dir", defaultValue = "target/bench", description = "where LAMMPS runs (default: ${DEFAULT-VALUE})")

@@ -38,14 +38,15 @@ public final class PySimulate {
         return PipelineSpec.potential(potential).get();
     }
 
-    /// Evaluates `system` under `model` (its energy, forces and, where the model gives one, the
-    /// virial, written into it); a system the model can never evaluate is refused, naming why.
+    /// Evaluates `system` under `model` (its energy, forces and the virial — asked for, so that
+    /// every model gives ASE its stress — written into it); a system the model can never evaluate
+    /// is refused, naming why.
     public static void evaluate(Model model, AtomicSystem system) {
         String refusal = model.refusal(system);
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        model.compute(system);
+        model.compute(system, null, true);
     }
 
     /// Runs `pipeline` over `potential` on `systems` as `penstock simulate` runs it locally

@@ -201,6 +201,18 @@ public final class CpuRelaxKernels implements RelaxKernels {
         final double[] cell = new double[9]; // a barostat's system: its cell, virial and state
         final double[] w = new double[9];
         final double[] baro = new double[dev.penstock.atoms.integrate.Mtk.STATE];
+        final double[] orig = new double[9]; // a variable-cell relaxation's starting cell
+        double[] fx = new double[0]; // its filter's positions, forces and velocities (n + 3 rows)
+        double[] fg = new double[0];
+        double[] fv = new double[0];
+
+        void filter(int n) {
+            if (fx.length < 3 * (n + 3)) {
+                fx = new double[3 * (n + 3)];
+                fg = new double[3 * (n + 3)];
+                fv = new double[3 * (n + 3)];
+            }
+        }
         double[] eta = new double[0]; // a Nosé–Hoover chain's state, from each system's columns
         double[] etaDot = new double[0];
         double[] etaDotDot = new double[0];
@@ -524,6 +536,97 @@ public final class CpuRelaxKernels implements RelaxKernels {
         });
     }
 
+    @Override
+    public boolean cellRelaxation() {
+        return true;
+    }
+
+    @Override
+    public void fireCellStep(Stream stream, RelaxColumns c, int systems, SubStage.CellRelaxation cr, double maxStep2, int sub) {
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        perSystem(stream, "relax fire_cell step", c, systems, sub, (w, k, start, n) -> {
+            loadBarostat(doubles, cap, k, w);
+            if (Double.isNaN(w.w[0])) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NO_VIRIAL);
+                return;
+            }
+            int n3 = 3 * n;
+            w.filter(n);
+            startCell(doubles, cap, k, ints.getAtIndex(I32, TAKEN * cap + k) == 0, w);
+            doubles.setAtIndex(F64, PREV_ENERGY * cap + k, doubles.getAtIndex(F64, ENERGY * cap + k));
+            dev.penstock.atoms.optimize.CellFilter.positions(w.r, n, w.cell, w.orig, n, w.fx);
+            dev.penstock.atoms.optimize.CellFilter.forces(w.f, w.w, n, w.cell, w.orig, cr.p(), cr.mask(), cr.hydrostatic(), n, w.fg);
+            System.arraycopy(w.v, 0, w.fv, 0, n3);
+            for (int q = 0; q < 9; q++) {
+                w.fv[n3 + q] = doubles.getAtIndex(F64, (RelaxColumns.CELL_VELOCITY + q) * cap + k);
+            }
+            Fire fire = w.fire;
+            fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                    ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
+            System.arraycopy(w.r, 0, w.r0, 0, n3);
+            fire.step(w.fg, w.fv, w.fx, w.m, 3 * (n + 3));
+            dev.penstock.atoms.optimize.CellFilter.unfilter(w.fx, n, w.orig, n, w.r, w.cell);
+            System.arraycopy(w.fv, 0, w.v, 0, n3);
+            for (int q = 0; q < 9; q++) {
+                doubles.setAtIndex(F64, (RelaxColumns.CELL_VELOCITY + q) * cap + k, w.fv[n3 + q]);
+            }
+            storeCell(doubles, cap, k, w.cell);
+            if (runaway(w.r0, w.r, n3, maxStep2)) {
+                ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
+            }
+            doubles.setAtIndex(F64, DT * cap + k, fire.dt());
+            doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
+            ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
+            ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
+        });
+    }
+
+    @Override
+    public void cellForces(Stream stream, RelaxColumns c, int systems, SubStage.CellRelaxation cr, int sub) {
+        MemorySegment force = c.force().segment();
+        MemorySegment ints = c.ints().segment();
+        MemorySegment doubles = c.doubles().segment();
+        long cap = c.systemCapacity();
+        stream.launch("relax cell forces", () -> split(systems, k -> ints.getAtIndex(I32, COUNT * cap + k), MIN_ATOMS, (part, from, to) -> {
+            for (int k = from; k < to; k++) {
+                if (ints.getAtIndex(I32, SUB * cap + k) != sub || ints.getAtIndex(I32, FLAG * cap + k) != 0) {
+                    continue;
+                }
+                Scratch w = scratch[part];
+                int n = ints.getAtIndex(I32, COUNT * cap + k);
+                int start = ints.getAtIndex(I32, START * cap + k);
+                w.fit(n);
+                w.filter(n);
+                loadBarostat(doubles, cap, k, w);
+                if (Double.isNaN(w.w[0])) {
+                    ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_NO_VIRIAL);
+                    continue;
+                }
+                // a fresh system's cell is its starting cell (one whose first step this was has TAKEN 0 too, until the check)
+                startCell(doubles, cap, k, ints.getAtIndex(I32, FRESH * cap + k) != 0, w);
+                MemorySegment.copy(force, F64, 24L * start, w.f, 0, 3 * n);
+                dev.penstock.atoms.optimize.CellFilter.forces(w.f, w.w, n, w.cell, w.orig, cr.p(), cr.mask(), cr.hydrostatic(), n, w.fg);
+                doubles.setAtIndex(F64, FMAX * cap + k, dev.penstock.atoms.optimize.CellFilter.fmax(w.fg, n));
+            }
+        }));
+    }
+
+    /// A variable-cell relaxation's starting cell into `w.orig`: the cell now (and stored, with the
+    /// cell's velocities zeroed) while the system has taken no step in its sub-stage, else the stored one.
+    private static void startCell(MemorySegment doubles, long cap, int k, boolean first, Scratch w) {
+        for (int q = 0; q < 9; q++) {
+            if (first) {
+                w.orig[q] = w.cell[q];
+                doubles.setAtIndex(F64, (RelaxColumns.CELL_START + q) * cap + k, w.cell[q]);
+                doubles.setAtIndex(F64, (RelaxColumns.CELL_VELOCITY + q) * cap + k, 0);
+            } else {
+                w.orig[q] = doubles.getAtIndex(F64, (RelaxColumns.CELL_START + q) * cap + k);
+            }
+        }
+    }
+
     /// Row `k`'s cell, virial and barostat state into `w`.
     private static void loadBarostat(MemorySegment doubles, long cap, int k, Scratch w) {
         for (int x = 0; x < 9; x++) {
@@ -537,7 +640,15 @@ public final class CpuRelaxKernels implements RelaxKernels {
 
     /// `w`'s cell (and its reciprocal rows, `Cell.fractional`'s) and barostat state into row `k`.
     private static void storeBarostat(MemorySegment doubles, long cap, int k, Scratch w) {
-        double[] c = w.cell;
+        storeCell(doubles, cap, k, w.cell);
+        for (int q = 0; q < w.baro.length; q++) {
+            doubles.setAtIndex(F64, (RelaxColumns.BARO + q) * cap + k, w.baro[q]);
+        }
+    }
+
+    /// `c` (9, rows) into row `k`'s `CELL` columns, and its reciprocal rows (`Cell.fractional`'s)
+    /// into `RECIPROCAL`.
+    private static void storeCell(MemorySegment doubles, long cap, int k, double[] c) {
         double det = c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6]) + c[2] * (c[3] * c[7] - c[4] * c[6]);
         double[] rec = { // rows b×c, c×a, a×b over the volume
             c[4] * c[8] - c[5] * c[7], c[5] * c[6] - c[3] * c[8], c[3] * c[7] - c[4] * c[6],
@@ -546,9 +657,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
         for (int x = 0; x < 9; x++) {
             doubles.setAtIndex(F64, (RelaxColumns.CELL + x) * cap + k, c[x]);
             doubles.setAtIndex(F64, (RelaxColumns.RECIPROCAL + x) * cap + k, rec[x] / det);
-        }
-        for (int q = 0; q < w.baro.length; q++) {
-            doubles.setAtIndex(F64, (RelaxColumns.BARO + q) * cap + k, w.baro[q]);
         }
     }
 

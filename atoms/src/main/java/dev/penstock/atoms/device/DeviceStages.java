@@ -256,6 +256,11 @@ public final class DeviceStages {
                     kinds.add(new SubStage.NoseHoover(t.dt(), t.kT(), t.tdamp(), t.chain(), t.tloop(), t.steps()));
                     methods.add(new Named("nvt", t.steps() >= 0));
                 }
+                case "fire_cell" -> {
+                    SubStage.CellRelaxation r = PipelineSpec.cellRelaxation(c);
+                    kinds.add(r);
+                    methods.add(new Named("fire_cell", true));
+                }
                 case "npt", "nph" -> {
                     SubStage.Barostat b = PipelineSpec.barostat(c);
                     kinds.add(b);

@@ -49,6 +49,7 @@ public final class ModelTerms implements BatchTerms {
     private volatile long generation; // changed by every admission and departure
     private AtomicSystem[] rowViews = new AtomicSystem[0]; // each row's view, as of `rowsGeneration`
     private long rowsGeneration = -1;
+    private boolean[] virialIn = new boolean[0]; // the sub-stages that read the virial every step
 
     /// Terms of `model`.
     public ModelTerms(Model model) {
@@ -69,6 +70,13 @@ public final class ModelTerms implements BatchTerms {
     @Override
     public void enqueue(RelaxKernels kernels, Stream stream, RelaxColumns c, int systems, int atoms) {
         kernels.evaluate(stream, c, systems, atoms, this);
+    }
+
+    /// Asks the model for the virial of every row in a sub-stage `subs` marks (a barostat's, a
+    /// variable-cell relaxation's: `Model.compute(system, crew, true)`); the others as the model
+    /// computes by default.
+    public void virialIn(boolean[] subs) {
+        virialIn = subs.clone();
     }
 
     @Override
@@ -127,7 +135,8 @@ public final class ModelTerms implements BatchTerms {
             int n = view.atoms();
             MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
             followCell(view, doubles, cap, k);
-            boolean ok = compute(view, crew);
+            int sub = ints.getAtIndex(I32, RelaxColumns.SUB * cap + k);
+            boolean ok = compute(view, crew, sub < virialIn.length && virialIn[sub]);
             double[] f = view.forces();
             MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
             double max = 0;
@@ -179,13 +188,9 @@ public final class ModelTerms implements BatchTerms {
 
     /// Computes `view` (its parts on `crew`, if given); false if the model refused it (why is kept
     /// for the diagnosis).
-    private boolean compute(AtomicSystem view, Crew crew) {
+    private boolean compute(AtomicSystem view, Crew crew, boolean virial) {
         try {
-            if (crew == null) {
-                model.compute(view);
-            } else {
-                model.compute(view, crew);
-            }
+            model.compute(view, crew, virial);
             return true;
         } catch (IllegalStateException | IllegalArgumentException e) {
             failures.put(view.id(), "system " + view.id() + ": the model failed: " + e.getMessage());

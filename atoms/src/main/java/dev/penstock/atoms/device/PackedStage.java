@@ -138,6 +138,15 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         }
         this.kernels = kernels;
         this.terms = BatchTerms.of(model, kernels);
+        if (terms instanceof ModelTerms m) { // the sub-stages that read the virial every step ask the model for it
+            boolean[] subs = new boolean[kinds.size()];
+            for (int k = subs.length - 1; k >= 0; k--) { // (and the one before: a row may enter it after this step's evaluation)
+                SubStage kind = kinds.get(k);
+                subs[k] = kind instanceof SubStage.Barostat || kind instanceof SubStage.CellRelaxation
+                        || k + 1 < subs.length && (kinds.get(k + 1) instanceof SubStage.Barostat || kinds.get(k + 1) instanceof SubStage.CellRelaxation);
+            }
+            m.virialIn(subs);
+        }
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
@@ -153,6 +162,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         if (!kernels.noseHoover() && kinds.stream().anyMatch(k -> k instanceof SubStage.NoseHoover)) {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Nosé–Hoover step");
+        }
+        if (!kernels.cellRelaxation() && kinds.stream().anyMatch(k -> k instanceof SubStage.CellRelaxation)) {
+            kernels.close();
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no variable-cell "
+                    + "relaxation (fire_cell); run it with --device cpu");
         }
         if (!kernels.barostat() && kinds.stream().anyMatch(k -> k instanceof SubStage.Barostat)) {
             kernels.close();

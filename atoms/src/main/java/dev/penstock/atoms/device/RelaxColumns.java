@@ -108,6 +108,13 @@ public final class RelaxColumns {
     /// double columns `BARO … BARO + Mtk.STATE − 1`: an MTK barostat's state (`Mtk`: the cell's
     /// velocity gradient, its chain, V₀, kT, the cell's corner and fixed point; `SubStage.Barostat`)
     public static final int BARO = NH_ETA_DOTDOT + dev.penstock.atoms.integrate.NoseHoover.MAX_CHAIN;
+    /// double columns `CELL_START … + 8`: a variable-cell relaxation's starting cell (`CellFilter`'s
+    /// H₀), the first of the barostat's columns (a system is in one sub-stage at a time, and each
+    /// sets them when the system enters it)
+    public static final int CELL_START = BARO;
+    /// double columns `CELL_VELOCITY … + 8`: a variable-cell relaxation's velocities of the cell's
+    /// degrees of freedom (FIRE's, as the atoms' in `vel`)
+    public static final int CELL_VELOCITY = BARO + 9;
     /// double columns
     public static final int DOUBLE_COLUMNS = BARO + dev.penstock.atoms.integrate.Mtk.STATE;
 

@@ -186,6 +186,28 @@ public interface RelaxKernels {
         return false;
     }
 
+    /// One FIRE step (ASE-exact) of every system of `[0, systems)` in sub-stage `sub` that is neither
+    /// fresh, flagged nor done, over its atoms and its cell together (`CellFilter`: ASE's
+    /// `UnitCellFilter` under `r`'s pressure, mask and hydrostatic choice): it keeps its energy as
+    /// `PREV_ENERGY`, moves, and writes the new cell to the `CELL` and `RECIPROCAL` columns. A
+    /// system without a virial is flagged `FLAG_NO_VIRIAL`, one with an atom moved more than
+    /// √`maxStep2` Å `FLAG_RUNAWAY`. Kernels without it say so (`cellRelaxation()` false) and throw.
+    default void fireCellStep(Stream stream, RelaxColumns c, int systems, SubStage.CellRelaxation r, double maxStep2, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no variable-cell relaxation");
+    }
+
+    /// After an evaluation: `FMAX` of every unflagged system of `[0, systems)` in sub-stage `sub`
+    /// (fresh ones too) becomes its filter's (`CellFilter.fmax`, the atoms' and the cell's rows);
+    /// a fresh system takes its cell now as its starting cell.
+    default void cellForces(Stream stream, RelaxColumns c, int systems, SubStage.CellRelaxation r, int sub) {
+        throw new UnsupportedOperationException("these relaxation kernels have no variable-cell relaxation");
+    }
+
+    /// Whether `fireCellStep` and `cellForces` run on these kernels. Default: false.
+    default boolean cellRelaxation() {
+        return false;
+    }
+
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
     /// `langevinBefore` moved (neither fresh nor flagged).
     void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub);

@@ -77,7 +77,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
     /// An optimiser under a convergence rule: the check after the evaluation is the rule's, and a
     /// system is finished on entry if it already meets it (or has no steps to take).
-    sealed interface Optimising extends SubStage permits Relaxation, Fire2Relaxation {
+    sealed interface Optimising extends SubStage permits Relaxation, Fire2Relaxation, CellRelaxation {
         /// The convergence rule and step budget.
         Convergence rule();
 
@@ -193,6 +193,92 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
                 staging.last().setDouble(i, in.readDouble()); // a restored system is staging's first rows
             }
             return taken > 0;
+        }
+    }
+
+    /// FIRE (ASE-exact) over each system's atoms and cell together — ASE 3.22's `FIRE(UnitCellFilter(
+    /// atoms, mask, hydrostatic_strain, scalar_pressure=p))` step for step (`CellFilter`) — until
+    /// `rule` says converged (max |g| over the atoms' rows and the cell's below fmax) or its budget
+    /// is spent. Its starting cell is the system's cell as it enters; the cell is then the
+    /// system's own. Periodic systems only.
+    ///
+    /// @param rule        the convergence rule and budget (its energy tolerance unused: 0)
+    /// @param p           the scalar pressure, eV/Å³
+    /// @param mask        the relaxed strain components, Voigt xx yy zz yz xz xy (1 relaxed, 0 fixed)
+    /// @param hydrostatic whether the cell only scales (ASE's `hydrostatic_strain`)
+    record CellRelaxation(Convergence rule, double p, int[] mask, boolean hydrostatic) implements Optimising {
+        /// Validates.
+        public CellRelaxation {
+            if (!Double.isFinite(p) || mask.length != 6) {
+                throw new IllegalArgumentException("fire_cell: 'P' must be finite and 'mask' six 0/1 flags, got " + p + ", "
+                        + java.util.Arrays.toString(mask));
+            }
+            mask = mask.clone();
+        }
+
+        @Override
+        public void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub) {
+            k.fireCellStep(s, c, systems, this, maxStep2, sub);
+        }
+
+        @Override
+        public void after(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, int sub) {
+            k.cellForces(s, c, systems, this, sub);
+            Optimising.super.after(k, s, c, systems, atoms, sub);
+        }
+
+        /// Finished on entry only with no steps to take: the atoms' max |F| a fused stage hands
+        /// over is not the filter's (the cell's rows), which the first step's check judges.
+        @Override
+        public boolean finishedOnEntry(double fmax, double energy) {
+            return rule().maxSteps() <= 0;
+        }
+
+        @Override
+        public double startDt() {
+            return Fire.DT;
+        }
+
+        @Override
+        public String refusal(dev.penstock.atoms.system.AtomicSystem s) {
+            for (int d = 0; d < 3; d++) {
+                if (!s.periodic(d)) {
+                    return "system " + s.id() + " is not periodic along every axis: stage 'fire_cell' relaxes a periodic cell";
+                }
+            }
+            return null;
+        }
+
+        /// As `Relaxation`'s, then the starting cell and the cell's velocities.
+        @Override
+        public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            Optimising.saveState(out, c, k);
+            out.writeBoolean(c.getInt(STARTED, k) != 0);
+            for (int q = 0; q < 18; q++) {
+                out.writeDouble(c.getDouble(RelaxColumns.CELL_START + q, k));
+            }
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            Optimising.restoreState(in, staging, k);
+            boolean started = in.readBoolean();
+            staging.setInt(STARTED, k, started ? 1 : 0);
+            for (int q = 0; q < 18; q++) {
+                staging.setDouble(RelaxColumns.CELL_START + q, k, in.readDouble());
+            }
+            return started;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CellRelaxation r && r.rule.equals(rule) && Double.compare(r.p, p) == 0
+                    && java.util.Arrays.equals(r.mask, mask) && r.hydrostatic == hydrostatic;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(rule, p, java.util.Arrays.hashCode(mask), hydrostatic);
         }
     }
 

