@@ -205,12 +205,16 @@ public final class CpuRelaxKernels implements RelaxKernels {
         double[] fx = new double[0]; // its filter's positions, forces and velocities (n + 3 rows)
         double[] fg = new double[0];
         double[] fv = new double[0];
+        double[] fl = new double[0]; // (FIRE 2.0) its last step and masses
+        double[] fm = new double[0];
 
         void filter(int n) {
             if (fx.length < 3 * (n + 3)) {
                 fx = new double[3 * (n + 3)];
                 fg = new double[3 * (n + 3)];
                 fv = new double[3 * (n + 3)];
+                fl = new double[3 * (n + 3)];
+                fm = new double[n + 3];
             }
         }
         double[] eta = new double[0]; // a Nosé–Hoover chain's state, from each system's columns
@@ -545,6 +549,7 @@ public final class CpuRelaxKernels implements RelaxKernels {
     public void fireCellStep(Stream stream, RelaxColumns c, int systems, SubStage.CellRelaxation cr, double maxStep2, int sub) {
         MemorySegment ints = c.ints().segment();
         MemorySegment doubles = c.doubles().segment();
+        MemorySegment last = c.last().segment();
         long cap = c.systemCapacity();
         perSystem(stream, "relax fire_cell step", c, systems, sub, (w, k, start, n) -> {
             loadBarostat(doubles, cap, k, w);
@@ -562,11 +567,39 @@ public final class CpuRelaxKernels implements RelaxKernels {
             for (int q = 0; q < 9; q++) {
                 w.fv[n3 + q] = doubles.getAtIndex(F64, (RelaxColumns.CELL_VELOCITY + q) * cap + k);
             }
-            Fire fire = w.fire;
-            fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
-                    ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
             System.arraycopy(w.r, 0, w.r0, 0, n3);
-            fire.step(w.fg, w.fv, w.fx, w.m, 3 * (n + 3));
+            if (cr.fire2()) { // FIRE 2.0: the cell's rows weigh the mean atomic mass; its last steps are columns
+                double mean = 0;
+                for (int i = 0; i < n; i++) {
+                    mean += w.m[i];
+                    w.fm[i] = w.m[i];
+                }
+                w.fm[n] = w.fm[n + 1] = w.fm[n + 2] = mean / n;
+                MemorySegment.copy(last, F64, 24L * start, w.fl, 0, n3);
+                for (int q = 0; q < 9; q++) {
+                    w.fl[n3 + q] = doubles.getAtIndex(F64, (RelaxColumns.CELL_LAST + q) * cap + k);
+                }
+                dev.penstock.atoms.optimize.Fire2 fire2 = w.fire2;
+                fire2.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, TAKEN * cap + k));
+                fire2.step(w.fg, w.fv, w.fx, w.fm, 3 * (n + 3), w.fl);
+                MemorySegment.copy(w.fl, 0, last, F64, 24L * start, n3);
+                for (int q = 0; q < 9; q++) {
+                    doubles.setAtIndex(F64, (RelaxColumns.CELL_LAST + q) * cap + k, w.fl[n3 + q]);
+                }
+                doubles.setAtIndex(F64, DT * cap + k, fire2.dt());
+                doubles.setAtIndex(F64, ALPHA * cap + k, fire2.alpha());
+                ints.setAtIndex(I32, NSTEPS * cap + k, fire2.npos());
+            } else {
+                Fire fire = w.fire;
+                fire.state(doubles.getAtIndex(F64, DT * cap + k), doubles.getAtIndex(F64, ALPHA * cap + k),
+                        ints.getAtIndex(I32, NSTEPS * cap + k), ints.getAtIndex(I32, STARTED * cap + k) != 0);
+                fire.step(w.fg, w.fv, w.fx, w.m, 3 * (n + 3));
+                doubles.setAtIndex(F64, DT * cap + k, fire.dt());
+                doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
+                ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
+                ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
+            }
             dev.penstock.atoms.optimize.CellFilter.unfilter(w.fx, n, w.orig, n, w.r, w.cell);
             System.arraycopy(w.fv, 0, w.v, 0, n3);
             for (int q = 0; q < 9; q++) {
@@ -576,10 +609,6 @@ public final class CpuRelaxKernels implements RelaxKernels {
             if (runaway(w.r0, w.r, n3, maxStep2)) {
                 ints.setAtIndex(I32, FLAG * cap + k, RelaxColumns.FLAG_RUNAWAY);
             }
-            doubles.setAtIndex(F64, DT * cap + k, fire.dt());
-            doubles.setAtIndex(F64, ALPHA * cap + k, fire.alpha());
-            ints.setAtIndex(I32, NSTEPS * cap + k, fire.n());
-            ints.setAtIndex(I32, STARTED * cap + k, fire.started() ? 1 : 0);
         });
     }
 

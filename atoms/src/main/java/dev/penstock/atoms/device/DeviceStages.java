@@ -256,10 +256,10 @@ public final class DeviceStages {
                     kinds.add(new SubStage.NoseHoover(t.dt(), t.kT(), t.tdamp(), t.chain(), t.tloop(), t.steps()));
                     methods.add(new Named("nvt", t.steps() >= 0));
                 }
-                case "fire_cell" -> {
+                case "fire_cell", "fire2_cell" -> {
                     SubStage.CellRelaxation r = PipelineSpec.cellRelaxation(c);
                     kinds.add(r);
-                    methods.add(new Named("fire_cell", true));
+                    methods.add(new Named(r.name(), true));
                 }
                 case "npt", "nph" -> {
                     SubStage.Barostat b = PipelineSpec.barostat(c);

@@ -115,6 +115,9 @@ public final class RelaxColumns {
     /// double columns `CELL_VELOCITY … + 8`: a variable-cell relaxation's velocities of the cell's
     /// degrees of freedom (FIRE's, as the atoms' in `vel`)
     public static final int CELL_VELOCITY = BARO + 9;
+    /// double columns `CELL_LAST … + 8`: FIRE 2.0's last step of the cell's degrees of freedom
+    /// (`fire2_cell`; the atoms' are the `last` column)
+    public static final int CELL_LAST = BARO + 18;
     /// double columns
     public static final int DOUBLE_COLUMNS = BARO + dev.penstock.atoms.integrate.Mtk.STATE;
 

@@ -197,16 +197,18 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
     }
 
     /// FIRE (ASE-exact) over each system's atoms and cell together — ASE 3.22's `FIRE(UnitCellFilter(
-    /// atoms, mask, hydrostatic_strain, scalar_pressure=p))` step for step (`CellFilter`) — until
-    /// `rule` says converged (max |g| over the atoms' rows and the cell's below fmax) or its budget
-    /// is spent. Its starting cell is the system's cell as it enters; the cell is then the
-    /// system's own. Periodic systems only.
+    /// atoms, mask, hydrostatic_strain, scalar_pressure=p))` step for step (`CellFilter`) — or, with
+    /// `fire2`, FIRE 2.0 (`Fire2`) over the same degrees of freedom (the cell's rows weighing the
+    /// system's mean atomic mass), until `rule` says converged (max |g| over the atoms' rows and the
+    /// cell's below fmax) or its budget is spent. Its starting cell is the system's cell as it
+    /// enters; the cell is then the system's own. Periodic systems only.
     ///
     /// @param rule        the convergence rule and budget (its energy tolerance unused: 0)
     /// @param p           the scalar pressure, eV/Å³
     /// @param mask        the relaxed strain components, Voigt xx yy zz yz xz xy (1 relaxed, 0 fixed)
     /// @param hydrostatic whether the cell only scales (ASE's `hydrostatic_strain`)
-    record CellRelaxation(Convergence rule, double p, int[] mask, boolean hydrostatic) implements Optimising {
+    /// @param fire2       FIRE 2.0 rather than ASE's FIRE
+    record CellRelaxation(Convergence rule, double p, int[] mask, boolean hydrostatic, boolean fire2) implements Optimising {
         /// Validates.
         public CellRelaxation {
             if (!Double.isFinite(p) || mask.length != 6) {
@@ -236,25 +238,45 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
         @Override
         public double startDt() {
-            return Fire.DT;
+            return fire2 ? dev.penstock.atoms.optimize.Fire2.START_DT : Fire.DT;
+        }
+
+        @Override
+        public double startAlpha() {
+            return fire2 ? dev.penstock.atoms.optimize.Fire2.START_ALPHA : Fire.ASTART;
+        }
+
+        /// `fire_cell` or `fire2_cell`.
+        public String name() {
+            return fire2 ? "fire2_cell" : "fire_cell";
         }
 
         @Override
         public String refusal(dev.penstock.atoms.system.AtomicSystem s) {
             for (int d = 0; d < 3; d++) {
                 if (!s.periodic(d)) {
-                    return "system " + s.id() + " is not periodic along every axis: stage 'fire_cell' relaxes a periodic cell";
+                    return "system " + s.id() + " is not periodic along every axis: stage '" + name() + "' relaxes a periodic cell";
                 }
             }
             return null;
         }
 
-        /// As `Relaxation`'s, then the starting cell and the cell's velocities.
+        /// As `Relaxation`'s (`fire2`: the steps taken and the atoms' last step, as `Fire2Relaxation`'s),
+        /// then the starting cell, the cell's velocities and (`fire2`) its last step.
         @Override
         public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
             Optimising.saveState(out, c, k);
-            out.writeBoolean(c.getInt(STARTED, k) != 0);
-            for (int q = 0; q < 18; q++) {
+            if (fire2) {
+                out.writeInt(c.getInt(TAKEN, k));
+                int n3 = 3 * c.getInt(RelaxColumns.COUNT, k);
+                long start = 3L * c.getInt(RelaxColumns.START, k);
+                for (int i = 0; i < n3; i++) {
+                    out.writeDouble(c.last().getDouble(start + i));
+                }
+            } else {
+                out.writeBoolean(c.getInt(STARTED, k) != 0);
+            }
+            for (int q = 0; q < 27; q++) {
                 out.writeDouble(c.getDouble(RelaxColumns.CELL_START + q, k));
             }
         }
@@ -262,9 +284,21 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         @Override
         public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
             Optimising.restoreState(in, staging, k);
-            boolean started = in.readBoolean();
-            staging.setInt(STARTED, k, started ? 1 : 0);
-            for (int q = 0; q < 18; q++) {
+            boolean started = taken > 0;
+            if (fire2) {
+                int stepIndex = in.readInt();
+                if (stepIndex != taken) {
+                    throw new IllegalStateException("its FIRE 2.0 has taken " + stepIndex + " steps after " + taken + " (a device stage counts one)");
+                }
+                int n3 = 3 * staging.getInt(RelaxColumns.COUNT, k);
+                for (int i = 0; i < n3; i++) {
+                    staging.last().setDouble(i, in.readDouble()); // a restored system is staging's first rows
+                }
+            } else {
+                started = in.readBoolean();
+                staging.setInt(STARTED, k, started ? 1 : 0);
+            }
+            for (int q = 0; q < 27; q++) {
                 staging.setDouble(RelaxColumns.CELL_START + q, k, in.readDouble());
             }
             return started;
@@ -273,12 +307,12 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         @Override
         public boolean equals(Object o) {
             return o instanceof CellRelaxation r && r.rule.equals(rule) && Double.compare(r.p, p) == 0
-                    && java.util.Arrays.equals(r.mask, mask) && r.hydrostatic == hydrostatic;
+                    && java.util.Arrays.equals(r.mask, mask) && r.hydrostatic == hydrostatic && r.fire2 == fire2;
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(rule, p, java.util.Arrays.hashCode(mask), hydrostatic);
+            return java.util.Objects.hash(rule, p, java.util.Arrays.hashCode(mask), hydrostatic, fire2);
         }
     }
 

@@ -272,6 +272,9 @@ public final class PipelineSpec {
                                                                step; P in bar; mask: the strain components relaxed,
                                                                Voigt xx yy zz yz xz xy (1 relaxed, 0 fixed);
                                                                periodic systems only
+                  fire2_cell(fmax=…, steps=10000, P=0, mask=111111, hydrostatic=false)
+                                                               FIRE 2.0 over the same atoms-and-cell degrees of freedom
+                                                               (the cell's rows weigh the mean atomic mass)
                   langevin(T=K, dt=FS, steps=N, friction=0.01) Langevin BAOAB at T (K), time step dt (fs), friction
                                                                (1/fs), for `steps` steps (required); noise keyed by --seed
                   nve(dt=FS, steps=N)                          velocity Verlet, time step dt (fs), `steps` (required)
@@ -337,13 +340,13 @@ public final class PipelineSpec {
     public static void check(Call c) {
         switch (c.name()) {
             case "fire", "fire2", "fire_mw" -> convergence(c);
-            case "fire_cell" -> cellRelaxation(c);
+            case "fire_cell", "fire2_cell" -> cellRelaxation(c);
             case "langevin" -> langevin(c);
             case "nve" -> verlet(c);
             case "nvt" -> noseHoover(c);
             case "npt", "nph" -> barostat(c);
             default -> throw new IllegalArgumentException("unknown method '" + c.name() + "' at character " + c.offset()
-                    + " (known: fire, fire2, fire_mw, fire_cell, langevin, nve, nvt, npt, nph)");
+                    + " (known: fire, fire2, fire_mw, fire_cell, fire2_cell, langevin, nve, nvt, npt, nph)");
         }
     }
 
@@ -363,7 +366,7 @@ public final class PipelineSpec {
                 (int) Math.min(Integer.MAX_VALUE, c.count("steps", 10_000L)));
     }
 
-    /// The sub-stage of a `fire_cell` call: fmax (eV/Å, required), steps (default 10,000), P (bar,
+    /// The sub-stage of a `fire_cell` (or `fire2_cell`: FIRE 2.0) call: fmax (eV/Å, required), steps (default 10,000), P (bar,
     /// default 0), mask (six 0/1 digits, Voigt xx yy zz yz xz xy; default 111111), hydrostatic
     /// (true/false, default false): ASE's `FIRE(UnitCellFilter(atoms, mask, hydrostatic_strain,
     /// scalar_pressure=P))`.
@@ -386,7 +389,7 @@ public final class PipelineSpec {
             throw new IllegalArgumentException("'" + c.name() + "': 'hydrostatic' must be true or false, got '" + h + "' (at character "
                     + c.offset() + ")");
         }
-        return new dev.penstock.atoms.device.SubStage.CellRelaxation(rule, p, mask, h.equals("true"));
+        return new dev.penstock.atoms.device.SubStage.CellRelaxation(rule, p, mask, h.equals("true"), c.name().equals("fire2_cell"));
     }
 
     /// The parameters of an `nve` call.
