@@ -310,3 +310,15 @@ def test_fire2_cell_takes_the_steps_of_fire2_over_ases_unit_cell_filter(pressure
     assert out.info["stages"] == "fire2_cell:%d" % steps
     assert np.abs(out.cell.array - ase_atoms.cell.array).max() < 1e-9
     assert np.abs(out.positions - ase_atoms.positions).max() < 1e-9
+
+
+def test_lennard_jones_gives_ase_the_stress_of_its_energys_strain_derivative():
+    """The pair potentials' virial (summed when asked: the calculator asks, as a barostat does)
+    is ASE's stress: against ASE's own central differences of the energy under strain."""
+    ar = bulk("Ar", "fcc", a=5.26, cubic=True).repeat(3)
+    ar.rattle(0.05, seed=2)
+    ar.set_cell(ar.cell.array + np.array([[0, 0, 0], [0.4, 0, 0], [0.2, -0.3, 0]]), scale_atoms=True)
+    ar.calc = patoms.Calculator(potential="lj(epsilon=0.0104, sigma=3.4, cutoff=8.5)")
+    numeric = ar.calc.calculate_numerical_stress(ar, d=1e-6)
+    np.testing.assert_allclose(ar.get_stress(), numeric, atol=1e-8)
+    assert np.abs(ar.get_stress()).max() > 1e-5
