@@ -446,29 +446,45 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         /// since the first step). (`History` writes the temperature as a system leaves.)
         @Override
         public void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
-            double[] v = s.velocities();
-            double[] m = s.masses();
-            double mv2 = 0;
-            for (int i = 0; i < s.atoms(); i++) {
-                mv2 += m[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
-            }
-            double tdof = dof(s.atoms());
+            boolean begun = c.getInt(TAKEN, x) > 0;
+            conserved(s, c, x, s.energy() + 0.5 * dev.penstock.atoms.integrate.Mtk.mv2(s.velocities(), s.masses(), s.atoms())
+                    + (begun ? chainEnergy(c, x, chain, kT, tdamp, s.atoms()) : 0));
+        }
+
+        /// The chain's share of the conserved quantity from row `x`'s columns.
+        static double chainEnergy(RelaxColumns c, int x, int chain, double kT, double tdamp, int atoms) {
             double[] eta = new double[chain];
             double[] etaDot = new double[chain + 1];
             for (int q = 0; q < chain; q++) {
                 eta[q] = c.getDouble(RelaxColumns.NH_ETA + q, x);
                 etaDot[q] = c.getDouble(RelaxColumns.NH_ETA_DOT + q, x);
             }
+            return dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, dof(atoms), kT, 1 / tdamp);
+        }
+
+        /// `conserved_energy` and, against row `x`'s value at its first step, `conserved_energy_drift`
+        /// (0 before the first step) into `s`'s info.
+        static void conserved(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x, double conserved) {
             boolean begun = c.getInt(TAKEN, x) > 0;
-            double conserved = s.energy() + 0.5 * mv2 + (begun ? dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, tdof, kT,
-                    1 / tdamp) : 0);
             s.info().put("conserved_energy", Double.toString(conserved));
             s.info().put("conserved_energy_drift", Double.toString(begun ? conserved - c.getDouble(RelaxColumns.NH_CONSERVED0, x) : 0.0));
         }
 
-        /// The steps taken (the chain's state is in the saved columns).
+        /// The steps taken, Σmv², the conserved quantity at the start and the chain.
         @Override
         public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
+            saveChain(out, c, k, chain);
+        }
+
+        @Override
+        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+            restoreChain(in, staging, k, taken, chain, "Nosé–Hoover chain");
+            return taken > 0;
+        }
+
+        /// What `save` writes of a thermostatted system: the steps taken, Σmv², the conserved
+        /// quantity at its first step, and `chain` thermostats' η, η̇, η̈ (none for 0).
+        static void saveChain(DataOutput out, RelaxColumns c, int k, int chain) throws IOException {
             out.writeLong(c.getInt(TAKEN, k));
             out.writeDouble(c.getDouble(RelaxColumns.NH_KE, k));
             out.writeDouble(c.getDouble(RelaxColumns.NH_CONSERVED0, k));
@@ -479,11 +495,12 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
             }
         }
 
-        @Override
-        public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
+        /// Reads what `saveChain` wrote into staging row `k` (which has `taken` steps; `what` names
+        /// the motion in the error of a mismatch).
+        static void restoreChain(DataInput in, RelaxColumns staging, int k, long taken, int chain, String what) throws IOException {
             long saved = in.readLong();
             if (saved != taken) {
-                throw new IllegalStateException("its Nosé–Hoover chain is at step " + saved + " after " + taken + " steps");
+                throw new IllegalStateException("its " + what + " is at step " + saved + " after " + taken + " steps");
             }
             staging.setDouble(RelaxColumns.NH_KE, k, in.readDouble());
             staging.setDouble(RelaxColumns.NH_CONSERVED0, k, in.readDouble());
@@ -492,7 +509,6 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
                 staging.setDouble(RelaxColumns.NH_ETA_DOT + q, k, in.readDouble());
                 staging.setDouble(RelaxColumns.NH_ETA_DOTDOT + q, k, in.readDouble());
             }
-            return taken > 0;
         }
     }
 
@@ -554,9 +570,8 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
         /// etotal + the fix's scalar) and `conserved_energy_drift` (eV, since the first step).
         @Override
         public void describe(dev.penstock.atoms.system.AtomicSystem s, RelaxColumns c, int x) {
-            boolean begun = c.getInt(TAKEN, x) > 0;
             double conserved = s.energy() + 0.5 * dev.penstock.atoms.integrate.Mtk.mv2(s.velocities(), s.masses(), s.atoms());
-            if (begun) {
+            if (c.getInt(TAKEN, x) > 0) {
                 double[] state = new double[dev.penstock.atoms.integrate.Mtk.STATE];
                 for (int q = 0; q < state.length; q++) {
                     state[q] = c.getDouble(RelaxColumns.BARO + q, x);
@@ -566,32 +581,16 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
                     cell[q] = c.getDouble(RelaxColumns.CELL + q, x);
                 }
                 conserved += dev.penstock.atoms.integrate.Mtk.energy(state, cell, s.atoms(), baro);
-                if (thermostat) {
-                    double[] eta = new double[chain];
-                    double[] etaDot = new double[chain + 1];
-                    for (int q = 0; q < chain; q++) {
-                        eta[q] = c.getDouble(RelaxColumns.NH_ETA + q, x);
-                        etaDot[q] = c.getDouble(RelaxColumns.NH_ETA_DOT + q, x);
-                    }
-                    conserved += dev.penstock.atoms.integrate.NoseHoover.energy(eta, etaDot, chain, NoseHoover.dof(s.atoms()), kT, 1 / tdamp);
-                }
+                conserved += thermostat ? NoseHoover.chainEnergy(c, x, chain, kT, tdamp, s.atoms()) : 0;
             }
-            s.info().put("conserved_energy", Double.toString(conserved));
-            s.info().put("conserved_energy_drift", Double.toString(begun ? conserved - c.getDouble(RelaxColumns.NH_CONSERVED0, x) : 0.0));
+            NoseHoover.conserved(s, c, x, conserved);
         }
 
         /// The steps taken, Σmv², the conserved quantity at the start, the thermostat's chain
         /// (`npt`), the barostat's state (the cell is the system's own).
         @Override
         public void save(DataOutput out, RelaxColumns c, int k) throws IOException {
-            out.writeLong(c.getInt(TAKEN, k));
-            out.writeDouble(c.getDouble(RelaxColumns.NH_KE, k));
-            out.writeDouble(c.getDouble(RelaxColumns.NH_CONSERVED0, k));
-            for (int q = 0; thermostat && q < chain; q++) {
-                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA + q, k));
-                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOT + q, k));
-                out.writeDouble(c.getDouble(RelaxColumns.NH_ETA_DOTDOT + q, k));
-            }
+            NoseHoover.saveChain(out, c, k, thermostat ? chain : 0);
             for (int q = 0; q < dev.penstock.atoms.integrate.Mtk.STATE; q++) {
                 out.writeDouble(c.getDouble(RelaxColumns.BARO + q, k));
             }
@@ -599,17 +598,7 @@ public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics 
 
         @Override
         public boolean restore(DataInput in, RelaxColumns staging, int k, long taken) throws IOException {
-            long saved = in.readLong();
-            if (saved != taken) {
-                throw new IllegalStateException("its barostat is at step " + saved + " after " + taken + " steps");
-            }
-            staging.setDouble(RelaxColumns.NH_KE, k, in.readDouble());
-            staging.setDouble(RelaxColumns.NH_CONSERVED0, k, in.readDouble());
-            for (int q = 0; thermostat && q < chain; q++) {
-                staging.setDouble(RelaxColumns.NH_ETA + q, k, in.readDouble());
-                staging.setDouble(RelaxColumns.NH_ETA_DOT + q, k, in.readDouble());
-                staging.setDouble(RelaxColumns.NH_ETA_DOTDOT + q, k, in.readDouble());
-            }
+            NoseHoover.restoreChain(in, staging, k, taken, thermostat ? chain : 0, "barostat");
             for (int q = 0; q < dev.penstock.atoms.integrate.Mtk.STATE; q++) {
                 staging.setDouble(RelaxColumns.BARO + q, k, in.readDouble());
             }

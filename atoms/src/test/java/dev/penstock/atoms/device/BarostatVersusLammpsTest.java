@@ -10,18 +10,11 @@ import dev.penstock.atoms.potential.Eam;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
 import dev.penstock.atoms.stage.History;
-import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.CpuDevice;
-import dev.penstock.stage.Capacity;
-import dev.penstock.stage.Event;
-import dev.penstock.stage.Hook;
-import dev.penstock.stage.MemorySink;
-import dev.penstock.stage.Pipeline;
 import dev.penstock.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -34,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 /// Lennard-Jones liquid in LJ units (`iso`, `nph iso`, `tri` on a sheared cell) and EAM copper in
 /// metal units held in LAMMPS's constants (`aniso`, `tri` on a sheared cell).
 class BarostatVersusLammpsTest {
-    private static final Path LMP = Path.of("/usr/bin/lmp");
     private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
     /// LAMMPS's metal units: mvv2e (eV per amu·Å²/ps²), boltz (eV/K), nktv2p (bar per eV/Å³)
     private static final double MVV2E = 1.0364269e-4;
@@ -50,45 +42,16 @@ class BarostatVersusLammpsTest {
     }
 
     private void lammps(String input) throws Exception {
-        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
-        Files.writeString(dir.resolve("in.npt"), input);
-        Process p = new ProcessBuilder(LMP.toString(), "-in", "in.npt", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        LammpsSteps.lammps(dir, input);
     }
 
     /// `s` through one stage of `b` under `model` on the CPU device: each step's numbers.
     static TreeMap<Long, Row> penstock(AtomicSystem s, Model model, SubStage.Barostat b) {
-        TreeMap<Long, Row> rows = new TreeMap<>();
-        Hook<AtomicSystem> hook = new Hook<>() {
-            @Override
-            public void onStep(int stage, String name, long step, List<AtomicSystem> samples) {
-                for (AtomicSystem x : samples) {
-                    record(x, x.heldStep());
-                }
-            }
-
-            @Override
-            public void onEvent(int stage, Event<AtomicSystem> e) {
-                if (e.kind() == Event.Kind.EXITED) {
-                    record(e.sample(), e.steps());
-                }
-            }
-
-            private void record(AtomicSystem x, long step) {
-                double ke = 0.5 * Mtk.mv2(x.velocities(), x.masses(), x.atoms());
-                rows.put(step, new Row(x.energy(), ke, History.pressure(x), x.cell().volume(),
-                        Double.parseDouble(x.info().get("conserved_energy"))));
-            }
-        };
-        try (CpuDevice cpu = new CpuDevice();
-             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.barostat(b, model, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY))
-                     .sizer(Systems.withListRadius(model.cutoff())).batchCapacity(Capacity.of(2, s.atoms(), Long.MAX_VALUE))
-                     .samples(List.of(s)).results(MemorySink.unbounded("out")).hook(hook)) {
-            p.run();
+        try (CpuDevice cpu = new CpuDevice()) {
+            return LammpsSteps.each(s, model, cpu, DeviceStages.barostat(b, model, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY),
+                    x -> new Row(x.energy(), 0.5 * Mtk.mv2(x.velocities(), x.masses(), x.atoms()), History.pressure(x), x.cell().volume(),
+                            Double.parseDouble(x.info().get("conserved_energy"))));
         }
-        return rows;
     }
 
     /// Compares every step with LAMMPS's log (pressures in its units: eV/Å³ × `nktv2p`); returns the

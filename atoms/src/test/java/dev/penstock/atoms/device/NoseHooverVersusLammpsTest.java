@@ -8,18 +8,11 @@ import dev.penstock.atoms.io.LammpsLog;
 import dev.penstock.atoms.potential.Eam;
 import dev.penstock.atoms.potential.LennardJones;
 import dev.penstock.atoms.potential.Model;
-import dev.penstock.atoms.stage.Systems;
 import dev.penstock.atoms.system.AtomicSystem;
 import dev.penstock.device.CpuDevice;
-import dev.penstock.stage.Capacity;
-import dev.penstock.stage.Event;
-import dev.penstock.stage.Hook;
-import dev.penstock.stage.MemorySink;
-import dev.penstock.stage.Pipeline;
 import dev.penstock.testing.Ci;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -33,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 /// `nvt(T=500, tdamp=50, dt=2, steps=200, chain=4)` takes it, in ASE's constants, within 1e-5 (ASE's
 /// k_B, CODATA 2018, is 1.1e-6 below LAMMPS's metal one and its time unit ~1e-8 off: 1.1e-6).
 class NoseHooverVersusLammpsTest {
-    private static final Path LMP = Path.of("/usr/bin/lmp");
     private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
     /// LAMMPS's metal units: mvv2e (eV per amu·Å²/ps²) and boltz (eV/K)
     private static final double MVV2E = 1.0364269e-4;
@@ -48,48 +40,16 @@ class NoseHooverVersusLammpsTest {
     }
 
     private void lammps(String input) throws Exception {
-        assumeTrue(Files.isExecutable(LMP) || Ci.required(), "LAMMPS (lammps) is not installed");
-        Files.writeString(dir.resolve("in.nvt"), input);
-        Process p = new ProcessBuilder(LMP.toString(), "-in", "in.nvt", "-log", "log.lammps", "-screen", "none").directory(dir.toFile())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        LammpsSteps.lammps(dir, input);
     }
 
     /// `s` through one `nvt` stage of `nh` under `model` on the CPU device: each step's numbers.
     private static TreeMap<Long, Row> penstock(AtomicSystem s, Model model, SubStage.NoseHoover nh) {
-        TreeMap<Long, Row> rows = new TreeMap<>();
-        Hook<AtomicSystem> hook = new Hook<>() {
-            @Override
-            public void onStep(int stage, String name, long step, List<AtomicSystem> samples) {
-                for (AtomicSystem x : samples) {
-                    record(x, x.heldStep());
-                }
-            }
-
-            @Override
-            public void onEvent(int stage, Event<AtomicSystem> e) {
-                if (e.kind() == Event.Kind.EXITED) {
-                    record(e.sample(), e.steps());
-                }
-            }
-
-            private void record(AtomicSystem x, long step) {
-                double mv2 = 0;
-                for (int i = 0; i < x.atoms(); i++) {
-                    double[] v = x.velocities();
-                    mv2 += x.masses()[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
-                }
-                rows.put(step, new Row(x.energy(), 0.5 * mv2, Double.parseDouble(x.info().get("conserved_energy"))));
-            }
-        };
-        try (CpuDevice cpu = new CpuDevice();
-             Pipeline<AtomicSystem> p = Pipeline.of(DeviceStages.nvt(nh, model, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY))
-                     .sizer(Systems.withListRadius(model.cutoff())).batchCapacity(Capacity.of(2, s.atoms(), Long.MAX_VALUE))
-                     .samples(List.of(s)).results(MemorySink.unbounded("out")).hook(hook)) {
-            p.run();
+        try (CpuDevice cpu = new CpuDevice()) {
+            return LammpsSteps.each(s, model, cpu, DeviceStages.nvt(nh, model, cpu, d -> new CpuRelaxKernels(1), Double.POSITIVE_INFINITY),
+                    x -> new Row(x.energy(), 0.5 * dev.penstock.atoms.integrate.Mtk.mv2(x.velocities(), x.masses(), x.atoms()),
+                            Double.parseDouble(x.info().get("conserved_energy"))));
         }
-        return rows;
     }
 
     private static void sameAsLammps(TreeMap<Long, Row> mine, LammpsLog log, String what) {
