@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /// Lennard-Jones liquid in LJ units (`iso`, `nph iso`, `tri` on a sheared cell) and EAM copper in
 /// metal units held in LAMMPS's constants (`aniso`, `tri` on a sheared cell).
 class BarostatVersusLammpsTest {
-    private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+    private static final Path CU = LammpsSteps.CU;
     /// LAMMPS's metal units: mvv2e (eV per amu·Å²/ps²), boltz (eV/K), nktv2p (bar per eV/Å³)
     private static final double MVV2E = 1.0364269e-4;
     private static final double BOLTZ = 8.617343e-5;
@@ -85,31 +85,12 @@ class BarostatVersusLammpsTest {
         return worst;
     }
 
-    private static final String LJ_START = """
-            units           lj
-            atom_style      atomic
-            lattice         fcc 0.8442
-            region          box block 0 5 0 5 0 5
-            create_box      1 box
-            create_atoms    1 box
-            mass            1 1.0
-            velocity        all create 1.44 87287 loop geom
-            pair_style      lj/cut 2.5
-            pair_coeff      1 1 1.0 1.0 2.5
-            neighbor        0.3 bin
-            neigh_modify    delay 0 every 1 check yes
-            """;
-
-    private static final String THERMO = """
-            thermo_style    custom step temp pe ke press vol etotal f_1
-            thermo_modify   format float %.17g norm no
-            thermo          1
-            """;
+    private static final String THERMO = "temp pe ke press vol etotal f_1";
 
     /// A LJ run of `fix` from LAMMPS's start, `shear` commands before it; Penstock's `b` from the
     /// same start.
     private void lj(String shear, String fix, SubStage.Barostat b, String what) throws Exception {
-        lammps(LJ_START + shear + "write_data      start.data\n" + fix + "\n" + THERMO + "timestep        0.005\nrun             " + STEPS + "\n");
+        lammps(LammpsSteps.ljStart(shear) + LammpsSteps.run(fix, THERMO, 0.005, STEPS));
         AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 0); // LJ units: mass 1, no element
         assertThat(s.atoms()).isEqualTo(500);
         sameAsLammps(penstock(s, new LennardJones(1, 1, 2.5, false), b), LammpsLog.read(dir.resolve("log.lammps")), 1, what, 1e-9);
@@ -150,25 +131,7 @@ class BarostatVersusLammpsTest {
 
     private void copper(String shear, String fix, Mtk.Settings baro, boolean thermostat, String what) throws Exception {
         assumeTrue(Files.isReadable(CU) || Ci.required(), "LAMMPS's potential files (lammps-data) are not installed");
-        lammps("""
-                units           metal
-                atom_style      atomic
-                lattice         fcc 3.615
-                region          box block 0 5 0 5 0 5
-                create_box      1 box
-                create_atoms    1 box
-                pair_style      eam
-                pair_coeff      1 1 %s
-                velocity        all create 900 4928459 loop geom
-                neighbor        1.0 bin
-                neigh_modify    delay 0 every 1 check yes
-                %s
-                write_data      start.data
-                %s
-                %s
-                timestep        0.002
-                run             %d
-                """.formatted(CU, shear, fix, THERMO, STEPS));
+        lammps(LammpsSteps.copperStart(shear) + LammpsSteps.run(fix, THERMO, 0.002, STEPS));
         AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 29);
         double tau = Math.sqrt(MVV2E); // ps per Penstock time unit, in LAMMPS's constants
         for (int i = 0; i < s.velocities().length; i++) {

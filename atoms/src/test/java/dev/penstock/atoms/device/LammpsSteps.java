@@ -25,6 +25,31 @@ import java.util.function.Function;
 /// with a row of numbers taken at every step.
 final class LammpsSteps {
     private static final Path LMP = Path.of("/usr/bin/lmp");
+    /// The EAM potential of the copper starts.
+    static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+
+    /// LAMMPS's start of the Lennard-Jones liquid (LJ units: 500 atoms, fcc at 0.8442, T 1.44,
+    /// cut at 2.5, lists checked every step), its `write_data` as `start.data` after `before`
+    /// (commands that change the box, or none).
+    static String ljStart(String before) {
+        return String.join("\n", "units lj", "atom_style atomic", "lattice fcc 0.8442", "region box block 0 5 0 5 0 5", "create_box 1 box",
+                "create_atoms 1 box", "mass 1 1.0", "velocity all create 1.44 87287 loop geom", "pair_style lj/cut 2.5",
+                "pair_coeff 1 1 1.0 1.0 2.5", "neighbor 0.3 bin", "neigh_modify delay 0 every 1 check yes", before, "write_data start.data", "");
+    }
+
+    /// LAMMPS's start of EAM copper (metal units: 500 atoms of `Cu_u3.eam`, 900 K, lists checked
+    /// every step), as `ljStart`.
+    static String copperStart(String before) {
+        return String.join("\n", "units metal", "atom_style atomic", "lattice fcc 3.615", "region box block 0 5 0 5 0 5", "create_box 1 box",
+                "create_atoms 1 box", "pair_style eam", "pair_coeff 1 1 " + CU, "velocity all create 900 4928459 loop geom", "neighbor 1.0 bin",
+                "neigh_modify delay 0 every 1 check yes", before, "write_data start.data", "");
+    }
+
+    /// The run after a start: `fix`, thermo `columns` at every step as `%.17g`, `steps` of `dt`.
+    static String run(String fix, String columns, double dt, int steps) {
+        return String.join("\n", fix, "thermo_style custom step " + columns, "thermo_modify format float %.17g norm no", "thermo 1",
+                "timestep " + dt, "run " + steps, "");
+    }
 
     private LammpsSteps() {
     }

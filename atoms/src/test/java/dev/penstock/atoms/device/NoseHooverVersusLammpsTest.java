@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /// `nvt(T=500, tdamp=50, dt=2, steps=200, chain=4)` takes it, in ASE's constants, within 1e-5 (ASE's
 /// k_B, CODATA 2018, is 1.1e-6 below LAMMPS's metal one and its time unit ~1e-8 off: 1.1e-6).
 class NoseHooverVersusLammpsTest {
-    private static final Path CU = Path.of("/usr/share/lammps/potentials/Cu_u3.eam");
+    private static final Path CU = LammpsSteps.CU;
     /// LAMMPS's metal units: mvv2e (eV per amu·Å²/ps²) and boltz (eV/K)
     private static final double MVV2E = 1.0364269e-4;
     private static final double BOLTZ = 8.617343e-5;
@@ -82,27 +82,7 @@ class NoseHooverVersusLammpsTest {
 
     @Test
     void aLennardJonesLiquidInLjUnitsTakesLammpsStepsToRounding() throws Exception {
-        lammps("""
-                units           lj
-                atom_style      atomic
-                lattice         fcc 0.8442
-                region          box block 0 5 0 5 0 5
-                create_box      1 box
-                create_atoms    1 box
-                mass            1 1.0
-                velocity        all create 1.44 87287 loop geom
-                pair_style      lj/cut 2.5
-                pair_coeff      1 1 1.0 1.0 2.5
-                neighbor        0.3 bin
-                neigh_modify    delay 0 every 1 check yes
-                write_data      start.data
-                fix             1 all nvt temp 1.0 1.0 0.5
-                thermo_style    custom step temp pe ke etotal f_1
-                thermo_modify   format float %.17g norm no
-                thermo          1
-                timestep        0.005
-                run             200
-                """);
+        lammps(LammpsSteps.ljStart("") + LammpsSteps.run("fix 1 all nvt temp 1.0 1.0 0.5", "temp pe ke etotal f_1", 0.005, STEPS));
         AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 0); // LJ units: mass 1, no element
         assertThat(s.atoms()).isEqualTo(500);
         // LJ units are Penstock's with ε = σ = m = 1 (k_B = 1: kT is T)
@@ -113,26 +93,8 @@ class NoseHooverVersusLammpsTest {
     @Test
     void eamCopperInMetalUnitsTakesLammpsStepsToRounding() throws Exception {
         assumeTrue(Files.isReadable(CU) || Ci.required(), "LAMMPS's potential files (lammps-data) are not installed");
-        lammps("""
-                units           metal
-                atom_style      atomic
-                lattice         fcc 3.615
-                region          box block 0 5 0 5 0 5
-                create_box      1 box
-                create_atoms    1 box
-                pair_style      eam
-                pair_coeff      1 1 %s
-                velocity        all create 900 4928459 loop geom
-                neighbor        1.0 bin
-                neigh_modify    delay 0 every 1 check yes
-                write_data      start.data
-                fix             1 all nvt temp 500 500 0.05 tchain 4
-                thermo_style    custom step temp pe ke etotal f_1
-                thermo_modify   format float %%.17g norm no
-                thermo          1
-                timestep        0.002
-                run             200
-                """.formatted(CU));
+        lammps(LammpsSteps.copperStart("") + LammpsSteps.run("fix 1 all nvt temp 500 500 0.05 tchain 4", "temp pe ke etotal f_1", 0.002,
+                STEPS));
         AtomicSystem s = LammpsData.read(dir.resolve("start.data"), 1, 29);
         double tau = Math.sqrt(MVV2E); // ps per Penstock time unit, in LAMMPS's constants
         for (int i = 0; i < s.velocities().length; i++) {
