@@ -53,6 +53,37 @@ final class Argon {
         return new AtomicSystem(id, r, m, z, Cell.free());
     }
 
+    /// `count` periodic argon crystals of 32 atoms (2 × 2 × 2 fcc cells of 5.3 Å, each cell sheared
+    /// its own way, ±0.1 Å noise): what the cell-changing stages take.
+    static List<AtomicSystem> crystals(int count, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[][] basis = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+        List<AtomicSystem> out = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            double[] h = {10.6, 0, 0, rnd.nextDouble(-1, 1), 10.6, 0, rnd.nextDouble(-1, 1), rnd.nextDouble(-1, 1), 10.6};
+            double[] r = new double[3 * 32];
+            int p = 0;
+            for (int x = 0; x < 2; x++) {
+                for (int y = 0; y < 2; y++) {
+                    for (int z = 0; z < 2; z++) {
+                        for (double[] b : basis) {
+                            for (int e = 0; e < 3; e++) {
+                                r[3 * p + e] = (x + b[0]) / 2 * h[e] + (y + b[1]) / 2 * h[3 + e] + (z + b[2]) / 2 * h[6 + e] + rnd.nextDouble(-0.1, 0.1);
+                            }
+                            p++;
+                        }
+                    }
+                }
+            }
+            double[] m = new double[32];
+            Arrays.fill(m, 39.948);
+            int[] z = new int[32];
+            Arrays.fill(z, 18);
+            out.add(new AtomicSystem(k, r, m, z, Cell.of(h, new boolean[] {true, true, true})));
+        }
+        return out;
+    }
+
     /// Argon clusters of the given sizes (fcc sites, ±0.1 Å noise), ids from `firstId` on: above
     /// 64 atoms their neighbour lists are cell lists.
     static List<AtomicSystem> largeClusters(List<Integer> sizes, long firstId) {

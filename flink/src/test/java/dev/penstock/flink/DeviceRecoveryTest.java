@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 /// Device stages (`AtomsJob.spec` on a `CpuDevice` per task: packed batches, batch kernels) in a
 /// Flink job that loses a task manager: the packed batches are restored from the last
 /// checkpoint's operator state (`PackedStage.save` / `restore`, the per-system motion format; a
-/// Nosé–Hoover chain's state with it)
-/// and every system is committed once, bit for bit as the same stages give it locally.
+/// Nosé–Hoover chain's state with it; an MTK barostat's and a variable-cell relaxation's state
+/// and each system's changed cell too) and every system is committed once, bit for bit as the
+/// same stages give it locally.
 class DeviceRecoveryTest {
     /// Two task managers of 3 slots: a three-stage job at parallelism 2 needs both.
     @RegisterExtension
@@ -40,12 +41,12 @@ class DeviceRecoveryTest {
     @TempDir
     Path dir;
 
-    /// Stages 0 and 2 on the device; stage 1 per system and slow (`SlowLj`), so the job is still
-    /// running when the task manager goes.
-    private static JobSpec<AtomicSystem> spec() {
-        JobSpec<AtomicSystem> device = AtomsJob.spec(PIPELINE, Argon.LJ, 5, Argon.ROOM, 1, Double.POSITIVE_INFINITY);
+    /// Stages 0 and 2 of `pipeline` on the device; stage 1 per system and slow (`SlowLj`), so the
+    /// job is still running when the task manager goes.
+    private static JobSpec<AtomicSystem> spec(String pipeline) {
+        JobSpec<AtomicSystem> device = AtomsJob.spec(pipeline, Argon.LJ, 5, Argon.ROOM, 1, Double.POSITIVE_INFINITY);
         List<JobSpec.StageFactory<AtomicSystem>> stages = new ArrayList<>(device.stages());
-        stages.set(1, () -> PerSystemStages.stage(PipelineSpec.parse(PIPELINE).get(1), () -> new SlowLj(2, false), 5));
+        stages.set(1, () -> PerSystemStages.stage(PipelineSpec.parse(pipeline).get(1), () -> new SlowLj(2, false), 5));
         return new JobSpec<>(stages, device.sizer(), device.codec(), device.capacities(), device.format(), device.notes());
     }
 
@@ -60,17 +61,35 @@ class DeviceRecoveryTest {
         try (Pipeline<AtomicSystem> run = p.sizer(spec.sizer()).batchCapacity(Capacity.of(Argon.ROOM)).samples(systems).results(sink)) {
             run.run();
         }
-        return Argon.outcomes(sink.samples());
+        return outcomes(sink.samples());
+    }
+
+    /// id → positions, energy and cell of each finished system.
+    private static Map<Long, String> outcomes(List<AtomicSystem> systems) {
+        Map<Long, String> out = new java.util.TreeMap<>();
+        Argon.outcomes(systems).forEach((id, o) -> out.put(id, o));
+        for (AtomicSystem s : systems) {
+            out.merge(s.id(), " | " + s.cell(), String::concat);
+        }
+        return out;
     }
 
     @Test
     void losingATaskManagerRestoresThePackedBatchesWithEverySystemOnceBitForBit(@InjectMiniCluster MiniCluster cluster) throws Exception {
-        JobSpec<AtomicSystem> spec = spec();
-        Map<Long, String> local = local(spec, Argon.clusters(24, 8));
-        assertThat(local).hasSize(24);
+        losesATaskManager(cluster, dir, PIPELINE, () -> Argon.clusters(24, 8));
+    }
+
+    /// Runs `pipeline` over `systems` (fresh copies each time: a run moves them) locally, then on
+    /// the cluster (two task managers, the first of them live) losing its first task manager after
+    /// the first checkpoint: the same results, the device stages resumed from the checkpoint.
+    static void losesATaskManager(MiniCluster cluster, Path dir, String pipeline, java.util.function.Supplier<List<AtomicSystem>> systems)
+            throws Exception {
+        JobSpec<AtomicSystem> spec = spec(pipeline);
+        Map<Long, String> local = local(spec, systems.get());
+        assertThat(local).hasSize(systems.get().size());
         FlinkRunner.Options o = FlinkRunner.Options.of(2, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        FlinkRunner.build(env, spec, Argon.clusters(24, 8), dir, o);
+        FlinkRunner.build(env, spec, systems.get(), dir, o);
         JobClient job = env.executeAsync("device stages lose a task manager");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (cluster.getExecutionGraph(job.getJobID()).get().getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints() == 0
@@ -82,7 +101,7 @@ class DeviceRecoveryTest {
         cluster.startTaskManager();
         var result = new FlinkRunner.Result(Duration.ZERO, job.getJobExecutionResult().get(), FlinkRunner.parts(dir));
         assertThat(result.restored(0) + result.restored(2)).as("device stages resumed from a checkpoint").isPositive();
-        assertThat(Argon.outcomes(Argon.read(dir))).isEqualTo(local);
+        assertThat(outcomes(Argon.read(dir))).isEqualTo(local);
         assertThat(RecoveryTest.inProgress(dir)).as("the lost attempt's in-progress files were cleaned up").isEmpty();
     }
 }

@@ -134,9 +134,8 @@ public final class ModelTerms implements BatchTerms {
             int start = ints.getAtIndex(I32, RelaxColumns.START * cap + k);
             int n = view.atoms();
             MemorySegment.copy(pos, F64, 24L * start, view.positions(), 0, 3 * n);
-            followCell(view, doubles, cap, k);
             int sub = ints.getAtIndex(I32, RelaxColumns.SUB * cap + k);
-            boolean ok = compute(view, crew, sub < virialIn.length && virialIn[sub]);
+            boolean ok = compute(view, doubles, cap, k, crew, sub < virialIn.length && virialIn[sub]);
             double[] f = view.forces();
             MemorySegment.copy(f, 0, force, F64, 24L * start, 3 * n);
             double max = 0;
@@ -186,9 +185,16 @@ public final class ModelTerms implements BatchTerms {
         return model.parts(rowViews[k].atoms()) > 1;
     }
 
-    /// Computes `view` (its parts on `crew`, if given); false if the model refused it (why is kept
-    /// for the diagnosis).
-    private boolean compute(AtomicSystem view, Crew crew, boolean virial) {
+    /// Computes `view` in row `k`'s cell (its parts on `crew`, if given); false if the model refused
+    /// it, or a barostat left it a cell that is none (non-finite, flat: why is kept for the diagnosis).
+    private boolean compute(AtomicSystem view, MemorySegment doubles, long cap, int k, Crew crew, boolean virial) {
+        try {
+            followCell(view, doubles, cap, k);
+        } catch (IllegalArgumentException e) {
+            failures.put(view.id(), "system " + view.id() + ": its cell is no longer one (" + e.getMessage() + "): the barostat or cell "
+                    + "relaxation blew up (a longer pdamp, a smaller dt or fmax's step helps)");
+            return false;
+        }
         try {
             model.compute(view, crew, virial);
             return true;

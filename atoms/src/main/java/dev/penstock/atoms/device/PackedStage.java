@@ -583,7 +583,11 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
         MemorySegment.copy(c.vel().segment(), F64, 24L * start, v, 0, 3 * n);
         MemorySegment.copy(c.force().segment(), F64, 24L * start, f, 0, 3 * n);
         s.energy(c.getDouble(ENERGY, x));
-        ModelTerms.followCell(s, c.doubles().segment(), c.systemCapacity(), x); // a barostat's cell
+        try {
+            ModelTerms.followCell(s, c.doubles().segment(), c.systemCapacity(), x); // a barostat's cell
+        } catch (IllegalArgumentException e) {
+            // a cell that is none (a barostat blew up: the system is flagged and quarantined): it keeps the last good one
+        }
         kinds.get(c.getInt(SUB, x)).describe(s, c, x);
         if (terms.virial()) { // (a pair model leaves the virial as it came, as on the per-system stages)
             double[] w = new double[9];

@@ -150,6 +150,19 @@ class BarostatDeviceStageTest {
         }
     }
 
+    /// A barostat driven to blow up (a million bar through a 4-step pdamp) quarantines each system
+    /// it wrecks with a diagnosis naming it (an atom flung, or a cell that is none): nothing throws.
+    @Test
+    void aBarostatThatBlowsUpQuarantinesItsSystemsAndNothingElse() {
+        SubStage.Barostat wild = new SubStage.Barostat(0.004, true, 0.7, 0.4, 3, 1, 0, new Mtk.Settings(Mtk.ISO, 1e6, 1 / 0.016, 3), 200);
+        Map<Long, String> out;
+        try (CpuDevice cpu = new CpuDevice()) {
+            out = run(crystals(3, 13), DeviceStages.barostat(wild, LJ, cpu, d -> new CpuRelaxKernels(1), 1.0));
+        }
+        assertThat(out).hasSize(3).allSatisfy((id, s) -> assertThat(s).startsWith("quarantined: system " + id)
+                .containsAnyOf("its cell is no longer one", "moved more than", "non-finite"));
+    }
+
     /// 8 copper crystals (108 atoms, EAM `Cu_u3.eam`, each cell sheared its own way) under `npt iso`
     /// at 500 K and 10 kbar (dt 2 fs, tdamp 0.1 ps, pdamp 1 ps): after 2 ps of equilibration, the
     /// mean of each system's pressure (kinetic part included) over 10 ps, averaged over the eight,
