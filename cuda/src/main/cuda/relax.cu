@@ -64,7 +64,7 @@
 #define RELAX_ALPHA 4
 #define RELAX_CELL 5
 #define RELAX_RECIPROCAL 14
-// RelaxColumns.VIRIAL (23 … 31) is written by the CPU's model terms only; the gather carries it
+// RelaxColumns.VIRIAL (23 … 31): relax_virial's (pairs), the CPU's model terms', the gather carries it
 #define RELAX_DOUBLE_COLUMNS 49
 // CellImages' kinds
 #define RELAX_CELL_FREE 0
@@ -151,9 +151,20 @@ struct relax_cell {
 // (*e, *fx, *fy, *fz) one after the other: the nearest image only, or (a scan) the offsets
 // around the nearest one in fractional coordinates, ascending (`descending`: the other way, as a
 // partner before the atom receives them from the CPU's half loop).
+// The virial of one pair term at separation d = r_j − r_i (term force t on i): w −= d ⊗ t, kept as
+// xx yy zz xy xz yz (d ⊗ t is symmetric: t is along d).
+__device__ __forceinline__ void relax_pair_virial(double dx, double dy, double dz, const double* t, double* w) {
+    w[0] -= dx * t[0];
+    w[1] -= dy * t[1];
+    w[2] -= dz * t[2];
+    w[3] -= dx * t[1];
+    w[4] -= dx * t[2];
+    w[5] -= dy * t[2];
+}
+
 __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, double yi, double zi, const relax_cell* c,
                                            bool descending, int kind, double pa, double pb, double pc, double rc2, double shift,
-                                           double od2, bool* overlap, double* e, double* fx, double* fy, double* fz) {
+                                           double od2, bool* overlap, double* e, double* fx, double* fy, double* fz, double* w) {
     const double shifter = 6755399441055744.0;
     const double* h = c->h;
     double dx0 = pos[3 * j] - xi;
@@ -171,6 +182,7 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
         *fx += t[0];
         *fy += t[1];
         *fz += t[2];
+        relax_pair_virial(dx0, dy0, dz0, t, w);
         return;
     }
     double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
@@ -196,6 +208,7 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
                 *fx += t[0];
                 *fy += t[1];
                 *fz += t[2];
+                relax_pair_virial(dx, dy, dz, t, w);
             }
         }
     }
@@ -495,7 +508,7 @@ __device__ __forceinline__ int relax_partner(const int* partners, int start, int
 
 extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, const double* pos,
                                         int kind, double pa, double pb, double pc, double rc2, double shift, double od2, double* force,
-                                        double* atomEnergy, const int* listCount, const int* list) {
+                                        double* atomEnergy, const int* listCount, const int* list, double* atomVirial) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
@@ -505,6 +518,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
     double fx = 0, fy = 0, fz = 0, e = 0;
+    double w[6] = {0, 0, 0, 0, 0, 0};  // the atom's pair virial, each pair whole (halved below, as the energy)
     bool overlap = false;
     if (cell.kind == RELAX_CELL_IMAGES) {  // the atom's own images: the positive offsets, ascending, each ± pair once
         double own = -0.0, t[3], u;
@@ -516,7 +530,11 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
                     double dx = (oa * h[0] + ob * h[3]) + oc * h[6];
                     double dy = (oa * h[1] + ob * h[4]) + oc * h[7];
                     double dz = (oa * h[2] + ob * h[5]) + oc * h[8];
-                    if (relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) own += u;
+                    if (relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) {
+                        own += u;
+                        relax_pair_virial(dx, dy, dz, t, w);  // the − image's d ⊗ t is the same: counted twice
+                        relax_pair_virial(dx, dy, dz, t, w);
+                    }
                 }
             }
         }
@@ -531,14 +549,14 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     int p = 0;
     for (; p < count && relax_partner(partners, start, i, p) < i; p++) {
         relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
-                   &fy, &fz);
+                   &fy, &fz, w);
     }
     if (striped > i + 1) {
         double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
         for (int j; p < count && (j = relax_partner(partners, start, i, p)) < striped; p++) {
             int q = (j - i - 1) % RELAX_STRIPE;
-            relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q], &pz[q]);
+            relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q], &pz[q], w);
         }
         for (int q = 0; q < RELAX_STRIPE; q++) {
             e += pu[q];
@@ -549,12 +567,13 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     }
     for (; p < count; p++) {
         relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
-                   &fy, &fz);
+                   &fy, &fz, w);
     }
     force[3 * i] = fx;
     force[3 * i + 1] = fy;
     force[3 * i + 2] = fz;
     atomEnergy[i] = 0.5 * e;
+    for (int c = 0; c < 6; c++) atomVirial[6 * i + c] = 0.5 * w[c];
     // every writer writes the same value; a flag the step before set stands (the step ran before this kernel)
     if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
 }
@@ -584,6 +603,22 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
     doubles[RELAX_ENERGY * cap + k] = e;
     doubles[RELAX_FMAX * cap + k] = sqrt(max);
     if (ints[RELAX_FLAG * cap + k] == 0 && !finite) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
+}
+
+// RelaxColumns.VIRIAL: each system's pair virial, its atoms' halves summed in atom order (the
+// CPU's models give the same to rounding: each pair once).
+#define RELAX_VIRIAL 23
+extern "C" __global__ void relax_virial(int systems, const int* ints, int cap, const double* atomVirial, double* doubles) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double w[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = start; i < start + n; i++) {
+        for (int c = 0; c < 6; c++) w[c] += atomVirial[6 * i + c];
+    }
+    const int at[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // xx xy xz yx yy yz zx zy zz from xx yy zz xy xz yz
+    for (int x = 0; x < 9; x++) doubles[(RELAX_VIRIAL + x) * cap + k] = w[at[x]];
 }
 
 extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,

@@ -56,6 +56,9 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private CudaEam eam;
     private KernelModule snapModule;
     private CudaSnap snap;
+    private dev.penstock.memory.BlockArena virialArena; // the pair kernels' per-atom virial (null: none yet)
+    private int virialAtoms;
+    private Block atomVirial;
 
     /// Loads the kernels onto `device`.
     public CudaRelaxKernels(CudaDevice device) {
@@ -103,10 +106,32 @@ public final class CudaRelaxKernels implements RelaxKernels {
                     c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list, binGrid, binGridInts, binStart,
                     binAtoms);
         }
+        fitVirial(c.atomCapacity());
         s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(), c.pos(), pair.kind(),
-                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list);
+                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list, atomVirial);
         s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
                 c.doubles());
+        s.launchKernel(module.function("relax_virial"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, atomVirial, c.doubles());
+    }
+
+    /// The pair kernels write the virial (`relax_virial`: each system's into its `VIRIAL` columns).
+    @Override
+    public boolean pairVirial() {
+        return true;
+    }
+
+    /// The per-atom pair virial's device memory (6 doubles an atom) for `atoms` atom rows (the
+    /// old block freed: the stream is idle when the batch's capacity changes).
+    private void fitVirial(int atoms) {
+        if (virialArena != null && virialAtoms >= atoms) {
+            return;
+        }
+        if (virialArena != null) {
+            virialArena.close();
+        }
+        virialAtoms = atoms;
+        virialArena = device.newArena("relax pair virial");
+        atomVirial = virialArena.allocate(dev.penstock.memory.DType.F64, 6L * Math.max(1, atoms));
     }
 
     /// EAM (`CudaEam`: `eam.cu`'s passes over the batch), SNAP and ML-IAP, alone or summed with
@@ -233,6 +258,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
         if (lists != null) {
             lists.close();
             lists = null;
+        }
+        if (virialArena != null) {
+            virialArena.close();
+            virialArena = null;
         }
     }
 

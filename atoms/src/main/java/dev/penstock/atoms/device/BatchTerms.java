@@ -18,8 +18,8 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
     /// The terms of `model` on `kernels`: its pair parameters for Lennard-Jones and Morse where
     /// the kernels sum pairs, otherwise the model itself (`ModelTerms`).
     static BatchTerms of(Model model, RelaxKernels kernels) {
-        return (model instanceof LennardJones || model instanceof Morse) && kernels.sumsPairs() ? new Pairs((PairPotential) model)
-                : new ModelTerms(model);
+        return (model instanceof LennardJones || model instanceof Morse) && kernels.sumsPairs()
+                ? new Pairs((PairPotential) model, RelaxKernels.Pair.of((PairPotential) model), kernels.pairVirial()) : new ModelTerms(model);
     }
 
     /// The model.
@@ -62,11 +62,9 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
     /// Lennard-Jones or Morse: the kernels sum the pairs from these parameters.
     ///
     /// @param potential the model
-    record Pairs(PairPotential potential, RelaxKernels.Pair pair) implements BatchTerms {
-        Pairs(PairPotential potential) {
-            this(potential, RelaxKernels.Pair.of(potential));
-        }
-
+    /// @param pair      its parameters as the kernels take them
+    /// @param virial    whether the kernels write the virial (`RelaxKernels.pairVirial`)
+    record Pairs(PairPotential potential, RelaxKernels.Pair pair, boolean virial) implements BatchTerms {
         @Override
         public Model model() {
             return potential;
