@@ -64,7 +64,7 @@
 #define RELAX_ALPHA 4
 #define RELAX_CELL 5
 #define RELAX_RECIPROCAL 14
-// RelaxColumns.VIRIAL (23 … 31) is written by the CPU's model terms only; the gather carries it
+// RelaxColumns.VIRIAL (23 … 31): relax_virial's (pairs), the CPU's model terms', the gather carries it
 #define RELAX_DOUBLE_COLUMNS 79
 // CellImages' kinds
 #define RELAX_CELL_FREE 0
@@ -151,9 +151,20 @@ struct relax_cell {
 // (*e, *fx, *fy, *fz) one after the other: the nearest image only, or (a scan) the offsets
 // around the nearest one in fractional coordinates, ascending (`descending`: the other way, as a
 // partner before the atom receives them from the CPU's half loop).
+// The virial of one pair term at separation d = r_j − r_i (term force t on i): w −= d ⊗ t, kept as
+// xx yy zz xy xz yz (d ⊗ t is symmetric: t is along d).
+__device__ __forceinline__ void relax_pair_virial(double dx, double dy, double dz, const double* t, double* w) {
+    w[0] -= dx * t[0];
+    w[1] -= dy * t[1];
+    w[2] -= dz * t[2];
+    w[3] -= dx * t[1];
+    w[4] -= dx * t[2];
+    w[5] -= dy * t[2];
+}
+
 __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, double yi, double zi, const relax_cell* c,
                                            bool descending, int kind, double pa, double pb, double pc, double rc2, double shift,
-                                           double od2, bool* overlap, double* e, double* fx, double* fy, double* fz) {
+                                           double od2, bool* overlap, double* e, double* fx, double* fy, double* fz, double* w) {
     const double shifter = 6755399441055744.0;
     const double* h = c->h;
     double dx0 = pos[3 * j] - xi;
@@ -171,6 +182,7 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
         *fx += t[0];
         *fy += t[1];
         *fz += t[2];
+        relax_pair_virial(dx0, dy0, dz0, t, w);
         return;
     }
     double sa = dx0 * h[9] + dy0 * h[10] + dz0 * h[11];
@@ -196,6 +208,7 @@ __device__ __forceinline__ void relax_pair(const double* pos, int j, double xi, 
                 *fx += t[0];
                 *fy += t[1];
                 *fz += t[2];
+                relax_pair_virial(dx, dy, dz, t, w);
             }
         }
     }
@@ -495,7 +508,7 @@ __device__ __forceinline__ int relax_partner(const int* partners, int start, int
 
 extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* ints, int cap, const double* doubles, const double* pos,
                                         int kind, double pa, double pb, double pc, double rc2, double shift, double od2, double* force,
-                                        double* atomEnergy, const int* listCount, const int* list) {
+                                        double* atomEnergy, const int* listCount, const int* list, double* atomVirial) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
@@ -505,6 +518,7 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
     double fx = 0, fy = 0, fz = 0, e = 0;
+    double w[6] = {0, 0, 0, 0, 0, 0};  // the atom's pair virial, each pair whole (halved below, as the energy)
     bool overlap = false;
     if (cell.kind == RELAX_CELL_IMAGES) {  // the atom's own images: the positive offsets, ascending, each ± pair once
         double own = -0.0, t[3], u;
@@ -516,7 +530,11 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
                     double dx = (oa * h[0] + ob * h[3]) + oc * h[6];
                     double dy = (oa * h[1] + ob * h[4]) + oc * h[7];
                     double dz = (oa * h[2] + ob * h[5]) + oc * h[8];
-                    if (relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) own += u;
+                    if (relax_term(dx, dy, dz, kind, pa, pb, pc, rc2, shift, od2, &overlap, &u, t)) {
+                        own += u;
+                        relax_pair_virial(dx, dy, dz, t, w);  // the − image's d ⊗ t is the same: counted twice
+                        relax_pair_virial(dx, dy, dz, t, w);
+                    }
                 }
             }
         }
@@ -531,14 +549,14 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     int p = 0;
     for (; p < count && relax_partner(partners, start, i, p) < i; p++) {
         relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, true, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
-                   &fy, &fz);
+                   &fy, &fz, w);
     }
     if (striped > i + 1) {
         double px[RELAX_STRIPE], py[RELAX_STRIPE], pz[RELAX_STRIPE], pu[RELAX_STRIPE];
         for (int q = 0; q < RELAX_STRIPE; q++) px[q] = py[q] = pz[q] = pu[q] = -0.0;
         for (int j; p < count && (j = relax_partner(partners, start, i, p)) < striped; p++) {
             int q = (j - i - 1) % RELAX_STRIPE;
-            relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q], &pz[q]);
+            relax_pair(pos, j, xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &pu[q], &px[q], &py[q], &pz[q], w);
         }
         for (int q = 0; q < RELAX_STRIPE; q++) {
             e += pu[q];
@@ -549,12 +567,13 @@ extern "C" __global__ void relax_forces(int atoms, const int* atomSystem, int* i
     }
     for (; p < count; p++) {
         relax_pair(pos, relax_partner(partners, start, i, p), xi, yi, zi, &cell, false, kind, pa, pb, pc, rc2, shift, od2, &overlap, &e, &fx,
-                   &fy, &fz);
+                   &fy, &fz, w);
     }
     force[3 * i] = fx;
     force[3 * i + 1] = fy;
     force[3 * i + 2] = fz;
     atomEnergy[i] = 0.5 * e;
+    for (int c = 0; c < 6; c++) atomVirial[6 * i + c] = 0.5 * w[c];
     // every writer writes the same value; a flag the step before set stands (the step ran before this kernel)
     if (overlap && ints[RELAX_FLAG * cap + k] == 0) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_OVERLAP;
 }
@@ -584,6 +603,22 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
     doubles[RELAX_ENERGY * cap + k] = e;
     doubles[RELAX_FMAX * cap + k] = sqrt(max);
     if (ints[RELAX_FLAG * cap + k] == 0 && !finite) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
+}
+
+// RelaxColumns.VIRIAL: each system's pair virial, its atoms' halves summed in atom order (the
+// CPU's models give the same to rounding: each pair once).
+#define RELAX_VIRIAL 23
+extern "C" __global__ void relax_virial(int systems, const int* ints, int cap, const double* atomVirial, double* doubles) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    double w[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = start; i < start + n; i++) {
+        for (int c = 0; c < 6; c++) w[c] += atomVirial[6 * i + c];
+    }
+    const int at[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // xx xy xz yx yy yz zx zy zz from xx yy zz xy xz yz
+    for (int x = 0; x < 9; x++) doubles[(RELAX_VIRIAL + x) * cap + k] = w[at[x]];
 }
 
 extern "C" __global__ void relax_fire_step(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
@@ -765,6 +800,48 @@ extern "C" __global__ void relax_nve(int atoms, int before, const int* atomSyste
 #define RELAX_NH_ETA_DOT (RELAX_NH_ETA + RELAX_NH_MAX_CHAIN)
 #define RELAX_NH_ETA_DOTDOT (RELAX_NH_ETA_DOT + RELAX_NH_MAX_CHAIN)
 
+// NoseHoover.half: one half step of a system's chain over its atoms' velocities [start, start + n),
+// whose Σ m v² is `ke`; returns Σ m v² after the scaling.
+__device__ double relax_nh_half(double* vel, int start, int n, double* eta, double* etaDot, double* etaDotDot, int chain, int tloop,
+                                double ke, double kT, double tfreq, double dt) {
+    double qk = kT / (tfreq * tfreq);
+    double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
+    double tdof = 3.0 * n - 3;
+    double keTarget = tdof * kT;
+    double q0 = tdof * kT / (tfreq * tfreq);
+    etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
+    double ncfac = 1.0 / tloop;
+    for (int loop = 0; loop < tloop; loop++) {
+        for (int q = chain - 1; q > 0; q--) {
+            double expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
+            etaDot[q] *= expfac;
+            etaDot[q] += etaDotDot[q] * ncfac * dt4;
+            etaDot[q] *= expfac;
+        }
+        double expfac = relax_exp(-ncfac * dt8 * etaDot[1]);
+        etaDot[0] *= expfac;
+        etaDot[0] += etaDotDot[0] * ncfac * dt4;
+        etaDot[0] *= expfac;
+        double factor = relax_exp(-ncfac * dthalf * etaDot[0]);
+        for (int d = 3 * start; d < 3 * (start + n); d++) vel[d] *= factor;
+        ke *= factor * factor;
+        etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
+        for (int q = 0; q < chain; q++) eta[q] += ncfac * dthalf * etaDot[q];
+        etaDot[0] *= expfac;
+        etaDot[0] += etaDotDot[0] * ncfac * dt4;
+        etaDot[0] *= expfac;
+        for (int q = 1; q < chain; q++) {
+            expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
+            etaDot[q] *= expfac;
+            double below = q == 1 ? q0 : qk;
+            etaDotDot[q] = (below * etaDot[q - 1] * etaDot[q - 1] - kT) / qk;
+            etaDot[q] += etaDotDot[q] * ncfac * dt4;
+            etaDot[q] *= expfac;
+        }
+    }
+    return ke;
+}
+
 // Half a Nosé-Hoover chain step of each system in sub-stage `sub` (dev.penstock.atoms.integrate.
 // NoseHoover.half, the same operations in the same order): one thread per system, over its atoms.
 // `before` (ahead of relax_nve's first half; neither fresh, flagged nor done): a system's first
@@ -804,40 +881,7 @@ extern "C" __global__ void relax_nh_chain(int systems, int before, int* ints, in
         if (first) doubles[RELAX_NH_CONSERVED0 * cap + k] = doubles[RELAX_ENERGY * cap + k] + 0.5 * ke;
     }
     double dt = doubles[RELAX_DT * cap + k];
-    double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
-    double tdof = 3.0 * n - 3;
-    double keTarget = tdof * kT;
-    double q0 = tdof * kT / (tfreq * tfreq);
-    etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
-    double ncfac = 1.0 / tloop;
-    for (int loop = 0; loop < tloop; loop++) {
-        for (int q = chain - 1; q > 0; q--) {
-            double expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
-            etaDot[q] *= expfac;
-            etaDot[q] += etaDotDot[q] * ncfac * dt4;
-            etaDot[q] *= expfac;
-        }
-        double expfac = relax_exp(-ncfac * dt8 * etaDot[1]);
-        etaDot[0] *= expfac;
-        etaDot[0] += etaDotDot[0] * ncfac * dt4;
-        etaDot[0] *= expfac;
-        double factor = relax_exp(-ncfac * dthalf * etaDot[0]);
-        for (int d = 3 * start; d < 3 * (start + n); d++) vel[d] *= factor;
-        ke *= factor * factor;
-        etaDotDot[0] = q0 > 0 ? (ke - keTarget) / q0 : 0;
-        for (int q = 0; q < chain; q++) eta[q] += ncfac * dthalf * etaDot[q];
-        etaDot[0] *= expfac;
-        etaDot[0] += etaDotDot[0] * ncfac * dt4;
-        etaDot[0] *= expfac;
-        for (int q = 1; q < chain; q++) {
-            expfac = relax_exp(-ncfac * dt8 * etaDot[q + 1]);
-            etaDot[q] *= expfac;
-            double below = q == 1 ? q0 : qk;
-            etaDotDot[q] = (below * etaDot[q - 1] * etaDot[q - 1] - kT) / qk;
-            etaDot[q] += etaDotDot[q] * ncfac * dt4;
-            etaDot[q] *= expfac;
-        }
-    }
+    ke = relax_nh_half(vel, start, n, eta, etaDot, etaDotDot, chain, tloop, ke, kT, tfreq, dt);
     doubles[RELAX_NH_KE * cap + k] = ke;
     for (int q = 0; q < chain; q++) {
         doubles[(RELAX_NH_ETA + q) * cap + k] = eta[q];
@@ -1004,4 +1048,404 @@ extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int*
         dstForce[3L * a + d] = srcForce[3 * src + d];
         dstLast[3L * a + d] = srcLast[3 * src + d];
     }
+}
+
+// The MTK barostat (dev.penstock.atoms.integrate.Mtk, the same operations in the same order;
+// RelaxColumns.BARO's state: ω̇[6], η_p[5], η̇_p[6], η̈_p[5], V₀, kT, lo[3], fixed[3]).
+#define RELAX_VIRIAL_0 23
+#define RELAX_BARO 49
+#define RELAX_FLAG_NO_VIRIAL 5
+#define RELAX_FLAG_UNSUPPORTED 6
+#define MTK_OMEGA_DOT 0
+#define MTK_ETAP 6
+#define MTK_ETAP_DOT 11
+#define MTK_ETAP_DOTDOT 17
+#define MTK_VOL0 22
+#define MTK_KT 23
+#define MTK_LO 24
+#define MTK_FIXED 27
+#define MTK_STATE 30
+#define MTK_ISO 0
+#define MTK_TRI 2
+
+__device__ __forceinline__ bool mtk_on(int couple, int i) { return i < 3 || couple == MTK_TRI; }
+
+__device__ double mtk_volume(const double* c) {
+    if (c[1] == 0 && c[2] == 0 && c[5] == 0) return c[0] * c[4] * c[8];
+    return fabs(c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6]) + c[2] * (c[3] * c[7] - c[4] * c[6]));
+}
+
+// Mtk.chain: the barostat chain's half step, scaling ω̇.
+__device__ void mtk_chain(double* st, int atoms, int couple, double pfreq, int pchain, double dt) {
+    if (pchain == 0) return;
+    double kT = st[MTK_KT];
+    double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
+    double wm = (atoms + 1) * kT / (pfreq * pfreq);
+    double em = kT / (pfreq * pfreq);
+    double ke = 0;
+    int pdof = 0;
+    for (int i = 0; i < 6; i++) {
+        if (mtk_on(couple, i)) {
+            ke += wm * st[MTK_OMEGA_DOT + i] * st[MTK_OMEGA_DOT + i];
+            pdof++;
+        }
+    }
+    double lkt = couple == MTK_ISO ? kT : pdof * kT;
+    st[MTK_ETAP_DOTDOT] = (ke - lkt) / em;
+    for (int k = pchain - 1; k > 0; k--) {
+        double expfac = relax_exp(-dt8 * st[MTK_ETAP_DOT + k + 1]);
+        st[MTK_ETAP_DOT + k] *= expfac;
+        st[MTK_ETAP_DOT + k] += st[MTK_ETAP_DOTDOT + k] * dt4;
+        st[MTK_ETAP_DOT + k] *= expfac;
+    }
+    double expfac = relax_exp(-dt8 * st[MTK_ETAP_DOT + 1]);
+    st[MTK_ETAP_DOT] *= expfac;
+    st[MTK_ETAP_DOT] += st[MTK_ETAP_DOTDOT] * dt4;
+    st[MTK_ETAP_DOT] *= expfac;
+    for (int k = 0; k < pchain; k++) st[MTK_ETAP + k] += dthalf * st[MTK_ETAP_DOT + k];
+    double factor = relax_exp(-dthalf * st[MTK_ETAP_DOT]);
+    for (int i = 0; i < 6; i++) if (mtk_on(couple, i)) st[MTK_OMEGA_DOT + i] *= factor;
+    ke = 0;
+    for (int i = 0; i < 6; i++) if (mtk_on(couple, i)) ke += wm * st[MTK_OMEGA_DOT + i] * st[MTK_OMEGA_DOT + i];
+    st[MTK_ETAP_DOTDOT] = (ke - lkt) / em;
+    st[MTK_ETAP_DOT] *= expfac;
+    st[MTK_ETAP_DOT] += st[MTK_ETAP_DOTDOT] * dt4;
+    st[MTK_ETAP_DOT] *= expfac;
+    for (int k = 1; k < pchain; k++) {
+        expfac = relax_exp(-dt8 * st[MTK_ETAP_DOT + k + 1]);
+        st[MTK_ETAP_DOT + k] *= expfac;
+        st[MTK_ETAP_DOTDOT + k] = (em * st[MTK_ETAP_DOT + k - 1] * st[MTK_ETAP_DOT + k - 1] - kT) / em;
+        st[MTK_ETAP_DOT + k] += st[MTK_ETAP_DOTDOT + k] * dt4;
+        st[MTK_ETAP_DOT + k] *= expfac;
+    }
+}
+
+// Mtk.kineticTensor and Mtk.mv2 over atoms [start, start + n).
+__device__ void mtk_kinetic(const double* vel, const double* mass, int start, int n, double* kin) {
+    for (int c = 0; c < 6; c++) kin[c] = 0;
+    for (int i = start; i < start + n; i++) {
+        double vx = vel[3 * i], vy = vel[3 * i + 1], vz = vel[3 * i + 2], m = mass[i];
+        kin[0] += m * vx * vx;
+        kin[1] += m * vy * vy;
+        kin[2] += m * vz * vz;
+        kin[3] += m * vx * vy;
+        kin[4] += m * vx * vz;
+        kin[5] += m * vy * vz;
+    }
+}
+__device__ double mtk_mv2(const double* vel, const double* mass, int start, int n) {
+    double s = 0;
+    for (int i = start; i < start + n; i++) {
+        s += mass[i] * (vel[3 * i] * vel[3 * i] + vel[3 * i + 1] * vel[3 * i + 1] + vel[3 * i + 2] * vel[3 * i + 2]);
+    }
+    return s;
+}
+
+// Mtk.pressure then Mtk.omegaDot (ISO's MTK term from `term`: the carried Σmv² before, afresh after).
+__device__ void mtk_omega(double* st, const double* kin, double mv2, double term, const double* w, double volume, int atoms, int couple,
+                          double p, double pfreq, double dt) {
+    double pcur[6] = {0, 0, 0, 0, 0, 0};
+    if (couple == MTK_ISO) {
+        double pp = (mv2 + w[0] + w[4] + w[8]) / 3.0 * (1 / volume);
+        pcur[0] = pcur[1] = pcur[2] = pp;
+    } else {
+        double inv = 1 / volume;
+        pcur[0] = (kin[0] + w[0]) * inv;
+        pcur[1] = (kin[1] + w[4]) * inv;
+        pcur[2] = (kin[2] + w[8]) * inv;
+        if (couple == MTK_TRI) {
+            pcur[3] = (kin[5] + w[5]) * inv;
+            pcur[4] = (kin[4] + w[2]) * inv;
+            pcur[5] = (kin[3] + w[1]) * inv;
+        }
+    }
+    double dthalf = 0.5 * dt;
+    double wm = (atoms + 1) * st[MTK_KT] / (pfreq * pfreq);
+    double term1 = couple == MTK_ISO ? term : kin[0] + kin[1] + kin[2];
+    term1 /= 3 * atoms;
+    for (int i = 0; i < 3; i++) {
+        double f = (pcur[i] - p) * volume / wm + term1 / wm;
+        st[MTK_OMEGA_DOT + i] += f * dthalf;
+    }
+    if (couple == MTK_TRI) {
+        for (int i = 3; i < 6; i++) {
+            double f = pcur[i] * volume / wm;
+            st[MTK_OMEGA_DOT + i] += f * dthalf;
+        }
+    }
+}
+
+// Mtk.scaleVelocities for atom i.
+__device__ __forceinline__ void mtk_scale(double* v, const double* st, int atoms, int couple, double dt) {
+    double dt4 = 0.25 * dt, dthalf = 0.5 * dt;
+    double t2 = st[MTK_OMEGA_DOT] + st[MTK_OMEGA_DOT + 1] + st[MTK_OMEGA_DOT + 2];
+    t2 = t2 / (3 * atoms);
+    double f0 = relax_exp(-dt4 * (st[MTK_OMEGA_DOT] + t2));
+    double f1 = relax_exp(-dt4 * (st[MTK_OMEGA_DOT + 1] + t2));
+    double f2 = relax_exp(-dt4 * (st[MTK_OMEGA_DOT + 2] + t2));
+    v[0] *= f0;
+    v[1] *= f1;
+    v[2] *= f2;
+    if (couple == MTK_TRI) {
+        v[0] += -dthalf * (v[1] * st[MTK_OMEGA_DOT + 5] + v[2] * st[MTK_OMEGA_DOT + 4]);
+        v[1] += -dthalf * v[2] * st[MTK_OMEGA_DOT + 3];
+    }
+    v[0] *= f0;
+    v[1] *= f1;
+    v[2] *= f2;
+}
+
+// Mtk.tilts: one half of remap's tilt update.
+__device__ void mtk_tilts(double* h, const double* od, double dto) {
+    double dto2 = dto / 2.0, dto4 = dto / 4.0, dto8 = dto / 8.0;
+    double e = relax_exp(dto8 * od[0]);
+    h[4] *= e;
+    h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
+    h[4] *= e;
+    e = relax_exp(dto4 * od[1]);
+    h[3] *= e;
+    h[3] += dto2 * (od[3] * h[2]);
+    h[3] *= e;
+    e = relax_exp(dto4 * od[0]);
+    h[5] *= e;
+    h[5] += dto2 * (od[5] * h[1]);
+    h[5] *= e;
+    e = relax_exp(dto8 * od[0]);
+    h[4] *= e;
+    h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
+    h[4] *= e;
+}
+
+// Mtk.inverse.
+__device__ void mtk_inverse(const double* c, double* inv) {
+    for (int q = 0; q < 9; q++) inv[q] = 0;
+    if (c[1] == 0 && c[2] == 0 && c[5] == 0) {
+        double h0 = c[0], h1 = c[4], h2 = c[8], h3 = c[7], h4 = c[6], h5 = c[3];
+        inv[0] = 1.0 / h0;
+        inv[4] = 1.0 / h1;
+        inv[8] = 1.0 / h2;
+        inv[7] = -h3 / (h1 * h2);
+        inv[6] = (h3 * h5 - h1 * h4) / (h0 * h1 * h2);
+        inv[3] = -h5 / (h0 * h1);
+        return;
+    }
+    double det = c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6]) + c[2] * (c[3] * c[7] - c[4] * c[6]);
+    inv[0] = (c[4] * c[8] - c[5] * c[7]) / det;
+    inv[1] = (c[2] * c[7] - c[1] * c[8]) / det;
+    inv[2] = (c[1] * c[5] - c[2] * c[4]) / det;
+    inv[3] = (c[5] * c[6] - c[3] * c[8]) / det;
+    inv[4] = (c[0] * c[8] - c[2] * c[6]) / det;
+    inv[5] = (c[2] * c[3] - c[0] * c[5]) / det;
+    inv[6] = (c[3] * c[7] - c[4] * c[6]) / det;
+    inv[7] = (c[1] * c[6] - c[0] * c[7]) / det;
+    inv[8] = (c[0] * c[4] - c[1] * c[3]) / det;
+}
+
+// Mtk.remap's cell half: `cell` and `lo` (in st) dilated by half a step; the old cell and corner kept for the atoms.
+__device__ void mtk_remap_cell(double* cell, double* st, int couple, double dt) {
+    double dto = 0.5 * dt;
+    double lo[3] = {st[MTK_LO], st[MTK_LO + 1], st[MTK_LO + 2]};
+    if (!(cell[1] == 0 && cell[2] == 0 && cell[5] == 0)) {
+        double e = relax_exp(dto * st[MTK_OMEGA_DOT]);
+        for (int d = 0; d < 3; d++) lo[d] = (lo[d] - st[MTK_FIXED + d]) * e + st[MTK_FIXED + d];
+        for (int x = 0; x < 9; x++) cell[x] *= e;
+    } else {
+        double h[6] = {cell[0], cell[4], cell[8], cell[7], cell[6], cell[3]};
+        bool tri = couple == MTK_TRI;
+        bool scaleXy = !tri && h[5] != 0, scaleXz = !tri && h[4] != 0, scaleYz = !tri && h[3] != 0;
+        double od[6];
+        for (int q = 0; q < 6; q++) od[q] = st[MTK_OMEGA_DOT + q];
+        if (tri) mtk_tilts(h, od, dto);
+        double length[3];
+        for (int d = 0; d < 3; d++) {
+            double e = relax_exp(dto * od[d]);
+            double hi = lo[d] + h[d];
+            lo[d] = (lo[d] - st[MTK_FIXED + d]) * e + st[MTK_FIXED + d];
+            hi = (hi - st[MTK_FIXED + d]) * e + st[MTK_FIXED + d];
+            length[d] = hi - lo[d];
+            if (d == 1 && scaleXy) h[5] *= e;
+            if (d == 2) {
+                if (scaleXz) h[4] *= e;
+                if (scaleYz) h[3] *= e;
+            }
+        }
+        if (tri) mtk_tilts(h, od, dto);
+        for (int d = 0; d < 3; d++) h[d] = length[d];
+        cell[0] = h[0];
+        cell[3] = h[5];
+        cell[4] = h[1];
+        cell[6] = h[4];
+        cell[7] = h[3];
+        cell[8] = h[2];
+    }
+    st[MTK_LO] = lo[0];
+    st[MTK_LO + 1] = lo[1];
+    st[MTK_LO + 2] = lo[2];
+}
+
+// An atom's position from the old cell (inverse `inv`, corner `lo`) to the new (`cell`, `lo2`).
+__device__ __forceinline__ void mtk_move(double* r, const double* inv, const double* lo, const double* cell, const double* lo2) {
+    double dx = r[0] - lo[0], dy = r[1] - lo[1], dz = r[2] - lo[2];
+    double l0 = dx * inv[0] + dy * inv[3] + dz * inv[6];
+    double l1 = dx * inv[1] + dy * inv[4] + dz * inv[7];
+    double l2 = dx * inv[2] + dy * inv[5] + dz * inv[8];
+    r[0] = l0 * cell[0] + l1 * cell[3] + l2 * cell[6] + lo2[0];
+    r[1] = l0 * cell[1] + l1 * cell[4] + l2 * cell[7] + lo2[1];
+    r[2] = l0 * cell[2] + l1 * cell[5] + l2 * cell[8] + lo2[2];
+}
+
+// CellImages.pack's columns of a cell changed on the device: RECIPROCAL (b×c, c×a, a×b over the
+// signed volume), IMAGES (the offsets a scan takes beyond the nearest image) and CELL_KIND.
+__device__ void mtk_store_cell(int* ints, int cap, double* doubles, int k, const double* c, double cutoff) {
+    double det = c[0] * (c[4] * c[8] - c[5] * c[7]) - c[1] * (c[3] * c[8] - c[5] * c[6]) + c[2] * (c[3] * c[7] - c[4] * c[6]);
+    double rec[9] = {c[4] * c[8] - c[5] * c[7], c[5] * c[6] - c[3] * c[8], c[3] * c[7] - c[4] * c[6],
+                     c[7] * c[2] - c[8] * c[1], c[8] * c[0] - c[6] * c[2], c[6] * c[1] - c[7] * c[0],
+                     c[1] * c[5] - c[2] * c[4], c[2] * c[3] - c[0] * c[5], c[0] * c[4] - c[1] * c[3]};
+    int scanned = 0;
+    for (int d = 0; d < 3; d++) {
+        double x = rec[3 * d] / det, y = rec[3 * d + 1] / det, z = rec[3 * d + 2] / det;
+        double face = 1 / sqrt(x * x + y * y + z * z);
+        int images = (int) floor(cutoff / face * (1 + 1e-12) + 0.5);
+        ints[(RELAX_IMAGES_A + d) * cap + k] = images;
+        scanned += images;
+    }
+    for (int x = 0; x < 9; x++) {
+        doubles[(RELAX_CELL + x) * cap + k] = c[x];
+        doubles[(RELAX_RECIPROCAL + x) * cap + k] = rec[x] / det;
+    }
+    bool ortho = c[1] == 0 && c[2] == 0 && c[3] == 0 && c[5] == 0 && c[6] == 0 && c[7] == 0;
+    ints[RELAX_CELL_KIND * cap + k] = ortho && scanned == 0 ? RELAX_CELL_NEAREST : RELAX_CELL_IMAGES;
+}
+
+// An MTK barostat's half of a step (SubStage.Barostat; CpuRelaxKernels.barostatBefore/After, the
+// same operations): one thread per system in sub-stage `sub`, over its atoms. `before` (neither
+// fresh, flagged nor done): the first step sets the barostat and the chain at rest; the barostat's
+// chain, the thermostat's (`thermostat`), ω̇ under the last evaluation's virial, the velocities
+// scaled, the half kick, the cell and each atom dilated around the drift (the cell's columns
+// rewritten: CellImages' for the pair kernels). Otherwise (neither fresh nor flagged): the half
+// kick, the scaling, ω̇ under the new virial, the chains. A system without a virial is flagged
+// RELAX_FLAG_NO_VIRIAL; one of RELAX_LIST_ATOMS atoms or more RELAX_FLAG_UNSUPPORTED (its Verlet
+// list would not follow the cell).
+extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap, double* doubles, double* pos, double* vel,
+                                     const double* force, const double* mass, int couple, double p, double pfreq, int pchain,
+                                     int thermostat, int chain, int tloop, double kT, double tfreq, double ptempKT, double cutoff,
+                                     double maxStep2, int sub) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0) return;
+    if (before && ints[RELAX_DONE * cap + k] != 0) return;
+    int start = ints[RELAX_START * cap + k];
+    int n = ints[RELAX_COUNT * cap + k];
+    if (n >= RELAX_LIST_ATOMS) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_UNSUPPORTED;
+        return;
+    }
+    double w[9], cell[9], st[MTK_STATE];
+    for (int x = 0; x < 9; x++) {
+        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
+        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
+    }
+    if (w[0] != w[0]) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
+        return;
+    }
+    for (int q = 0; q < MTK_STATE; q++) st[q] = doubles[(RELAX_BARO + q) * cap + k];
+    double eta[RELAX_NH_MAX_CHAIN], etaDot[RELAX_NH_MAX_CHAIN + 1], etaDotDot[RELAX_NH_MAX_CHAIN];
+    int tch = thermostat ? chain : 0;
+    double dt = doubles[RELAX_DT * cap + k];
+    double dof = 3.0 * n - 3;
+    double ke;
+    if (before && ints[RELAX_TAKEN * cap + k] == 0) {  // LAMMPS's setup
+        ke = mtk_mv2(vel, mass, start, n);
+        double kTb = thermostat ? kT : ptempKT > 0 ? ptempKT : ke / dof;
+        for (int q = 0; q < MTK_STATE; q++) st[q] = 0;
+        st[MTK_VOL0] = mtk_volume(cell);
+        st[MTK_KT] = kTb;
+        st[MTK_FIXED] = 0.5 * cell[0];
+        st[MTK_FIXED + 1] = 0.5 * cell[4];
+        st[MTK_FIXED + 2] = 0.5 * cell[8];
+        double m = kTb / (pfreq * pfreq);
+        for (int q = 1; q < pchain; q++) st[MTK_ETAP_DOTDOT + q] = (0 - kTb) / m;
+        double qk = kT / (tfreq * tfreq);
+        for (int q = 0; q < tch; q++) eta[q] = etaDot[q] = etaDotDot[q] = 0;
+        for (int q = 1; q < tch; q++) etaDotDot[q] = (0 - kT) / qk;
+        doubles[RELAX_NH_CONSERVED0 * cap + k] = doubles[RELAX_ENERGY * cap + k] + 0.5 * ke;
+    } else {
+        for (int q = 0; q < tch; q++) {
+            eta[q] = doubles[(RELAX_NH_ETA + q) * cap + k];
+            etaDot[q] = doubles[(RELAX_NH_ETA_DOT + q) * cap + k];
+            etaDotDot[q] = doubles[(RELAX_NH_ETA_DOTDOT + q) * cap + k];
+        }
+        ke = doubles[RELAX_NH_KE * cap + k];
+    }
+    etaDot[tch] = 0;
+    double kin[6];
+    if (before) {
+        mtk_chain(st, n, couple, pfreq, pchain, dt);
+        if (thermostat) ke = relax_nh_half(vel, start, n, eta, etaDot, etaDotDot, chain, tloop, ke, kT, tfreq, dt);
+        double volume = mtk_volume(cell);
+        double mv2 = 0;
+        if (couple == MTK_ISO) {
+            mv2 = mtk_mv2(vel, mass, start, n);
+            for (int c = 0; c < 6; c++) kin[c] = 0;
+        } else {
+            mtk_kinetic(vel, mass, start, n, kin);
+        }
+        mtk_omega(st, kin, mv2, ke, w, volume, n, couple, p, pfreq, dt);
+        double cell0[9], cell1[9], lo0[3], lo1[3], inv0[9], inv1[9];
+        for (int x = 0; x < 9; x++) cell0[x] = cell[x];
+        for (int d = 0; d < 3; d++) lo0[d] = st[MTK_LO + d];
+        mtk_remap_cell(cell, st, couple, dt);
+        for (int x = 0; x < 9; x++) cell1[x] = cell[x];
+        for (int d = 0; d < 3; d++) lo1[d] = st[MTK_LO + d];
+        mtk_remap_cell(cell, st, couple, dt);
+        mtk_inverse(cell0, inv0);
+        mtk_inverse(cell1, inv1);
+        double lo2[3] = {st[MTK_LO], st[MTK_LO + 1], st[MTK_LO + 2]};
+        bool runaway = false;
+        for (int i = start; i < start + n; i++) {
+            double* v = vel + 3 * i;
+            mtk_scale(v, st, n, couple, dt);
+            double kk = 0.5 * dt / mass[i];
+            v[0] += kk * force[3 * i];
+            v[1] += kk * force[3 * i + 1];
+            v[2] += kk * force[3 * i + 2];
+            double r[3] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
+            double r0[3] = {r[0], r[1], r[2]};
+            mtk_move(r, inv0, lo0, cell1, lo1);
+            for (int e = 0; e < 3; e++) r[e] += dt * v[e];
+            mtk_move(r, inv1, lo1, cell, lo2);
+            for (int e = 0; e < 3; e++) pos[3 * i + e] = r[e];
+            double dx = r[0] - r0[0], dy = r[1] - r0[1], dz = r[2] - r0[2];
+            runaway |= dx * dx + dy * dy + dz * dz > maxStep2;
+        }
+        mtk_store_cell(ints, cap, doubles, k, cell, cutoff);
+        if (runaway) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;
+    } else {
+        for (int i = start; i < start + n; i++) {
+            double* v = vel + 3 * i;
+            double kk = 0.5 * dt / mass[i];
+            v[0] += kk * force[3 * i];
+            v[1] += kk * force[3 * i + 1];
+            v[2] += kk * force[3 * i + 2];
+            mtk_scale(v, st, n, couple, dt);
+        }
+        double mv2 = mtk_mv2(vel, mass, start, n);
+        if (couple != MTK_ISO) {
+            mtk_kinetic(vel, mass, start, n, kin);
+        } else {
+            for (int c = 0; c < 6; c++) kin[c] = 0;
+        }
+        mtk_omega(st, kin, mv2, mv2, w, mtk_volume(cell), n, couple, p, pfreq, dt);
+        ke = mv2;
+        if (thermostat) ke = relax_nh_half(vel, start, n, eta, etaDot, etaDotDot, chain, tloop, ke, kT, tfreq, dt);
+        mtk_chain(st, n, couple, pfreq, pchain, dt);
+    }
+    doubles[RELAX_NH_KE * cap + k] = ke;
+    for (int q = 0; q < tch; q++) {
+        doubles[(RELAX_NH_ETA + q) * cap + k] = eta[q];
+        doubles[(RELAX_NH_ETA_DOT + q) * cap + k] = etaDot[q];
+        doubles[(RELAX_NH_ETA_DOTDOT + q) * cap + k] = etaDotDot[q];
+    }
+    for (int q = 0; q < MTK_STATE; q++) doubles[(RELAX_BARO + q) * cap + k] = st[q];
 }

@@ -221,10 +221,12 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("relax_list_build", kernel(&relax_list_build, false));
         m.emplace("relax_forces", kernel(&relax_forces, false));
         m.emplace("relax_reduce", kernel(&relax_reduce, false));
+        m.emplace("relax_virial", kernel(&relax_virial, false));
         m.emplace("relax_fire_step", kernel(&relax_fire_step, false));
         m.emplace("relax_nve", kernel(&relax_nve, false));
         m.emplace("relax_langevin", kernel(&relax_langevin, false));
         m.emplace("relax_nh_chain", kernel(&relax_nh_chain, false));
+        m.emplace("relax_mtk", kernel(&relax_mtk, false));
         m.emplace("relax_fire2_step", kernel(&relax_fire2_step, false));
         m.emplace("relax_check", kernel(&relax_check, false));
         m.emplace("relax_gather_systems", kernel(&relax_gather_systems, false));

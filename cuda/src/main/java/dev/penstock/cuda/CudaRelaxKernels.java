@@ -56,6 +56,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private CudaEam eam;
     private KernelModule snapModule;
     private CudaSnap snap;
+    private double pairCutoff = Double.NaN; // the pair model's cutoff, as the last evaluation gave it (a barostat's images)
+    private dev.penstock.memory.BlockArena virialArena; // the pair kernels' per-atom virial (null: none yet)
+    private int virialAtoms;
+    private Block atomVirial;
 
     /// Loads the kernels onto `device`.
     public CudaRelaxKernels(CudaDevice device) {
@@ -78,6 +82,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
     @Override
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair) {
         CudaStream s = cuda(stream);
+        pairCutoff = Math.sqrt(pair.rc2());
         int cap = c.systemCapacity();
         // a system this large may be listed: bring its lists up to date (a batch whose stage
         // says it holds no such system launches none of this and keeps no list memory)
@@ -103,10 +108,32 @@ public final class CudaRelaxKernels implements RelaxKernels {
                     c.pos(), listStale, LIST_RADIUS * LIST_RADIUS * pair.rc2(), refPos, listCount, list, binGrid, binGridInts, binStart,
                     binAtoms);
         }
+        fitVirial(c.atomCapacity());
         s.launchKernel(module.function("relax_forces"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(), c.pos(), pair.kind(),
-                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list);
+                pair.a(), pair.b(), pair.c(), pair.rc2(), pair.shift(), pair.od2(), c.force(), c.atomEnergy(), listCount, list, atomVirial);
         s.launchKernel(module.function("relax_reduce"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.force(), c.atomEnergy(),
                 c.doubles());
+        s.launchKernel(module.function("relax_virial"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, atomVirial, c.doubles());
+    }
+
+    /// The pair kernels write the virial (`relax_virial`: each system's into its `VIRIAL` columns).
+    @Override
+    public boolean pairVirial() {
+        return true;
+    }
+
+    /// The per-atom pair virial's device memory (6 doubles an atom) for `atoms` atom rows (the
+    /// old block freed: the stream is idle when the batch's capacity changes).
+    private void fitVirial(int atoms) {
+        if (virialArena != null && virialAtoms >= atoms) {
+            return;
+        }
+        if (virialArena != null) {
+            virialArena.close();
+        }
+        virialAtoms = atoms;
+        virialArena = device.newArena("relax pair virial");
+        atomVirial = virialArena.allocate(dev.penstock.memory.DType.F64, 6L * Math.max(1, atoms));
     }
 
     /// EAM (`CudaEam`: `eam.cu`'s passes over the batch), SNAP and ML-IAP, alone or summed with
@@ -234,6 +261,10 @@ public final class CudaRelaxKernels implements RelaxKernels {
             lists.close();
             lists = null;
         }
+        if (virialArena != null) {
+            virialArena.close();
+            virialArena = null;
+        }
     }
 
     @Override
@@ -286,6 +317,39 @@ public final class CudaRelaxKernels implements RelaxKernels {
     @Override
     public boolean noseHoover() {
         return true;
+    }
+
+    /// The barostat runs on the pair kernels (Lennard-Jones, Morse: their images scanned from the
+    /// cell's columns, which `relax_mtk` rewrites); EAM's and SNAP's lists do not follow a changing
+    /// cell yet.
+    @Override
+    public boolean barostat(dev.penstock.atoms.potential.Model model) {
+        return model instanceof dev.penstock.atoms.potential.LennardJones || model instanceof dev.penstock.atoms.potential.Morse;
+    }
+
+    @Override
+    public boolean barostat() {
+        return true;
+    }
+
+    /// `relax_mtk`'s first half (one thread per system).
+    @Override
+    public void barostatBefore(Stream stream, RelaxColumns c, int systems, int atoms, dev.penstock.atoms.device.SubStage.Barostat b,
+                               double maxStep2, int sub) {
+        mtk(cuda(stream), c, systems, 1, b, maxStep2, sub);
+    }
+
+    /// `relax_mtk`'s second half.
+    @Override
+    public void barostatAfter(Stream stream, RelaxColumns c, int systems, int atoms, dev.penstock.atoms.device.SubStage.Barostat b, int sub) {
+        mtk(cuda(stream), c, systems, 0, b, Double.POSITIVE_INFINITY, sub);
+    }
+
+    private void mtk(CudaStream s, RelaxColumns c, int systems, int before, dev.penstock.atoms.device.SubStage.Barostat b, double maxStep2, int sub) {
+        s.launchKernel(module.function("relax_mtk"), grid(systems), 1, THREADS, 0, systems, before, c.ints(), c.systemCapacity(), c.doubles(),
+                c.pos(), c.vel(), c.force(), c.mass(), b.baro().couple(), b.baro().p(), b.baro().pfreq(), b.baro().pchain(),
+                b.thermostat() ? 1 : 0, b.thermostat() ? b.chain() : 1, b.tloop(), b.thermostat() ? b.kT() : 0, 1 / b.tdamp(), b.ptempKT(),
+                pairCutoff, maxStep2, sub);
     }
 
     /// `relax_nh_chain`'s half step (the chain, the velocities scaled), then `relax_nve`'s first half.

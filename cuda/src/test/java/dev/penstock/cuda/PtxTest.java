@@ -21,7 +21,7 @@ class PtxTest {
     private static final List<String> KERNELS = List.of("amplitude_f64_c128", "angle_f64_c128", "basis_f64_c128", "phase_f64_c128",
             "iqp_phases_f64_c128", "amplitude_f32_c64", "angle_f32_c64", "basis_f32_c64", "phase_f32_c64", "iqp_phases_f32_c64",
             "amplitude_f64_c64", "iqp_phases_f64_c64", "butterfly_c128", "butterfly_c64", "read_all");
-    private static final List<String> RELAX_KERNELS = List.of("relax_list_check", "relax_list_moved", "relax_list_grid", "relax_list_count", "relax_list_prefix", "relax_list_scatter", "relax_list_build", "relax_forces", "relax_reduce", "relax_fire_step", "relax_fire2_step", "relax_nve", "relax_langevin", "relax_nh_chain", "relax_check",
+    private static final List<String> RELAX_KERNELS = List.of("relax_list_check", "relax_list_moved", "relax_list_grid", "relax_list_count", "relax_list_prefix", "relax_list_scatter", "relax_list_build", "relax_forces", "relax_reduce", "relax_virial", "relax_fire_step", "relax_fire2_step", "relax_nve", "relax_langevin", "relax_nh_chain", "relax_check",
             "relax_gather_systems", "relax_gather_atoms", "relax_move_systems");
     private static final List<String> SNAP_KERNELS = List.of("snap_ui", "snap_bi", "snap_linear", "mliap_nn", "snap_yi", "snap_deidrj", "snap_force",
             "snap_virial", "zbl_add");

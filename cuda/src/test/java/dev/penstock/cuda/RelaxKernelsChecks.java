@@ -440,6 +440,76 @@ abstract class RelaxKernelsChecks {
         }
     }
 
+    /// `systems` through a barostat stage of `b` (LJ, its batch on `device`): each leaver's steps,
+    /// energy, cell, conserved quantity and pressure by id.
+    private static java.util.Map<Long, String> barostat(dev.penstock.device.Device device, dev.penstock.atoms.device.SubStage.Barostat b,
+            List<AtomicSystem> systems, java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> batch = new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages.barostat(
+                b, LJ, device, kernels, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8),
+                dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE));
+        drive(batch, systems, step -> List.of(), e -> {
+            if (e.left()) {
+                AtomicSystem s = e.sample();
+                out.put(s.id(), e.steps() + " " + s.energy() + " " + Arrays.toString(s.cell().vectors()) + " " + s.info().get("conserved_energy")
+                        + " " + dev.penstock.atoms.stage.History.pressure(s) + " " + e.diagnosis());
+            }
+        }, step -> { });
+        batch.close();
+        return out;
+    }
+
+    /// `npt` (iso, tri) and `nph` on CUDA (`relax_mtk`, the pair kernels' virial and images from
+    /// the rewritten cell columns) against the CPU's kernels: every system's steps, energy, cell,
+    /// conserved quantity and pressure within 1e-9 after 120 steps of sheared LJ crystals; EAM is
+    /// refused when the batch is made.
+    @Test
+    void theCudaBarostatGivesEverySystemTheCpuTrajectory() {
+        dev.penstock.atoms.device.SubStage.Barostat[] runs = {
+            new dev.penstock.atoms.device.SubStage.Barostat(0.004, true, 0.7, 0.4, 3, 1, 0,
+                    new dev.penstock.atoms.integrate.Mtk.Settings(dev.penstock.atoms.integrate.Mtk.ISO, 0.5, 1 / 2.0, 3), 120),
+            new dev.penstock.atoms.device.SubStage.Barostat(0.004, true, 0.7, 0.4, 3, 1, 0,
+                    new dev.penstock.atoms.integrate.Mtk.Settings(dev.penstock.atoms.integrate.Mtk.TRI, 0.5, 1 / 2.0, 3), 120),
+            new dev.penstock.atoms.device.SubStage.Barostat(0.004, false, 0, 1, 1, 1, 0,
+                    new dev.penstock.atoms.integrate.Mtk.Settings(dev.penstock.atoms.integrate.Mtk.ANISO, -0.2, 1 / 2.0, 2), 120)};
+        for (dev.penstock.atoms.device.SubStage.Barostat b : runs) {
+            java.util.Map<Long, String> cpu;
+            try (CpuDevice d = new CpuDevice()) {
+                cpu = barostat(d, b, dev.penstock.atoms.device.BarostatDeviceStageTest.crystals(6, 21), x -> new dev.penstock.atoms.device.CpuRelaxKernels(1));
+            }
+            java.util.Map<Long, String> cuda;
+            try (CudaDevice d = openDevice()) {
+                cuda = barostat(d, b, dev.penstock.atoms.device.BarostatDeviceStageTest.crystals(6, 21), x -> new CudaRelaxKernels(d));
+            }
+            assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(6);
+            for (long id : cpu.keySet()) {
+                String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                assertThat(c[0]).as("%s, system %d steps", b.name(), id).isEqualTo(h[0]).isEqualTo("120");
+                for (int q = 1; q < 13; q++) { // energy, the cell's nine, conserved quantity, pressure
+                    double x = Double.parseDouble(c[q]);
+                    double y = Double.parseDouble(h[q]);
+                    assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", b.name(), id, q, x, y)
+                            .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
+                }
+            }
+        }
+        try (CudaDevice d = openDevice()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.penstock.stage.StageBatch<>(
+                    dev.penstock.atoms.device.DeviceStages.barostat(runs[0], eamForBarostat(), d, x -> new CudaRelaxKernels(d), 0.5),
+                    dev.penstock.atoms.stage.Systems.withListRadius(6), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE)))
+                    .hasMessageContaining("no barostat (npt, nph) under");
+        }
+    }
+
+    private static dev.penstock.atoms.potential.Model eamForBarostat() {
+        try {
+            return dev.penstock.atoms.potential.Eam.read(java.nio.file.Path.of("/usr/share/lammps/potentials/Cu_u3.eam"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
     void theCudaNoseHooverChainGivesEverySystemTheCpuTrajectory() {
         java.util.Map<Long, String> cpu;

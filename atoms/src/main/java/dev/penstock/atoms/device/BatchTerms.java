@@ -17,9 +17,15 @@ import java.io.IOException;
 sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
     /// The terms of `model` on `kernels`: its pair parameters for Lennard-Jones and Morse where
     /// the kernels sum pairs, otherwise the model itself (`ModelTerms`).
-    static BatchTerms of(Model model, RelaxKernels kernels) {
-        return (model instanceof LennardJones || model instanceof Morse) && kernels.sumsPairs() ? new Pairs((PairPotential) model)
-                : new ModelTerms(model);
+    /// `virialIn` marks the sub-stages that read the virial every step (a barostat's, a cell
+    /// relaxation's): only their rows' virials are asked of the model, or taken from the pair kernels.
+    static BatchTerms of(Model model, RelaxKernels kernels, boolean[] virialIn) {
+        if ((model instanceof LennardJones || model instanceof Morse) && kernels.sumsPairs()) {
+            return new Pairs((PairPotential) model, RelaxKernels.Pair.of((PairPotential) model), kernels.pairVirial(), virialIn.clone());
+        }
+        ModelTerms m = new ModelTerms(model);
+        m.virialIn(virialIn);
+        return m;
     }
 
     /// The model.
@@ -49,9 +55,9 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
     default void restore(AtomicSystem s, byte[] saved) throws IOException {
     }
 
-    /// Whether the evaluation writes the `VIRIAL` columns (NaN: the model computed none), which
-    /// a leaving system then takes as its virial.
-    default boolean virial() {
+    /// Whether the evaluation writes the `VIRIAL` columns of a row in sub-stage `sub` (NaN: the model
+    /// computed none), which a leaving system then takes as its virial.
+    default boolean virial(int sub) {
         return false;
     }
 
@@ -62,9 +68,14 @@ sealed interface BatchTerms permits BatchTerms.Pairs, ModelTerms {
     /// Lennard-Jones or Morse: the kernels sum the pairs from these parameters.
     ///
     /// @param potential the model
-    record Pairs(PairPotential potential, RelaxKernels.Pair pair) implements BatchTerms {
-        Pairs(PairPotential potential) {
-            this(potential, RelaxKernels.Pair.of(potential));
+    /// @param pair      its parameters as the kernels take them
+    /// @param virial    whether the kernels write the virial (`RelaxKernels.pairVirial`)
+    /// @param virialIn  the sub-stages whose rows take it (as the CPU's pair models give it only there,
+    ///                  or everywhere when `PairPotential.virial(true)` set it on)
+    record Pairs(PairPotential potential, RelaxKernels.Pair pair, boolean virial, boolean[] virialIn) implements BatchTerms {
+        @Override
+        public boolean virial(int sub) {
+            return virial && (sub < virialIn.length && virialIn[sub] || potential.virialAlways());
         }
 
         @Override

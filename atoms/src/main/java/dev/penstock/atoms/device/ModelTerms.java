@@ -221,7 +221,7 @@ public final class ModelTerms implements BatchTerms {
     }
 
     @Override
-    public boolean virial() {
+    public boolean virial(int sub) {
         return true;
     }
 

@@ -137,16 +137,13 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                     + names.size());
         }
         this.kernels = kernels;
-        this.terms = BatchTerms.of(model, kernels);
-        if (terms instanceof ModelTerms m) { // the sub-stages that read the virial every step ask the model for it
-            boolean[] subs = new boolean[kinds.size()];
-            for (int k = subs.length - 1; k >= 0; k--) { // (and the one before: a row may enter it after this step's evaluation)
-                SubStage kind = kinds.get(k);
-                subs[k] = kind instanceof SubStage.Barostat || kind instanceof SubStage.CellRelaxation
-                        || k + 1 < subs.length && (kinds.get(k + 1) instanceof SubStage.Barostat || kinds.get(k + 1) instanceof SubStage.CellRelaxation);
-            }
-            m.virialIn(subs);
+        boolean[] virialIn = new boolean[kinds.size()]; // the sub-stages that read the virial every step ask the model for it
+        for (int k = virialIn.length - 1; k >= 0; k--) { // (and the one before: a row may enter it after this step's evaluation)
+            SubStage kind = kinds.get(k);
+            virialIn[k] = kind instanceof SubStage.Barostat || kind instanceof SubStage.CellRelaxation
+                    || k + 1 < virialIn.length && (kinds.get(k + 1) instanceof SubStage.Barostat || kinds.get(k + 1) instanceof SubStage.CellRelaxation);
         }
+        this.terms = BatchTerms.of(model, kernels, virialIn);
         this.kinds = List.copyOf(kinds);
         this.names = List.copyOf(names);
         this.method = String.join("+", names);
@@ -168,10 +165,10 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no variable-cell "
                     + "relaxation (fire_cell); run it with --device cpu");
         }
-        if (!kernels.barostat() && kinds.stream().anyMatch(k -> k instanceof SubStage.Barostat)) {
+        if (!(kernels.barostat() && kernels.barostat(model)) && kinds.stream().anyMatch(k -> k instanceof SubStage.Barostat)) {
             kernels.close();
-            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no barostat (npt, nph); "
-                    + "run it with --device cpu");
+            throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no barostat (npt, nph)"
+                    + (kernels.barostat() ? " under " + model : "") + "; run it with --device cpu");
         }
         this.sizer = sizer;
         this.capacity = capacity;
@@ -528,6 +525,9 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(s.id());
                 case RelaxColumns.FLAG_NO_VIRIAL -> "system " + s.id() + ": the model computed no virial, which stage '" + names.get(sub)
                         + "' needs for the pressure";
+                case RelaxColumns.FLAG_UNSUPPORTED -> "system " + s.id() + ": stage '" + names.get(sub) + "' on these kernels"
+                        + " takes systems of fewer than 1,024 atoms (the kernels' Verlet lists do not follow a changing cell yet); run it with "
+                        + "--device cpu";
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";
@@ -589,7 +589,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             // a cell that is none (a barostat blew up: the system is flagged and quarantined): it keeps the last good one
         }
         kinds.get(c.getInt(SUB, x)).describe(s, c, x);
-        if (terms.virial()) { // (a pair model leaves the virial as it came, as on the per-system stages)
+        if (terms.virial(c.getInt(SUB, x))) { // (a pair model leaves the virial as it came, as on the per-system stages)
             double[] w = new double[9];
             for (int e = 0; e < 9; e++) {
                 w[e] = c.getDouble(RelaxColumns.VIRIAL + e, x);

@@ -67,8 +67,15 @@ public interface RelaxKernels {
     }
 
     /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) at
-    /// their positions: one all-pairs gather per atom within its system, then one loop per system.
+    /// their positions: one all-pairs gather per atom within its system, then one loop per system;
+    /// and their virials (`VIRIAL`) where the kernels say so (`pairVirial`).
     void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, Pair pair);
+
+    /// Whether `evaluate(…, Pair)` writes each system's virial into its `VIRIAL` columns (W =
+    /// Σ over pairs of d ⊗ d · fpair, as the models give it). Default: false.
+    default boolean pairVirial() {
+        return false;
+    }
 
     /// Energies, forces, max |F_i|, virials (NaN where the model or the kernels give none) and
     /// flags (`FLAG_MODEL` where the model refused a system, `FLAG_NON_FINITE`) of systems
@@ -184,6 +191,12 @@ public interface RelaxKernels {
     /// Whether `barostatBefore` and `barostatAfter` run on these kernels. Default: false.
     default boolean barostat() {
         return false;
+    }
+
+    /// Whether they run on these kernels under `model` (whose evaluation must follow a changing
+    /// cell). Default: `barostat()`.
+    default boolean barostat(dev.penstock.atoms.potential.Model model) {
+        return barostat();
     }
 
     /// One FIRE step (ASE-exact) of every system of `[0, systems)` in sub-stage `sub` that is neither

@@ -143,6 +143,12 @@ public abstract class PairPotential implements Model, AutoCloseable {
         return this;
     }
 
+    /// Whether `virial(true)` set the virial on for every `compute` (a device stage's pair kernels
+    /// then give it too).
+    public boolean virialAlways() {
+        return virial;
+    }
+
     /// Systems whose neighbour lists are kept.
     public int listsHeld() {
         return lists == null ? 0 : lists.size();

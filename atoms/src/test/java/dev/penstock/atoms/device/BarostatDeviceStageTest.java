@@ -30,12 +30,12 @@ import org.junit.jupiter.api.Test;
 /// neighbour lists' build cells included); systems it cannot take refused before the run; and a
 /// long `npt` run's mean pressure within its statistical error of the target. (Against LAMMPS:
 /// `BarostatVersusLammpsTest`.)
-class BarostatDeviceStageTest {
+public class BarostatDeviceStageTest {
     private static final LennardJones LJ = new LennardJones(1, 1, 2.5, true);
 
     /// `count` periodic LJ crystals (108 atoms, density 0.8442, each cell sheared its own way),
     /// every position off its site by up to ±0.05, velocities Gaussian of variance 0.5.
-    static List<AtomicSystem> crystals(int count, long seed) {
+    public static List<AtomicSystem> crystals(int count, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<AtomicSystem> out = new ArrayList<>();
         double a = Math.cbrt(4 / 0.8442);
