@@ -1449,3 +1449,276 @@ extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap
     }
     for (int q = 0; q < MTK_STATE; q++) doubles[(RELAX_BARO + q) * cap + k] = st[q];
 }
+
+// Variable-cell FIRE (SubStage.CellRelaxation, CellFilter: ASE's UnitCellFilter), as
+// CpuRelaxKernels.fireCellStep/cellForces: the starting cell, the cell's velocities in
+// RelaxColumns.CELL_START / CELL_VELOCITY (BARO + 0 … 17).
+#define RELAX_CELL_START RELAX_BARO
+#define RELAX_CELL_VELOCITY (RELAX_BARO + 9)
+
+// CellFilter.factor: LU with partial pivoting (dgetf2); false if singular.
+__device__ bool cf_factor(const double* a, double* lu, int* piv) {
+    for (int q = 0; q < 9; q++) lu[q] = a[q];
+    for (int j = 0; j < 3; j++) {
+        int p = j;
+        for (int i = j + 1; i < 3; i++) if (fabs(lu[3 * i + j]) > fabs(lu[3 * p + j])) p = i;
+        piv[j] = p;
+        if (p != j) {
+            for (int c = 0; c < 3; c++) {
+                double t = lu[3 * j + c];
+                lu[3 * j + c] = lu[3 * p + c];
+                lu[3 * p + c] = t;
+            }
+        }
+        if (lu[3 * j + j] == 0) return false;
+        double r = 1.0 / lu[3 * j + j];
+        for (int i = j + 1; i < 3; i++) lu[3 * i + j] *= r;
+        for (int i = j + 1; i < 3; i++)
+            for (int c = j + 1; c < 3; c++) lu[3 * i + c] -= lu[3 * i + j] * lu[3 * j + c];
+    }
+    return true;
+}
+
+// CellFilter.substitute.
+__device__ void cf_substitute(const double* lu, const int* piv, double* b) {
+    for (int j = 0; j < 3; j++) {
+        int p = piv[j];
+        if (p != j) {
+            double t = b[j];
+            b[j] = b[p];
+            b[p] = t;
+        }
+    }
+    for (int i = 1; i < 3; i++)
+        for (int q = 0; q < i; q++) b[i] -= lu[3 * i + q] * b[q];
+    for (int i = 2; i >= 0; i--) {
+        for (int q = i + 1; q < 3; q++) b[i] -= lu[3 * i + q] * b[q];
+        b[i] /= lu[3 * i + i];
+    }
+}
+
+// CellFilter.solve: X with A·X = B.
+__device__ bool cf_solve(const double* a, const double* b, double* x) {
+    double lu[9];
+    int piv[3];
+    if (!cf_factor(a, lu, piv)) return false;
+    for (int j = 0; j < 3; j++) {
+        double col[3] = {b[j], b[3 + j], b[6 + j]};
+        cf_substitute(lu, piv, col);
+        x[j] = col[0];
+        x[3 + j] = col[1];
+        x[6 + j] = col[2];
+    }
+    return true;
+}
+
+// CellFilter.deformation (F, row-major) and the cell rows' forces (g, 9) under pressure p, the
+// mask (bit q: Voigt component q relaxed) and hydrostatic; false for a singular cell.
+__device__ bool cf_cell(const double* orig, const double* cell, const double* w, double p, int mask, int hydrostatic, double cellFactor,
+                        double* def, double* g) {
+    double t[9];
+    if (!cf_solve(orig, cell, t)) return false;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) def[3 * a + b] = t[3 * b + a];
+    double c0 = cell[0], c1 = cell[1], c2 = cell[2], c3 = cell[3], c4 = cell[4], c5 = cell[5], c6 = cell[6], c7 = cell[7], c8 = cell[8];
+    double volume = fabs(c0 * (c4 * c8 - c5 * c7) - c1 * (c3 * c8 - c5 * c6) + c2 * (c3 * c7 - c4 * c6));
+    double v[9];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double stress = -w[3 * a + b] / volume + (a == b ? p : 0);
+            v[3 * a + b] = -volume * stress;
+        }
+    double vt[9] = {v[0], v[3], v[6], v[1], v[4], v[7], v[2], v[5], v[8]};
+    double s[9];
+    if (!cf_solve(def, vt, s)) return false;
+    double vir[9] = {s[0], s[3], s[6], s[1], s[4], s[7], s[2], s[5], s[8]};
+    if (hydrostatic) {
+        double tr = vir[0] + vir[4] + vir[8];
+        for (int q = 0; q < 9; q++) vir[q] = 0;
+        vir[0] = tr / 3.0;
+        vir[4] = tr / 3.0;
+        vir[8] = tr / 3.0;
+    }
+    const int voigt[9] = {0, 5, 4, 5, 1, 3, 4, 3, 2};
+    for (int q = 0; q < 9; q++) {
+        if (((mask >> voigt[q]) & 1) == 0) vir[q] *= 0;
+        g[q] = vir[q] / cellFactor;
+    }
+    return true;
+}
+
+// Atom i's filter force component b: f_i · F.
+__device__ __forceinline__ double cf_g(const double* force, long i, int b, const double* def) {
+    return force[3 * i] * def[b] + force[3 * i + 1] * def[3 + b] + force[3 * i + 2] * def[6 + b];
+}
+
+// After an evaluation: FMAX of each unflagged system in `sub` (fresh ones too) is its filter's;
+// a fresh system's cell becomes its starting cell (the cell's velocities zeroed).
+extern "C" __global__ void relax_cell_forces(int systems, int* ints, int cap, double* doubles, const double* force, double p, int mask,
+                                             int hydrostatic, int sub) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FLAG * cap + k] != 0) return;
+    double w[9], cell[9], orig[9], def[9], g[9];
+    for (int x = 0; x < 9; x++) {
+        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
+        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
+    }
+    if (w[0] != w[0]) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
+        return;
+    }
+    bool fresh = ints[RELAX_FRESH * cap + k] != 0;
+    for (int q = 0; q < 9; q++) {
+        if (fresh) {
+            orig[q] = cell[q];
+            doubles[(RELAX_CELL_START + q) * cap + k] = cell[q];
+            doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = 0;
+        } else {
+            orig[q] = doubles[(RELAX_CELL_START + q) * cap + k];
+        }
+    }
+    int n = ints[RELAX_COUNT * cap + k];
+    long start = ints[RELAX_START * cap + k];
+    if (!cf_cell(orig, cell, w, p, mask, hydrostatic, n, def, g)) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
+        return;
+    }
+    double max = 0;
+    for (long i = start; i < start + n; i++) {
+        double gx = cf_g(force, i, 0, def), gy = cf_g(force, i, 1, def), gz = cf_g(force, i, 2, def);
+        max = fmax(max, gx * gx + gy * gy + gz * gz);
+    }
+    for (int d = 0; d < 3; d++) max = fmax(max, g[3 * d] * g[3 * d] + g[3 * d + 1] * g[3 * d + 1] + g[3 * d + 2] * g[3 * d + 2]);
+    doubles[RELAX_FMAX * cap + k] = sqrt(max);
+}
+
+// One ASE-exact FIRE step over each moving system's atoms and cell together (CellFilter's n + 3
+// rows, in their order: atoms, then the cell's), as CpuRelaxKernels.fireCellStep: the filter's
+// positions and forces worked out atom by atom in each pass, the new cell from the cell rows,
+// each atom then mapped through it; the cell's columns rewritten (CellImages' too).
+extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
+                                           double p, int mask, int hydrostatic, double cutoff, double maxStep2, int sub) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= systems) return;
+    if (!relax_moves(ints, cap, k, sub)) return;
+    int n = ints[RELAX_COUNT * cap + k];
+    long a = ints[RELAX_START * cap + k];
+    long b = a + n;
+    double w[9], cell[9], orig[9], vc[9], def[9], gc[9];
+    for (int x = 0; x < 9; x++) {
+        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
+        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
+    }
+    if (w[0] != w[0]) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
+        return;
+    }
+    bool first = ints[RELAX_TAKEN * cap + k] == 0;
+    for (int q = 0; q < 9; q++) {
+        if (first) {
+            orig[q] = cell[q];
+            doubles[(RELAX_CELL_START + q) * cap + k] = cell[q];
+            doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = 0;
+        } else {
+            orig[q] = doubles[(RELAX_CELL_START + q) * cap + k];
+        }
+        vc[q] = doubles[(RELAX_CELL_VELOCITY + q) * cap + k];
+    }
+    doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
+    double cf = n;
+    double lu[9];
+    int piv[3];
+    if (!cf_cell(orig, cell, w, p, mask, hydrostatic, cf, def, gc) || !cf_factor(def, lu, piv)) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
+        return;
+    }
+    double dt = doubles[RELAX_DT * cap + k];
+    double alpha = doubles[RELAX_ALPHA * cap + k];
+    int nsteps = ints[RELAX_NSTEPS * cap + k];
+    if (ints[RELAX_STARTED * cap + k] == 0) {
+        for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
+        for (int q = 0; q < 9; q++) vc[q] = 0;
+        ints[RELAX_STARTED * cap + k] = 1;
+    } else {
+        double vf = 0;
+        for (long i = a; i < b; i++)
+            for (int e = 0; e < 3; e++) vf += cf_g(force, i, e, def) * vel[3 * i + e];
+        for (int q = 0; q < 9; q++) vf += gc[q] * vc[q];
+        if (vf > 0) {
+            double ff = 0, vv = 0;
+            for (long i = a; i < b; i++)
+                for (int e = 0; e < 3; e++) {
+                    double g = cf_g(force, i, e, def);
+                    ff += g * g;
+                    vv += vel[3 * i + e] * vel[3 * i + e];
+                }
+            for (int q = 0; q < 9; q++) {
+                ff += gc[q] * gc[q];
+                vv += vc[q] * vc[q];
+            }
+            double nf = sqrt(ff), nv = sqrt(vv);
+            for (long i = a; i < b; i++)
+                for (int e = 0; e < 3; e++) vel[3 * i + e] = (1.0 - alpha) * vel[3 * i + e] + alpha * cf_g(force, i, e, def) / nf * nv;
+            for (int q = 0; q < 9; q++) vc[q] = (1.0 - alpha) * vc[q] + alpha * gc[q] / nf * nv;
+            if (nsteps > FIRE_NMIN) {
+                double x = dt * FIRE_FINC;
+                dt = (x != x || x < FIRE_DTMAX) ? x : FIRE_DTMAX;
+                alpha *= FIRE_FA;
+            }
+            nsteps++;
+        } else {
+            for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
+            for (int q = 0; q < 9; q++) vc[q] = 0;
+            alpha = FIRE_ASTART;
+            dt *= FIRE_FDEC;
+            nsteps = 0;
+        }
+    }
+    double drr = 0;
+    for (long i = a; i < b; i++)
+        for (int e = 0; e < 3; e++) {
+            double v = vel[3 * i + e] + dt * cf_g(force, i, e, def);
+            vel[3 * i + e] = v;
+            double dr = dt * v;
+            drr += dr * dr;
+        }
+    for (int q = 0; q < 9; q++) {
+        vc[q] = vc[q] + dt * gc[q];
+        double dr = dt * vc[q];
+        drr += dr * dr;
+    }
+    double norm = sqrt(drr);
+    double fnew[9];  // the cell rows' new positions over cf: F'
+    for (int q = 0; q < 9; q++) {
+        double dr = dt * vc[q];
+        double x = cf * def[q];
+        x += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+        fnew[q] = x / cf;
+    }
+    for (int r = 0; r < 3; r++)  // H₀ @ F'ᵀ
+        for (int c = 0; c < 3; c++) cell[3 * r + c] = orig[3 * r] * fnew[3 * c] + orig[3 * r + 1] * fnew[3 * c + 1] + orig[3 * r + 2] * fnew[3 * c + 2];
+    bool runaway = false;
+    for (long i = a; i < b; i++) {
+        double x[3] = {pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
+        double r0[3] = {x[0], x[1], x[2]};
+        cf_substitute(lu, piv, x);
+        for (int e = 0; e < 3; e++) {
+            double dr = dt * vel[3 * i + e];
+            x[e] += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+        }
+        double d2 = 0;
+        for (int c = 0; c < 3; c++) {
+            double r = x[0] * fnew[3 * c] + x[1] * fnew[3 * c + 1] + x[2] * fnew[3 * c + 2];
+            pos[3 * i + c] = r;
+            d2 += (r - r0[c]) * (r - r0[c]);
+        }
+        runaway = runaway || d2 > maxStep2;
+    }
+    for (int q = 0; q < 9; q++) doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = vc[q];
+    mtk_store_cell(ints, cap, doubles, k, cell, cutoff);
+    if (runaway) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;
+    doubles[RELAX_DT * cap + k] = dt;
+    doubles[RELAX_ALPHA * cap + k] = alpha;
+    ints[RELAX_NSTEPS * cap + k] = nsteps;
+}

@@ -227,6 +227,8 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("relax_langevin", kernel(&relax_langevin, false));
         m.emplace("relax_nh_chain", kernel(&relax_nh_chain, false));
         m.emplace("relax_mtk", kernel(&relax_mtk, false));
+        m.emplace("relax_fire_cell", kernel(&relax_fire_cell, false));
+        m.emplace("relax_cell_forces", kernel(&relax_cell_forces, false));
         m.emplace("relax_fire2_step", kernel(&relax_fire2_step, false));
         m.emplace("relax_check", kernel(&relax_check, false));
         m.emplace("relax_gather_systems", kernel(&relax_gather_systems, false));

@@ -332,6 +332,39 @@ public final class CudaRelaxKernels implements RelaxKernels {
         return true;
     }
 
+    @Override
+    public boolean cellRelaxation() {
+        return true;
+    }
+
+    /// ASE's FIRE over the cell (`relax_fire_cell`) under the pair models; not FIRE 2.0's yet.
+    @Override
+    public boolean cellRelaxation(dev.penstock.atoms.device.SubStage.CellRelaxation r, dev.penstock.atoms.potential.Model model) {
+        return !r.fire2() && barostat(model);
+    }
+
+    @Override
+    public void fireCellStep(Stream stream, RelaxColumns c, int systems, dev.penstock.atoms.device.SubStage.CellRelaxation r, double maxStep2,
+                             int sub) {
+        cuda(stream).launchKernel(module.function("relax_fire_cell"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
+                c.doubles(), c.pos(), c.vel(), c.force(), r.p(), maskBits(r), r.hydrostatic() ? 1 : 0, pairCutoff, maxStep2, sub);
+    }
+
+    @Override
+    public void cellForces(Stream stream, RelaxColumns c, int systems, dev.penstock.atoms.device.SubStage.CellRelaxation r, int sub) {
+        cuda(stream).launchKernel(module.function("relax_cell_forces"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
+                c.doubles(), c.force(), r.p(), maskBits(r), r.hydrostatic() ? 1 : 0, sub);
+    }
+
+    /// The mask's six Voigt flags as bits (bit q: component q relaxed).
+    private static int maskBits(dev.penstock.atoms.device.SubStage.CellRelaxation r) {
+        int bits = 0;
+        for (int q = 0; q < 6; q++) {
+            bits |= r.mask()[q] != 0 ? 1 << q : 0;
+        }
+        return bits;
+    }
+
     /// `relax_mtk`'s first half (one thread per system).
     @Override
     public void barostatBefore(Stream stream, RelaxColumns c, int systems, int atoms, dev.penstock.atoms.device.SubStage.Barostat b,

@@ -502,6 +502,62 @@ abstract class RelaxKernelsChecks {
         }
     }
 
+    /// `fire_cell` on CUDA (`relax_fire_cell`, `relax_cell_forces`) against the CPU's kernels: six
+    /// sheared LJ crystals relaxed at P 0.5 and, masked to the diagonal, at 0.3 — the same step
+    /// counts, energy, cell and pressure within 1e-9; `fire2_cell` refused on CUDA when the batch is made.
+    @Test
+    void theCudaCellRelaxationGivesEverySystemTheCpuSteps() {
+        for (String call : new String[] {"fire_cell(fmax=0.002, P=%s, steps=3000)", "fire_cell(fmax=0.002, P=%s, mask=111000, steps=3000)"}) {
+            double p = call.contains("mask") ? 0.3 : 0.5;
+            String text = call.formatted(p * dev.penstock.atoms.integrate.Units.BAR_PER_EV_PER_A3);
+            java.util.Map<Long, String> cpu;
+            try (CpuDevice d = new CpuDevice()) {
+                cpu = cellRelax(d, text, x -> new dev.penstock.atoms.device.CpuRelaxKernels(1));
+            }
+            java.util.Map<Long, String> cuda;
+            try (CudaDevice d = openDevice()) {
+                cuda = cellRelax(d, text, x -> new CudaRelaxKernels(d));
+            }
+            assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(6);
+            for (long id : cpu.keySet()) {
+                String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                assertThat(c[0]).as("%s, system %d steps", text, id).isEqualTo(h[0]);
+                assertThat(Integer.parseInt(h[0])).as("it relaxed").isBetween(10, 2999);
+                for (int q = 1; q < 11; q++) { // energy, the cell's nine
+                    double x = Double.parseDouble(c[q]);
+                    double y = Double.parseDouble(h[q]);
+                    assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", text, id, q, x, y)
+                            .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
+                }
+            }
+        }
+        try (CudaDevice d = openDevice()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages
+                    .stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire2_cell(fmax=0.01)").getFirst(), LJ, d, x -> new CudaRelaxKernels(d),
+                            0.5, 0), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE)))
+                    .hasMessageContaining("no variable-cell relaxation");
+        }
+    }
+
+    /// The crystals through a stage of `text` (LJ, its batch on `device`): each leaver's steps,
+    /// energy and cell by id.
+    private static java.util.Map<Long, String> cellRelax(dev.penstock.device.Device device, String text,
+            java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels) {
+        java.util.Map<Long, String> out = new java.util.TreeMap<>();
+        dev.penstock.stage.StageBatch<AtomicSystem> batch = new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages.stage(
+                dev.penstock.atoms.stage.PipelineSpec.parse(text).getFirst(), LJ, device, kernels, 0.5, 0),
+                dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE));
+        drive(batch, dev.penstock.atoms.device.BarostatDeviceStageTest.crystals(6, 23), step -> List.of(), e -> {
+            if (e.left()) {
+                out.put(e.sample().id(), e.steps() + " " + e.sample().energy() + " " + Arrays.toString(e.sample().cell().vectors()) + " "
+                        + e.diagnosis());
+            }
+        }, step -> { });
+        batch.close();
+        return out;
+    }
+
     private static dev.penstock.atoms.potential.Model eamForBarostat() {
         try {
             return dev.penstock.atoms.potential.Eam.read(java.nio.file.Path.of("/usr/share/lammps/potentials/Cu_u3.eam"));

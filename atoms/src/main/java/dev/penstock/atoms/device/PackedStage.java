@@ -160,7 +160,7 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no Nosé–Hoover step");
         }
-        if (!kernels.cellRelaxation() && kinds.stream().anyMatch(k -> k instanceof SubStage.CellRelaxation)) {
+        if (kinds.stream().anyMatch(k -> k instanceof SubStage.CellRelaxation r && !kernels.cellRelaxation(r, model))) {
             kernels.close();
             throw new IllegalArgumentException("stage '" + method + "' on " + device.name() + ": these kernels have no variable-cell "
                     + "relaxation (fire_cell); run it with --device cpu");

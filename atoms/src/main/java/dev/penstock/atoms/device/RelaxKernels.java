@@ -221,6 +221,11 @@ public interface RelaxKernels {
         return false;
     }
 
+    /// Whether they run `r` on these kernels under `model`. Default: `cellRelaxation()`.
+    default boolean cellRelaxation(SubStage.CellRelaxation r, dev.penstock.atoms.potential.Model model) {
+        return cellRelaxation();
+    }
+
     /// The last half kick (v += ½dt·F/m with the new forces) of every system `nveBefore` or
     /// `langevinBefore` moved (neither fresh nor flagged).
     void nveAfter(Stream stream, RelaxColumns c, int systems, int atoms, int sub);
