@@ -1596,13 +1596,18 @@ extern "C" __global__ void relax_cell_forces(int systems, int* ints, int cap, do
 // One ASE-exact FIRE step over each moving system's atoms and cell together (CellFilter's n + 3
 // rows, in their order: atoms, then the cell's), as CpuRelaxKernels.fireCellStep: the filter's
 // positions and forces worked out atom by atom in each pass, the new cell from the cell rows,
-// each atom then mapped through it; the cell's columns rewritten (CellImages' too).
+// each atom then mapped through it; the cell's columns rewritten (CellImages' too). A system of
+// RELAX_LIST_ATOMS atoms or more is flagged RELAX_FLAG_UNSUPPORTED, as relax_mtk flags it.
 extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
                                            double p, int mask, int hydrostatic, double cutoff, double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (!relax_moves(ints, cap, k, sub)) return;
     int n = ints[RELAX_COUNT * cap + k];
+    if (n >= RELAX_LIST_ATOMS) {  // its Verlet list would not follow the cell
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_UNSUPPORTED;
+        return;
+    }
     long a = ints[RELAX_START * cap + k];
     long b = a + n;
     double w[9], cell[9], orig[9], vc[9], def[9], gc[9];
