@@ -1052,7 +1052,6 @@ extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int*
 
 // The MTK barostat (dev.penstock.atoms.integrate.Mtk, the same operations in the same order;
 // RelaxColumns.BARO's state: ω̇[6], η_p[5], η̇_p[6], η̈_p[5], V₀, kT, lo[3], fixed[3]).
-#define RELAX_VIRIAL_0 23
 #define RELAX_BARO 49
 #define RELAX_FLAG_NO_VIRIAL 5
 #define RELAX_FLAG_UNSUPPORTED 6
@@ -1067,6 +1066,20 @@ extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int*
 #define MTK_STATE 30
 #define MTK_ISO 0
 #define MTK_TRI 2
+
+// System k's cell and last virial into `cell`, `w` (9 each); a system without a virial is flagged
+// RELAX_FLAG_NO_VIRIAL (false): what a barostat's or a cell relaxation's step reads first.
+__device__ bool relax_cell_virial(int* ints, int cap, const double* doubles, int k, double* cell, double* w) {
+    for (int x = 0; x < 9; x++) {
+        w[x] = doubles[(RELAX_VIRIAL + x) * cap + k];
+        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
+    }
+    if (w[0] != w[0]) {
+        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
+        return false;
+    }
+    return true;
+}
 
 __device__ __forceinline__ bool mtk_on(int couple, int i) { return i < 3 || couple == MTK_TRI; }
 
@@ -1341,14 +1354,7 @@ extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap
         return;
     }
     double w[9], cell[9], st[MTK_STATE];
-    for (int x = 0; x < 9; x++) {
-        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
-        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
-    }
-    if (w[0] != w[0]) {
-        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
-        return;
-    }
+    if (!relax_cell_virial(ints, cap, doubles, k, cell, w)) return;
     for (int q = 0; q < MTK_STATE; q++) st[q] = doubles[(RELAX_BARO + q) * cap + k];
     double eta[RELAX_NH_MAX_CHAIN], etaDot[RELAX_NH_MAX_CHAIN + 1], etaDotDot[RELAX_NH_MAX_CHAIN];
     int tch = thermostat ? chain : 0;
@@ -1547,6 +1553,20 @@ __device__ bool cf_cell(const double* orig, const double* cell, const double* w,
     return true;
 }
 
+// CpuRelaxKernels.startCell: the starting cell into `orig` — the cell now (stored, the cell's
+// velocities zeroed) when `first`, else the stored one.
+__device__ void cf_start(double* doubles, int cap, int k, bool first, const double* cell, double* orig) {
+    for (int q = 0; q < 9; q++) {
+        if (first) {
+            orig[q] = cell[q];
+            doubles[(RELAX_CELL_START + q) * cap + k] = cell[q];
+            doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = 0;
+        } else {
+            orig[q] = doubles[(RELAX_CELL_START + q) * cap + k];
+        }
+    }
+}
+
 // Atom i's filter force component b: f_i · F.
 __device__ __forceinline__ double cf_g(const double* force, long i, int b, const double* def) {
     return force[3 * i] * def[b] + force[3 * i + 1] * def[3 + b] + force[3 * i + 2] * def[6 + b];
@@ -1560,24 +1580,8 @@ extern "C" __global__ void relax_cell_forces(int systems, int* ints, int cap, do
     if (k >= systems) return;
     if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FLAG * cap + k] != 0) return;
     double w[9], cell[9], orig[9], def[9], g[9];
-    for (int x = 0; x < 9; x++) {
-        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
-        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
-    }
-    if (w[0] != w[0]) {
-        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
-        return;
-    }
-    bool fresh = ints[RELAX_FRESH * cap + k] != 0;
-    for (int q = 0; q < 9; q++) {
-        if (fresh) {
-            orig[q] = cell[q];
-            doubles[(RELAX_CELL_START + q) * cap + k] = cell[q];
-            doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = 0;
-        } else {
-            orig[q] = doubles[(RELAX_CELL_START + q) * cap + k];
-        }
-    }
+    if (!relax_cell_virial(ints, cap, doubles, k, cell, w)) return;
+    cf_start(doubles, cap, k, ints[RELAX_FRESH * cap + k] != 0, cell, orig);  // a fresh system's cell is its start
     int n = ints[RELAX_COUNT * cap + k];
     long start = ints[RELAX_START * cap + k];
     if (!cf_cell(orig, cell, w, p, mask, hydrostatic, n, def, g)) {
@@ -1611,25 +1615,9 @@ extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, doub
     long a = ints[RELAX_START * cap + k];
     long b = a + n;
     double w[9], cell[9], orig[9], vc[9], def[9], gc[9];
-    for (int x = 0; x < 9; x++) {
-        w[x] = doubles[(RELAX_VIRIAL_0 + x) * cap + k];
-        cell[x] = doubles[(RELAX_CELL + x) * cap + k];
-    }
-    if (w[0] != w[0]) {
-        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NO_VIRIAL;
-        return;
-    }
-    bool first = ints[RELAX_TAKEN * cap + k] == 0;
-    for (int q = 0; q < 9; q++) {
-        if (first) {
-            orig[q] = cell[q];
-            doubles[(RELAX_CELL_START + q) * cap + k] = cell[q];
-            doubles[(RELAX_CELL_VELOCITY + q) * cap + k] = 0;
-        } else {
-            orig[q] = doubles[(RELAX_CELL_START + q) * cap + k];
-        }
-        vc[q] = doubles[(RELAX_CELL_VELOCITY + q) * cap + k];
-    }
+    if (!relax_cell_virial(ints, cap, doubles, k, cell, w)) return;
+    cf_start(doubles, cap, k, ints[RELAX_TAKEN * cap + k] == 0, cell, orig);  // before its first step: the cell now
+    for (int q = 0; q < 9; q++) vc[q] = doubles[(RELAX_CELL_VELOCITY + q) * cap + k];
     doubles[RELAX_PREV_ENERGY * cap + k] = doubles[RELAX_ENERGY * cap + k];
     double cf = n;
     double lu[9];

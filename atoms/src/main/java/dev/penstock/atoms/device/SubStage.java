@@ -21,6 +21,11 @@ import java.io.IOException;
 /// step's shared evaluation, the state a system starts it with, whether a system is finished on
 /// entry, and its motion state in a checkpoint — in the per-system motions' format (`Methods`),
 /// so a checkpoint reads the same either way.
+///
+/// Why one file over 400 lines: the sealed family of sub-stages — each a record of its
+/// parameters with its kernels, entry rule, checkpoint format and `describe` — whose formats
+/// must stay those of the per-system motions, read side by side; the Nosé–Hoover chain's
+/// checkpoint and energy helpers are shared by the barostat here.
 public sealed interface SubStage permits SubStage.Optimising, SubStage.Dynamics {
     /// Enqueues the move before the step's evaluation of the systems in sub-stage `sub`.
     void before(RelaxKernels k, Stream s, RelaxColumns c, int systems, int atoms, double maxStep2, int sub);
