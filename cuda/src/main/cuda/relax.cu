@@ -233,8 +233,9 @@ __device__ __forceinline__ void relax_load_cell(const int* ints, int cap, const 
 // Verlet lists (CpuRelaxKernels' PairList on the GPU): a free or nearest-image system of
 // RELAX_LIST_ATOMS atoms or more sums each atom's terms over its listed partners — every other atom
 // of its system within the list radius at the last build, in row order — instead of all of them.
-// A partner left out lies beyond the cutoff until some atom has moved half the skin, and there
-// the gather adds nothing for it, so the sums are the all-pairs sums bit for bit. Per system row
+// A partner left out lies beyond the cutoff until some atom has moved half the skin (under a
+// changing cell: relax_list_check's rule), and there the gather adds nothing for it, so the sums
+// are the all-pairs sums bit for bit. Per system row
 // four ints say for which system (valid, id lo, id hi, start) the row's atoms were listed: a row
 // that holds another system, or the same one moved by a compaction, is listed again.
 #define RELAX_LIST_ATOMS 1024
@@ -244,7 +245,20 @@ __device__ __forceinline__ bool relax_listed(const int* ints, int cap, int k) {
     return ints[RELAX_CELL_KIND * cap + k] != RELAX_CELL_IMAGES && ints[RELAX_COUNT * cap + k] >= RELAX_LIST_ATOMS;
 }
 
-extern "C" __global__ void relax_list_check(int systems, const int* ints, int cap, int* listKey, int* listStale) {
+// A row's lists go stale when it holds another system, or the same one moved by a compaction;
+// otherwise a nearest-image cell changed since the build (a barostat's, a cell relaxation's)
+// keeps them while no pair can have come inside the cutoff unlisted (NeighborList.update's rule,
+// the cell orthorhombic here: M = diag(L / L_built)). Each atom is measured from where the
+// deformation alone took it, u_i = r_i − M·r_built, and a pair closer than the cutoff now was
+// within rl at the build while 2·max|u − c| ≤ room = skin − ‖M − I‖_F·rl for some c the same for
+// every atom (d = M·d_built + u_j − u_i, |M·d_built| ≥ (1 − ‖M − I‖)·|d_built|): c = 0, or
+// c = u of the system's first atom, which takes out a dilation about any fixed point.
+// limit[8k …]: M's diagonal, (room/2)², that first atom's u. An unchanged cell gives M = I and
+// the half skin, the rule of a fixed cell. relax_list_moved flags each choice of c an atom breaks
+// (moved[2k], moved[2k + 1]); relax_list_grid makes the lists stale where both are broken.
+extern "C" __global__ void relax_list_check(int systems, const int* ints, int cap, const double* doubles, const double* pos,
+                                            const double* refPos, int* listKey, int* listStale, int* moved, const double* listCell,
+                                            double* limit, double skin, double rl) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     int* key = listKey + 4 * k;
@@ -254,23 +268,45 @@ extern "C" __global__ void relax_list_check(int systems, const int* ints, int ca
         return;
     }
     int lo = ints[RELAX_ID_LO * cap + k], hi = ints[RELAX_ID_HI * cap + k], start = ints[RELAX_START * cap + k];
-    listStale[k] = key[0] == 1 && key[1] == lo && key[2] == hi && key[3] == start ? 0 : 1;
+    int stale = key[0] == 1 && key[1] == lo && key[2] == hi && key[3] == start ? 0 : 1;
     key[0] = 1;
     key[1] = lo;
     key[2] = hi;
     key[3] = start;
+    moved[2 * k] = 0;
+    moved[2 * k + 1] = 0;
+    if (stale) {
+        listStale[k] = 1;
+        return;
+    }
+    double* m = limit + 8 * k;
+    double strain = 0;
+    for (int d = 0; d < 3; d++) {
+        double now = doubles[(RELAX_CELL + 4 * d) * cap + k], then = listCell[3 * k + d];
+        m[d] = then == now ? 1 : now / then;  // a free axis: 0 then and now
+        strain += (m[d] - 1) * (m[d] - 1);
+        m[4 + d] = pos[3L * start + d] - m[d] * refPos[3L * start + d];
+    }
+    double room = skin - sqrt(strain) * rl;
+    m[3] = 0.25 * room * room;
+    listStale[k] = room > 0 ? 0 : 1;
 }
 
-// An atom that moved more than half the skin since its list was built (`limit2` its square; a
-// non-finite position too) makes its system's lists stale; every writer writes 1.
+// Atom i measured against its system's limit (relax_list_check): moved[2k] set if |u| breaks it,
+// moved[2k + 1] if |u − u_first| does (a non-finite position breaks both); every writer writes 1.
 extern "C" __global__ void relax_list_moved(int atoms, const int* atomSystem, const int* ints, int cap, const double* pos,
-                                            const double* refPos, int* listStale, double limit2) {
+                                            const double* refPos, const int* listStale, int* moved, const double* limit) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= atoms) return;
     int k = atomSystem[i];
     if (!relax_listed(ints, cap, k) || listStale[k] != 0) return;
-    double dx = pos[3 * i] - refPos[3 * i], dy = pos[3 * i + 1] - refPos[3 * i + 1], dz = pos[3 * i + 2] - refPos[3 * i + 2];
-    if (!(dx * dx + dy * dy + dz * dz <= limit2)) listStale[k] = 1;
+    const double* m = limit + 8 * k;
+    double dx = pos[3 * i] - m[0] * refPos[3 * i], dy = pos[3 * i + 1] - m[1] * refPos[3 * i + 1], dz = pos[3 * i + 2] - m[2] * refPos[3 * i + 2];
+    if (!(dx * dx + dy * dy + dz * dz <= m[3])) moved[2 * k] = 1;
+    dx -= m[4];
+    dy -= m[5];
+    dz -= m[6];
+    if (!(dx * dx + dy * dy + dz * dz <= m[3])) moved[2 * k + 1] = 1;
 }
 
 // The bins a stale listed system's atoms are sorted into for its build: per axis nb bins at
@@ -305,13 +341,18 @@ __device__ __forceinline__ int relax_bin_of(const double* pos, int i, const doub
     return (idx[2] * gi[1] + idx[1]) * gi[0] + idx[0];
 }
 
-// The grid of a stale listed system (see above), its bin counts cleared. The extent along a free
+// The grid of a stale listed system (see above; an atom's move makes it stale here), its bin counts
+// cleared, the cell of the build kept. The extent along a free
 // axis is one pass over its atoms on this thread.
 extern "C" __global__ void relax_list_grid(int systems, const int* ints, int cap, const double* doubles, const double* pos,
-                                           const int* listStale, double rl, double* grid, int* gridInts, int* binStart) {
+                                           int* listStale, const int* moved, double rl, double* grid, int* gridInts, int* binStart,
+                                           double* listCell) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
+    if (!relax_listed(ints, cap, k)) return;
+    if (moved[2 * k] != 0 && moved[2 * k + 1] != 0) listStale[k] = 1;
+    if (listStale[k] == 0) return;
+    for (int d = 0; d < 3; d++) listCell[3 * k + d] = doubles[(RELAX_CELL + 4 * d) * cap + k];  // the build's cell
     double* g = grid + 6 * k;
     int* gi = gridInts + 4 * k;
     gi[3] = 0;
@@ -443,7 +484,6 @@ extern "C" __global__ void relax_list_build(int atoms, const int* atomSystem, co
     if (!relax_listed(ints, cap, k) || listStale[k] == 0) return;
     relax_cell cell;
     relax_load_cell(ints, cap, doubles, k, rl2, &cell);
-    const double* h = cell.h;
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double xi = pos[3 * i], yi = pos[3 * i + 1], zi = pos[3 * i + 2];
@@ -1054,7 +1094,6 @@ extern "C" __global__ void relax_gather_atoms(int atoms, int systems, const int*
 // RelaxColumns.BARO's state: ω̇[6], η_p[5], η̇_p[6], η̈_p[5], V₀, kT, lo[3], fixed[3]).
 #define RELAX_BARO 49
 #define RELAX_FLAG_NO_VIRIAL 5
-#define RELAX_FLAG_UNSUPPORTED 6
 #define MTK_OMEGA_DOT 0
 #define MTK_ETAP 6
 #define MTK_ETAP_DOT 11
@@ -1337,8 +1376,7 @@ __device__ void mtk_store_cell(int* ints, int cap, double* doubles, int k, const
 // scaled, the half kick, the cell and each atom dilated around the drift (the cell's columns
 // rewritten: CellImages' for the pair kernels). Otherwise (neither fresh nor flagged): the half
 // kick, the scaling, ω̇ under the new virial, the chains. A system without a virial is flagged
-// RELAX_FLAG_NO_VIRIAL; one of RELAX_LIST_ATOMS atoms or more RELAX_FLAG_UNSUPPORTED (its Verlet
-// list would not follow the cell).
+// RELAX_FLAG_NO_VIRIAL. A listed system's Verlet lists follow the new cell (relax_list_check).
 extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap, double* doubles, double* pos, double* vel,
                                      const double* force, const double* mass, int couple, double p, double pfreq, int pchain,
                                      int thermostat, int chain, int tloop, double kT, double tfreq, double ptempKT, double cutoff,
@@ -1349,10 +1387,6 @@ extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap
     if (before && ints[RELAX_DONE * cap + k] != 0) return;
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
-    if (n >= RELAX_LIST_ATOMS) {
-        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_UNSUPPORTED;
-        return;
-    }
     double w[9], cell[9], st[MTK_STATE];
     if (!relax_cell_virial(ints, cap, doubles, k, cell, w)) return;
     for (int q = 0; q < MTK_STATE; q++) st[q] = doubles[(RELAX_BARO + q) * cap + k];
@@ -1600,18 +1634,13 @@ extern "C" __global__ void relax_cell_forces(int systems, int* ints, int cap, do
 // One ASE-exact FIRE step over each moving system's atoms and cell together (CellFilter's n + 3
 // rows, in their order: atoms, then the cell's), as CpuRelaxKernels.fireCellStep: the filter's
 // positions and forces worked out atom by atom in each pass, the new cell from the cell rows,
-// each atom then mapped through it; the cell's columns rewritten (CellImages' too). A system of
-// RELAX_LIST_ATOMS atoms or more is flagged RELAX_FLAG_UNSUPPORTED, as relax_mtk flags it.
+// each atom then mapped through it; the cell's columns rewritten (CellImages' too).
 extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
                                            double p, int mask, int hydrostatic, double cutoff, double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (!relax_moves(ints, cap, k, sub)) return;
     int n = ints[RELAX_COUNT * cap + k];
-    if (n >= RELAX_LIST_ATOMS) {  // its Verlet list would not follow the cell
-        ints[RELAX_FLAG * cap + k] = RELAX_FLAG_UNSUPPORTED;
-        return;
-    }
     long a = ints[RELAX_START * cap + k];
     long b = a + n;
     double w[9], cell[9], orig[9], vc[9], def[9], gc[9];

@@ -31,7 +31,8 @@ public final class CudaRelaxKernels implements RelaxKernels {
     /// `PairList`; the same bits as all pairs).
     static final int LIST_ATOMS = 1024;
     static final int LIST_MAX = 256;
-    /// The list radius and half the skin, in cutoffs (the CPU's lists keep a 12% skin too).
+    /// The list radius and half the skin, in cutoffs (the CPU's lists keep a 12% skin too); under
+    /// a changing cell the lists follow it (`relax_list_check`: `NeighborList.update`'s rule).
     private static final double LIST_RADIUS = 1.12;
     private static final double HALF_SKIN = 0.06;
 
@@ -42,6 +43,9 @@ public final class CudaRelaxKernels implements RelaxKernels {
     private int listAtoms;
     private Block listKey;   // per system row: valid, id lo, id hi, start of the system listed there
     private Block listStale; // per system row: list again this step
+    private Block listMoved; // per system row: whether an atom broke the skin's rule measured from the origin, from the first atom
+    private Block listCell;  // per system row: the diagonal of the cell its lists were built in
+    private Block listLimit; // per system row: the deformation since (diagonal), the squared limit, the first atom's displacement
     private Block refPos;    // per atom: where it was at its list's build
     private Block listCount; // per atom: its partners (-1: too many, it sums all pairs)
     private Block list;      // per atom: LIST_MAX partner rows
@@ -93,11 +97,13 @@ public final class CudaRelaxKernels implements RelaxKernels {
         }
         listed = listing;
         if (listing) {
-            s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listKey, listStale);
+            double rc = Math.sqrt(pair.rc2());
+            s.launchKernel(module.function("relax_list_check"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.doubles(), c.pos(),
+                    refPos, listKey, listStale, listMoved, listCell, listLimit, 2 * HALF_SKIN * rc, LIST_RADIUS * rc);
             s.launchKernel(module.function("relax_list_moved"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.pos(),
-                    refPos, listStale, HALF_SKIN * HALF_SKIN * pair.rc2());
+                    refPos, listStale, listMoved, listLimit);
             s.launchKernel(module.function("relax_list_grid"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, c.doubles(), c.pos(),
-                    listStale, LIST_RADIUS * Math.sqrt(pair.rc2()), binGrid, binGridInts, binStart);
+                    listStale, listMoved, LIST_RADIUS * rc, binGrid, binGridInts, binStart, listCell);
             s.launchKernel(module.function("relax_list_count"), grid(atoms), 1, THREADS, 0, atoms, c.atomSystem(), c.ints(), cap, c.doubles(),
                     c.pos(), listStale, binGrid, binGridInts, binStart);
             s.launchKernel(module.function("relax_list_prefix"), grid(systems), 1, THREADS, 0, systems, c.ints(), cap, listStale, binGridInts,
@@ -190,6 +196,9 @@ public final class CudaRelaxKernels implements RelaxKernels {
         lists = device.newArena("relax lists");
         listKey = lists.allocate(dev.penstock.memory.DType.I32, 4L * listSystems);
         listStale = lists.allocate(dev.penstock.memory.DType.I32, listSystems);
+        listMoved = lists.allocate(dev.penstock.memory.DType.I32, 2L * listSystems);
+        listCell = lists.allocate(dev.penstock.memory.DType.F64, 3L * listSystems);
+        listLimit = lists.allocate(dev.penstock.memory.DType.F64, 8L * listSystems);
         refPos = lists.allocate(dev.penstock.memory.DType.F64, 3L * listAtoms);
         listCount = lists.allocate(dev.penstock.memory.DType.I32, listAtoms);
         list = lists.allocate(dev.penstock.memory.DType.I32, (long) LIST_MAX * listAtoms);

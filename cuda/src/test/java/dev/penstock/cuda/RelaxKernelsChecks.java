@@ -444,17 +444,24 @@ abstract class RelaxKernelsChecks {
     /// energy, cell, conserved quantity and pressure by id.
     private static java.util.Map<Long, String> barostat(dev.penstock.device.Device device, dev.penstock.atoms.device.SubStage.Barostat b,
             List<AtomicSystem> systems, java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels) {
+        return barostat(device, b, systems, kernels, step -> { });
+    }
+
+    /// As above, `after` told each step's index after it.
+    private static java.util.Map<Long, String> barostat(dev.penstock.device.Device device, dev.penstock.atoms.device.SubStage.Barostat b,
+            List<AtomicSystem> systems, java.util.function.Function<dev.penstock.device.Device, dev.penstock.atoms.device.RelaxKernels> kernels,
+            java.util.function.IntConsumer after) {
         java.util.Map<Long, String> out = new java.util.TreeMap<>();
         dev.penstock.stage.StageBatch<AtomicSystem> batch = new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages.barostat(
                 b, LJ, device, kernels, 0.5), dev.penstock.atoms.stage.Systems.withListRadius(2.8),
-                dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE));
+                dev.penstock.stage.Capacity.of(8, 4000, Long.MAX_VALUE));
         drive(batch, systems, step -> List.of(), e -> {
             if (e.left()) {
                 AtomicSystem s = e.sample();
                 out.put(s.id(), e.steps() + " " + s.energy() + " " + Arrays.toString(s.cell().vectors()) + " " + s.info().get("conserved_energy")
                         + " " + dev.penstock.atoms.stage.History.pressure(s) + " " + e.diagnosis());
             }
-        }, step -> { });
+        }, after);
         batch.close();
         return out;
     }
@@ -499,6 +506,63 @@ abstract class RelaxKernelsChecks {
                     dev.penstock.atoms.device.DeviceStages.barostat(runs[0], eamForBarostat(), d, x -> new CudaRelaxKernels(d), 0.5),
                     dev.penstock.atoms.stage.Systems.withListRadius(6), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE)))
                     .hasMessageContaining("no barostat (npt, nph) under");
+        }
+    }
+
+    /// A barostat over large boxes (1,372 atoms: the pair kernels' Verlet lists, which follow the
+    /// changing cell by `relax_list_check`'s rule) beside two small crystals: `npt` iso and `nph`
+    /// aniso under a pressure far from the boxes', so that they strain by percents while hot atoms
+    /// move — every system's steps, energy, cell, conserved quantity and pressure within 1e-9 of
+    /// the CPU's kernels (whose lists follow the cell by `NeighborList.update`'s rule) after 150
+    /// steps, and the large boxes summed over lists all along.
+    @Test
+    void largeBoxesUnderABarostatKeepTheirVerletListsAndTheCpuTrajectory() {
+        dev.penstock.atoms.device.SubStage.Barostat[] runs = {
+            new dev.penstock.atoms.device.SubStage.Barostat(0.004, true, 1.2, 0.4, 3, 1, 0,
+                    new dev.penstock.atoms.integrate.Mtk.Settings(dev.penstock.atoms.integrate.Mtk.ISO, 1.0, 1 / 0.4, 3), 150),
+            new dev.penstock.atoms.device.SubStage.Barostat(0.004, false, 0, 1, 1, 1, 0,
+                    new dev.penstock.atoms.integrate.Mtk.Settings(dev.penstock.atoms.integrate.Mtk.ANISO, 30, 1 / 0.4, 2), 150)};
+        for (dev.penstock.atoms.device.SubStage.Barostat b : runs) {
+            java.util.function.Supplier<List<AtomicSystem>> systems = () -> {
+                List<AtomicSystem> out = new ArrayList<>(dev.penstock.atoms.device.BarostatDeviceStageTest.crystals(2, 29));
+                out.add(1, lattice(300, true));
+                double[] v = out.get(1).velocities();
+                SplittableRandom rnd = new SplittableRandom(17);
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = 1.2 * rnd.nextGaussian();
+                }
+                return out;
+            };
+            java.util.Map<Long, String> cpu;
+            try (CpuDevice d = new CpuDevice()) {
+                cpu = barostat(d, b, systems.get(), x -> new dev.penstock.atoms.device.CpuRelaxKernels(1));
+            }
+            java.util.Map<Long, String> cuda;
+            List<Boolean> listing = new ArrayList<>();
+            try (CudaDevice d = openDevice()) {
+                CudaRelaxKernels[] made = new CudaRelaxKernels[1];
+                cuda = barostat(d, b, systems.get(), x -> made[0] = new CudaRelaxKernels(d), step -> {
+                    if (step < 150) {
+                        listing.add(made[0].listing());
+                    }
+                });
+            }
+            assertThat(listing).as("%s: every evaluation summed over lists", b.name()).hasSize(150).containsOnly(true);
+            assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(3);
+            String[] large = cpu.get(300L).replace("[", "").replace("]", "").replace(",", "").split(" ");
+            assertThat(Double.parseDouble(large[2]) / (7 * 1.6) - 1).as("%s: the large box strained by percents", b.name())
+                    .satisfies(e -> assertThat(Math.abs(e)).isGreaterThan(0.01));
+            for (long id : cpu.keySet()) {
+                String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+                assertThat(c[0]).as("%s, system %d steps", b.name(), id).isEqualTo(h[0]).isEqualTo("150");
+                for (int q = 1; q < 13; q++) { // energy, the cell's nine, conserved quantity, pressure
+                    double x = Double.parseDouble(c[q]);
+                    double y = Double.parseDouble(h[q]);
+                    assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", b.name(), id, q, x, y)
+                            .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
+                }
+            }
         }
     }
 

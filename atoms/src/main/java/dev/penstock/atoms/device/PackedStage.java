@@ -525,9 +525,6 @@ public final class PackedStage implements BatchEngine<AtomicSystem> {
                 case RelaxColumns.FLAG_OVERLAP, RelaxColumns.FLAG_MODEL -> terms.diagnosis(s.id());
                 case RelaxColumns.FLAG_NO_VIRIAL -> "system " + s.id() + ": the model computed no virial, which stage '" + names.get(sub)
                         + "' needs for the pressure";
-                case RelaxColumns.FLAG_UNSUPPORTED -> "system " + s.id() + ": stage '" + names.get(sub) + "' on these kernels"
-                        + " takes systems of fewer than 1,024 atoms (the kernels' Verlet lists do not follow a changing cell yet); run it with "
-                        + "--device cpu";
                 case RelaxColumns.FLAG_RUNAWAY -> "system " + s.id() + ": an atom moved more than " + maxStep + " Å in step " + (taken + 1)
                         + " of stage '" + names.get(sub) + "' (is the time step too large?)";
                 default -> "system " + s.id() + ": non-finite energy or force (energy " + energy + ", max |F| " + fmax + ")";

@@ -131,8 +131,6 @@ public final class RelaxColumns {
     public static final int FLAG_MODEL = 4;
     /// flag: a barostat's system whose model computed no virial (a pressure needs one)
     public static final int FLAG_NO_VIRIAL = 5;
-    /// flag: a system the kernels cannot step in its sub-stage (CUDA's barostat: too large for it)
-    public static final int FLAG_UNSUPPORTED = 6;
 
     /// The relaxation's layout: 15 int and 79 double columns per system; per atom pos, vel,
     /// force, last (3 float64 each), mass, atomEnergy (float64) and atomSystem (the owner).

@@ -139,7 +139,10 @@ public final class NeighborList {
     /// deformation alone would have taken it, u_i = r_i − s_i·H (s_i its fractional coordinates
     /// at the build, H the new cell), and rebuilds unless 2·max|u| + ‖M − I‖·(cutoff + skin) ≤
     /// skin, M = H_built⁻¹·H: a pair then closer than the cutoff was within cutoff + skin at the
-    /// build (|d| ≥ σ_min(M)·|d_built| − 2·max|u|, σ_min(M) ≥ 1 − ‖M − I‖_F).
+    /// build (|d| ≥ σ_min(M)·|d_built| − 2·max|u|, σ_min(M) ≥ 1 − ‖M − I‖_F). Only differences of
+    /// u enter d, so max|u − u_0| (u_0 the first atom's) serves as well: it takes out the common
+    /// translation a dilation about the box's centre gives every atom (a barostat's), which
+    /// would otherwise rebuild a large box at every small strain.
     public boolean update(AtomicSystem s, Crew crew) {
         double[] r = s.positions();
         boolean built = builtAt.length == r.length;
@@ -227,7 +230,11 @@ public final class NeighborList {
         if (!(room > 0)) {
             return false;
         }
-        double max = 0;
+        double max = 0; // max |u|²
+        double maxFirst = 0; // max |u − u_0|²: a dilation about any fixed point moves every u alike
+        double fx = 0;
+        double fy = 0;
+        double fz = 0;
         for (int i = 0; i < r.length; i += 3) {
             double s0 = builtCell.fractional(0, builtAt[i], builtAt[i + 1], builtAt[i + 2]);
             double s1 = builtCell.fractional(1, builtAt[i], builtAt[i + 1], builtAt[i + 2]);
@@ -235,9 +242,15 @@ public final class NeighborList {
             double ux = r[i] - (s0 * cell.vector(0, 0) + s1 * cell.vector(1, 0) + s2 * cell.vector(2, 0));
             double uy = r[i + 1] - (s0 * cell.vector(0, 1) + s1 * cell.vector(1, 1) + s2 * cell.vector(2, 1));
             double uz = r[i + 2] - (s0 * cell.vector(0, 2) + s1 * cell.vector(1, 2) + s2 * cell.vector(2, 2));
+            if (i == 0) {
+                fx = ux;
+                fy = uy;
+                fz = uz;
+            }
             max = Math.max(max, ux * ux + uy * uy + uz * uz);
+            maxFirst = Math.max(maxFirst, (ux - fx) * (ux - fx) + (uy - fy) * (uy - fy) + (uz - fz) * (uz - fz));
         }
-        return 2 * Math.sqrt(max) <= room;
+        return 2 * Math.sqrt(Math.min(max, maxFirst)) <= room;
     }
 
     /// Builds the list now; a cell-list build is split over `crew`'s threads when it is given

@@ -126,6 +126,37 @@ class CellChangeTest {
         followsTheCell(() -> new Morse(0.3429, 1.3588, 2.866, 6.0), morse, "Morse (half-list sums)");
     }
 
+    /// A barostat dilates a box about its centre (LAMMPS's `dilate all`), which moves every atom
+    /// by the same −ε·centre from where a dilation about the origin would take it: a 2% dilation
+    /// of a 31.6 Å box moves each by 0.55 Å, beyond half the room the strain leaves (0.35 Å), yet
+    /// no pair has changed more than the strain allows. The rule measures displacements from the
+    /// first atom's too, so the list is kept — and gives a fresh system's numbers.
+    @Test
+    void aDilationAboutTheBoxCentreKeepsTheList() throws Exception {
+        AtomicSystem s = Lattices.fcc(8, 6, 5.26, 0.5, true, new int[] {18, 18}, 0, 18);
+        Model model = new LennardJones(0.0104, 3.4, 8.5, true);
+        model.compute(s);
+        long builds = builds(model, s);
+        double e = 0.02;
+        double[] h = s.cell().vectors();
+        double[] centre = {(h[0] + h[3] + h[6]) / 2, (h[1] + h[4] + h[7]) / 2, (h[2] + h[5] + h[8]) / 2};
+        double[] r = s.positions();
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int q = 0; q < r.length; q++) {
+            r[q] = centre[q % 3] + (r[q] - centre[q % 3]) * (1 + e) + rnd.nextDouble(-0.01, 0.01);
+        }
+        double[] grown = h.clone();
+        for (int q = 0; q < 9; q++) {
+            grown[q] *= 1 + e;
+        }
+        s.cell(Cell.of(grown, s.cell().pbc()));
+        model.compute(s);
+        assertThat(builds(model, s)).as("a dilation about the centre within the skin keeps the list").isEqualTo(builds);
+        AtomicSystem made = fresh(s);
+        new LennardJones(0.0104, 3.4, 8.5, true).compute(made);
+        same(s, made, "dilated about the centre");
+    }
+
     /// W_ab = −∂E/∂ε_ab under the homogeneous strain r → r·(I + ε): the virial a barostat reads,
     /// for the pair models' three sums (lanes, a half list, a large system's parts), by central
     /// differences of fresh evaluations.
