@@ -1491,10 +1491,11 @@ extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap
 }
 
 // Variable-cell FIRE (SubStage.CellRelaxation, CellFilter: ASE's UnitCellFilter), as
-// CpuRelaxKernels.fireCellStep/cellForces: the starting cell, the cell's velocities in
-// RelaxColumns.CELL_START / CELL_VELOCITY (BARO + 0 … 17).
+// CpuRelaxKernels.fireCellStep/cellForces: the starting cell, the cell's velocities and (FIRE
+// 2.0) its last step in RelaxColumns.CELL_START / CELL_VELOCITY / CELL_LAST (BARO + 0 … 26).
 #define RELAX_CELL_START RELAX_BARO
 #define RELAX_CELL_VELOCITY (RELAX_BARO + 9)
+#define RELAX_CELL_LAST (RELAX_BARO + 18)
 
 // CellFilter.factor: LU with partial pivoting (dgetf2); false if singular.
 __device__ bool cf_factor(const double* a, double* lu, int* piv) {
@@ -1631,12 +1632,89 @@ extern "C" __global__ void relax_cell_forces(int systems, int* ints, int cap, do
     doubles[RELAX_FMAX * cap + k] = sqrt(max);
 }
 
-// One ASE-exact FIRE step over each moving system's atoms and cell together (CellFilter's n + 3
-// rows, in their order: atoms, then the cell's), as CpuRelaxKernels.fireCellStep: the filter's
-// positions and forces worked out atom by atom in each pass, the new cell from the cell rows,
-// each atom then mapped through it; the cell's columns rewritten (CellImages' too).
+// FIRE 2.0's part of a cell relaxation step over the n + 3 rows (Fire2.step over the filter's
+// rows, as CpuRelaxKernels.fireCellStep gives them: the cell rows weigh the atoms' mean mass, their
+// last step in RELAX_CELL_LAST): the power, the time step and mixing, on an uphill step the
+// velocities zeroed (`uphill` set: the positions then take back half of the last step, which
+// the caller still reads from `last` and `lc`), the kick and the mixing. Returns the step's scale
+// (MAXSTEP over the step's length where that is longer).
+__device__ double cf_fire2(int* ints, int cap, double* doubles, int k, long a, long b, double* vel, const double* force, double* last,
+                           const double* mass, const double* def, const double* gc, double* vc, double* lc, double mean, double* dt,
+                           bool* uphill) {
+    double alpha = doubles[RELAX_ALPHA * cap + k];
+    int npos = ints[RELAX_NSTEPS * cap + k];
+    int stepIndex = ints[RELAX_TAKEN * cap + k];
+    if (stepIndex == 0) {
+        for (long i = 3 * a; i < 3 * b; i++) {
+            vel[i] = 0;
+            last[i] = 0;
+        }
+        for (int q = 0; q < 9; q++) {
+            vc[q] = 0;
+            lc[q] = 0;
+        }
+    }
+    double p = 0;
+    for (long i = a; i < b; i++)
+        for (int e = 0; e < 3; e++) p += cf_g(force, i, e, def) * vel[3 * i + e];
+    for (int q = 0; q < 9; q++) p += gc[q] * vc[q];
+    *uphill = !(p > 0);
+    if (p > 0) {
+        npos++;
+        if (npos > FIRE2_NDELAY) {
+            double x = *dt * FIRE2_FINC;
+            *dt = (x != x || x < FIRE2_DTMAX) ? x : FIRE2_DTMAX;  // Math.min
+            alpha *= FIRE2_FA;
+        }
+    } else {
+        npos = 0;
+        if (stepIndex >= FIRE2_NDELAY) {
+            double x = *dt * FIRE2_FDEC;
+            *dt = (x != x || x > FIRE2_DTMIN) ? x : FIRE2_DTMIN;  // Math.max
+            alpha = FIRE2_ASTART;
+        }
+        for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
+        for (int q = 0; q < 9; q++) vc[q] = 0;
+    }
+    double ff = 0, vv = 0;
+    for (long i = a; i < b; i++)
+        for (int e = 0; e < 3; e++) {
+            double g = cf_g(force, i, e, def);
+            vel[3 * i + e] += *dt * g / mass[i];
+            ff += g * g;
+            vv += vel[3 * i + e] * vel[3 * i + e];
+        }
+    for (int q = 0; q < 9; q++) {
+        vc[q] += *dt * gc[q] / mean;
+        ff += gc[q] * gc[q];
+        vv += vc[q] * vc[q];
+    }
+    double nf = sqrt(ff), nv = sqrt(vv);
+    double drr = 0;
+    for (long i = a; i < b; i++)
+        for (int e = 0; e < 3; e++) {
+            double v = (1 - alpha) * vel[3 * i + e] + (nf > 0 ? alpha * cf_g(force, i, e, def) / nf * nv : 0);
+            vel[3 * i + e] = v;
+            drr += *dt * v * *dt * v;
+        }
+    for (int q = 0; q < 9; q++) {
+        vc[q] = (1 - alpha) * vc[q] + (nf > 0 ? alpha * gc[q] / nf * nv : 0);
+        drr += *dt * vc[q] * *dt * vc[q];
+    }
+    double norm = sqrt(drr);
+    doubles[RELAX_ALPHA * cap + k] = alpha;
+    ints[RELAX_NSTEPS * cap + k] = npos;
+    return norm > FIRE2_MAXSTEP ? FIRE2_MAXSTEP / norm : 1;
+}
+
+// One ASE-exact FIRE step (`fire2`: a FIRE 2.0 step, cf_fire2) over each moving system's atoms
+// and cell together (CellFilter's n + 3 rows, in their order: atoms, then the cell's), as
+// CpuRelaxKernels.fireCellStep: the filter's positions and forces worked out atom by atom in each
+// pass, the new cell from the cell rows, each atom then mapped through it; the cell's columns
+// rewritten (CellImages' too).
 extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, double* doubles, double* pos, double* vel, const double* force,
-                                           double p, int mask, int hydrostatic, double cutoff, double maxStep2, int sub) {
+                                           double* last, const double* mass, int fire2, double p, int mask, int hydrostatic, double cutoff,
+                                           double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
     if (!relax_moves(ints, cap, k, sub)) return;
@@ -1656,66 +1734,86 @@ extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, doub
         return;
     }
     double dt = doubles[RELAX_DT * cap + k];
-    double alpha = doubles[RELAX_ALPHA * cap + k];
-    int nsteps = ints[RELAX_NSTEPS * cap + k];
-    if (ints[RELAX_STARTED * cap + k] == 0) {
-        for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
-        for (int q = 0; q < 9; q++) vc[q] = 0;
-        ints[RELAX_STARTED * cap + k] = 1;
+    double lc[9];  // FIRE 2.0: the cell rows' last step
+    bool uphill = false;
+    double scale = 1, norm = 0;
+    if (fire2) {
+        double mean = 0;
+        for (long i = a; i < b; i++) mean += mass[i];
+        mean /= n;
+        for (int q = 0; q < 9; q++) lc[q] = doubles[(RELAX_CELL_LAST + q) * cap + k];
+        scale = cf_fire2(ints, cap, doubles, k, a, b, vel, force, last, mass, def, gc, vc, lc, mean, &dt, &uphill);
     } else {
-        double vf = 0;
-        for (long i = a; i < b; i++)
-            for (int e = 0; e < 3; e++) vf += cf_g(force, i, e, def) * vel[3 * i + e];
-        for (int q = 0; q < 9; q++) vf += gc[q] * vc[q];
-        if (vf > 0) {
-            double ff = 0, vv = 0;
-            for (long i = a; i < b; i++)
-                for (int e = 0; e < 3; e++) {
-                    double g = cf_g(force, i, e, def);
-                    ff += g * g;
-                    vv += vel[3 * i + e] * vel[3 * i + e];
-                }
-            for (int q = 0; q < 9; q++) {
-                ff += gc[q] * gc[q];
-                vv += vc[q] * vc[q];
-            }
-            double nf = sqrt(ff), nv = sqrt(vv);
-            for (long i = a; i < b; i++)
-                for (int e = 0; e < 3; e++) vel[3 * i + e] = (1.0 - alpha) * vel[3 * i + e] + alpha * cf_g(force, i, e, def) / nf * nv;
-            for (int q = 0; q < 9; q++) vc[q] = (1.0 - alpha) * vc[q] + alpha * gc[q] / nf * nv;
-            if (nsteps > FIRE_NMIN) {
-                double x = dt * FIRE_FINC;
-                dt = (x != x || x < FIRE_DTMAX) ? x : FIRE_DTMAX;
-                alpha *= FIRE_FA;
-            }
-            nsteps++;
-        } else {
+        double alpha = doubles[RELAX_ALPHA * cap + k];
+        int nsteps = ints[RELAX_NSTEPS * cap + k];
+        if (ints[RELAX_STARTED * cap + k] == 0) {
             for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
             for (int q = 0; q < 9; q++) vc[q] = 0;
-            alpha = FIRE_ASTART;
-            dt *= FIRE_FDEC;
-            nsteps = 0;
+            ints[RELAX_STARTED * cap + k] = 1;
+        } else {
+            double vf = 0;
+            for (long i = a; i < b; i++)
+                for (int e = 0; e < 3; e++) vf += cf_g(force, i, e, def) * vel[3 * i + e];
+            for (int q = 0; q < 9; q++) vf += gc[q] * vc[q];
+            if (vf > 0) {
+                double ff = 0, vv = 0;
+                for (long i = a; i < b; i++)
+                    for (int e = 0; e < 3; e++) {
+                        double g = cf_g(force, i, e, def);
+                        ff += g * g;
+                        vv += vel[3 * i + e] * vel[3 * i + e];
+                    }
+                for (int q = 0; q < 9; q++) {
+                    ff += gc[q] * gc[q];
+                    vv += vc[q] * vc[q];
+                }
+                double nf = sqrt(ff), nv = sqrt(vv);
+                for (long i = a; i < b; i++)
+                    for (int e = 0; e < 3; e++) vel[3 * i + e] = (1.0 - alpha) * vel[3 * i + e] + alpha * cf_g(force, i, e, def) / nf * nv;
+                for (int q = 0; q < 9; q++) vc[q] = (1.0 - alpha) * vc[q] + alpha * gc[q] / nf * nv;
+                if (nsteps > FIRE_NMIN) {
+                    double x = dt * FIRE_FINC;
+                    dt = (x != x || x < FIRE_DTMAX) ? x : FIRE_DTMAX;
+                    alpha *= FIRE_FA;
+                }
+                nsteps++;
+            } else {
+                for (long i = 3 * a; i < 3 * b; i++) vel[i] = 0;
+                for (int q = 0; q < 9; q++) vc[q] = 0;
+                alpha = FIRE_ASTART;
+                dt *= FIRE_FDEC;
+                nsteps = 0;
+            }
         }
-    }
-    double drr = 0;
-    for (long i = a; i < b; i++)
-        for (int e = 0; e < 3; e++) {
-            double v = vel[3 * i + e] + dt * cf_g(force, i, e, def);
-            vel[3 * i + e] = v;
-            double dr = dt * v;
+        double drr = 0;
+        for (long i = a; i < b; i++)
+            for (int e = 0; e < 3; e++) {
+                double v = vel[3 * i + e] + dt * cf_g(force, i, e, def);
+                vel[3 * i + e] = v;
+                double dr = dt * v;
+                drr += dr * dr;
+            }
+        for (int q = 0; q < 9; q++) {
+            vc[q] = vc[q] + dt * gc[q];
+            double dr = dt * vc[q];
             drr += dr * dr;
         }
-    for (int q = 0; q < 9; q++) {
-        vc[q] = vc[q] + dt * gc[q];
-        double dr = dt * vc[q];
-        drr += dr * dr;
+        norm = sqrt(drr);
+        doubles[RELAX_ALPHA * cap + k] = alpha;
+        ints[RELAX_NSTEPS * cap + k] = nsteps;
     }
-    double norm = sqrt(drr);
     double fnew[9];  // the cell rows' new positions over cf: F'
     for (int q = 0; q < 9; q++) {
-        double dr = dt * vc[q];
         double x = cf * def[q];
-        x += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+        if (fire2) {
+            if (uphill) x -= 0.5 * lc[q];
+            lc[q] = scale * dt * vc[q];
+            x += lc[q];
+            doubles[(RELAX_CELL_LAST + q) * cap + k] = lc[q];
+        } else {
+            double dr = dt * vc[q];
+            x += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+        }
         fnew[q] = x / cf;
     }
     for (int r = 0; r < 3; r++)  // H₀ @ F'ᵀ
@@ -1726,8 +1824,14 @@ extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, doub
         double r0[3] = {x[0], x[1], x[2]};
         cf_substitute(lu, piv, x);
         for (int e = 0; e < 3; e++) {
-            double dr = dt * vel[3 * i + e];
-            x[e] += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+            if (fire2) {
+                if (uphill) x[e] -= 0.5 * last[3 * i + e];
+                last[3 * i + e] = scale * dt * vel[3 * i + e];
+                x[e] += last[3 * i + e];
+            } else {
+                double dr = dt * vel[3 * i + e];
+                x[e] += norm > FIRE_MAXSTEP ? FIRE_MAXSTEP * dr / norm : dr;
+            }
         }
         double d2 = 0;
         for (int c = 0; c < 3; c++) {
@@ -1741,6 +1845,4 @@ extern "C" __global__ void relax_fire_cell(int systems, int* ints, int cap, doub
     mtk_store_cell(ints, cap, doubles, k, cell, cutoff);
     if (runaway) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_RUNAWAY;
     doubles[RELAX_DT * cap + k] = dt;
-    doubles[RELAX_ALPHA * cap + k] = alpha;
-    ints[RELAX_NSTEPS * cap + k] = nsteps;
 }

@@ -19,8 +19,10 @@ import java.util.Map;
 /// atom over them (`CudaEam`, `CudaSnap`): each system's half list by id (rebuilt when an atom
 /// moved half the skin), turned into full rows sorted by partner and image, assembled into the
 /// batch's CSR (atom rows `[0, atoms)`: `type`, `start`, `nbr`, `shift` and, where asked, `rev`:
-/// the entry of i in j's row with the opposite image) and uploaded when a list was rebuilt or the
-/// rows moved.
+/// the entry of i in j's row with the opposite image) and uploaded when a list was rebuilt, its
+/// cell changed (a barostat's, a cell relaxation's: the views follow the `CELL` columns, each
+/// entry's image shift is remade for the new cell, `NeighborList.update`'s rule deciding when the
+/// strain asks for a rebuild instead) or the rows moved.
 ///
 /// Each atom's entries are sorted, and an entry beyond a model's cutoff adds nothing, so a
 /// system's numbers depend on its positions alone: not on when its list was built (nor on a
@@ -111,7 +113,13 @@ final class BatchLists implements AutoCloseable {
             if (list.types == null) {
                 list.types = types(view);
             }
-            rebuilt |= list.update(view, reverse);
+            if (terms.followCell(k, hostDoubles.segment(), cap)) { // a barostat's cell: the list follows it
+                rebuilt |= list.update(view, reverse);
+            } else { // its list as it was; the kernels' flag says why it leaves
+                long flag = (long) RelaxColumns.FLAG * cap + k;
+                ints.setAtIndex(I32, flag, RelaxColumns.FLAG_MODEL);
+                s.copy(hostInts.slice(flag, 1), c.ints().slice(flag, 1));
+            }
             list.used = evaluations;
             count += list.entries();
         }
@@ -307,7 +315,9 @@ final class BatchLists implements AutoCloseable {
         int[] start = new int[1];
         int[] partner = new int[0];
         int[] rev = new int[0];
+        int[] code = new int[0]; // each entry's image code
         double[] shift = new double[0];
+        long shiftVersion = -1; // the half list's shift table these shifts were taken from
         long used;
 
         SystemList(NeighborList half) {
@@ -318,12 +328,23 @@ final class BatchLists implements AutoCloseable {
             return start[start.length - 1];
         }
 
-        /// Rebuilds the half list if `s`'s atoms moved half the skin since (or never built), and
-        /// then the full rows (and their reverse entries if `reverse`); returns whether it did.
+        /// Rebuilds the half list if `s`'s atoms moved half the skin since (or never built; under a
+        /// changed cell, `NeighborList.update`'s rule), and then the full rows (and their reverse
+        /// entries if `reverse`); a cell changed within the skin keeps the rows and takes each
+        /// entry's shift from the new cell. Returns whether the rows or their shifts changed.
         boolean update(AtomicSystem s, boolean reverse) {
             if (!half.update(s) && start.length == s.atoms() + 1) {
-                return false;
+                if (half.shiftVersion() == shiftVersion) {
+                    return false;
+                }
+                double[] table = half.imageShifts();
+                for (int q = 0; q < code.length; q++) {
+                    System.arraycopy(table, 3 * code[q], shift, 3 * q, 3);
+                }
+                shiftVersion = half.shiftVersion();
+                return true;
             }
+            shiftVersion = half.shiftVersion();
             int n = s.atoms();
             int[] hs = half.start();
             int[] he = half.end();
@@ -355,13 +376,14 @@ final class BatchLists implements AutoCloseable {
                 }
             }
             partner = new int[m];
+            code = new int[m];
             shift = new double[3 * m];
             for (int i = 0; i < n; i++) {
                 Arrays.sort(keys, start[i], start[i + 1]);
                 for (int q = start[i]; q < start[i + 1]; q++) {
-                    int code = (int) (keys[q] % images);
+                    code[q] = (int) (keys[q] % images);
                     partner[q] = (int) (keys[q] / images);
-                    System.arraycopy(table, 3 * code, shift, 3 * q, 3);
+                    System.arraycopy(table, 3 * code[q], shift, 3 * q, 3);
                 }
             }
             if (reverse) {

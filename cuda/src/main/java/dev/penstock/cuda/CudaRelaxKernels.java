@@ -151,6 +151,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
 
     @Override
     public void evaluate(Stream stream, RelaxColumns c, int systems, int atoms, ModelTerms terms) {
+        pairCutoff = terms.model().cutoff(); // the image columns a barostat rewrites (the pair kernels' only)
         if (CudaSnap.parts(terms.model()) != null) {
             Model model = terms.model();
             if (snap == null || snap.model() != model) {
@@ -328,12 +329,13 @@ public final class CudaRelaxKernels implements RelaxKernels {
         return true;
     }
 
-    /// The barostat runs on the pair kernels (Lennard-Jones, Morse: their images scanned from the
-    /// cell's columns, which `relax_mtk` rewrites); EAM's and SNAP's lists do not follow a changing
-    /// cell yet.
+    /// The barostat runs under every model these kernels run: the pair kernels scan images from the
+    /// cell's columns, which `relax_mtk` rewrites, and their Verlet lists follow it
+    /// (`relax_list_check`); EAM's, SNAP's and ML-IAP's lists (`BatchLists`) take each entry's
+    /// image shift from the new cell, or rebuild where the strain asks.
     @Override
     public boolean barostat(dev.penstock.atoms.potential.Model model) {
-        return model instanceof dev.penstock.atoms.potential.LennardJones || model instanceof dev.penstock.atoms.potential.Morse;
+        return model instanceof dev.penstock.atoms.potential.LennardJones || model instanceof dev.penstock.atoms.potential.Morse || runs(model);
     }
 
     @Override
@@ -346,17 +348,18 @@ public final class CudaRelaxKernels implements RelaxKernels {
         return true;
     }
 
-    /// ASE's FIRE over the cell (`relax_fire_cell`) under the pair models; not FIRE 2.0's yet.
+    /// ASE's FIRE and FIRE 2.0 over the cell (`relax_fire_cell`) under every model these kernels run.
     @Override
     public boolean cellRelaxation(dev.penstock.atoms.device.SubStage.CellRelaxation r, dev.penstock.atoms.potential.Model model) {
-        return !r.fire2() && barostat(model);
+        return barostat(model);
     }
 
     @Override
     public void fireCellStep(Stream stream, RelaxColumns c, int systems, dev.penstock.atoms.device.SubStage.CellRelaxation r, double maxStep2,
                              int sub) {
         cuda(stream).launchKernel(module.function("relax_fire_cell"), grid(systems), 1, THREADS, 0, systems, c.ints(), c.systemCapacity(),
-                c.doubles(), c.pos(), c.vel(), c.force(), r.p(), maskBits(r), r.hydrostatic() ? 1 : 0, pairCutoff, maxStep2, sub);
+                c.doubles(), c.pos(), c.vel(), c.force(), c.last(), c.mass(), r.fire2() ? 1 : 0, r.p(), maskBits(r), r.hydrostatic() ? 1 : 0,
+                pairCutoff, maxStep2, sub);
     }
 
     @Override

@@ -56,6 +56,19 @@ class EamStageEmulationTest {
         sameAsTheCpu(Eam.read(potential("CuZr_mm.eam.fs"))::fresh, List.of(cluster(20, 55, 2.7, new int[] {29, 40}, 0.3, 8)));
     }
 
+    /// `npt` tri, `nph` aniso and `fire_cell` under EAM on CUDA (`relax_mtk`, `relax_fire_cell`;
+    /// `BatchLists` taking each entry's shift from the changing cell, rebuilding where the strain
+    /// asks): copper crystals, one sheared, and an alloy — the CPU's steps, and energy, positions,
+    /// virial and cell to rounding.
+    @Test
+    void barostatsAndTheCellRelaxationUnderEamOnCudaTakeTheCpuSteps() throws Exception {
+        sameAsTheCpu(() -> CudaDevice.open(HostDriver.probe(), 0), Eam.read(potential("Cu_u3.eam"))::fresh, List.of(
+                crystal(30, 3, 3.615, 0, new int[] {29, 29}, 0, 9), crystal(31, 3, 3.615, 0.9, new int[] {29, 29}, 0, 10)),
+                StageEmulation.CELLS, StageEmulation.CELL_STEPS);
+        sameAsTheCpu(() -> CudaDevice.open(HostDriver.probe(), 0), Eam.read(potential("CuNi.eam.alloy"))::fresh, List.of(
+                crystal(32, 3, 3.56, 1.3, new int[] {29, 28}, 0.4, 11)), StageEmulation.CELLS, StageEmulation.CELL_STEPS);
+    }
+
     @Test
     void aSystemOnCudaEndsWithTheSameBitsAloneAsInABatch() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));

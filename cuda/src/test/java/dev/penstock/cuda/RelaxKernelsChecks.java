@@ -468,8 +468,8 @@ abstract class RelaxKernelsChecks {
 
     /// `npt` (iso, tri) and `nph` on CUDA (`relax_mtk`, the pair kernels' virial and images from
     /// the rewritten cell columns) against the CPU's kernels: every system's steps, energy, cell,
-    /// conserved quantity and pressure within 1e-9 after 120 steps of sheared LJ crystals; EAM is
-    /// refused when the batch is made.
+    /// conserved quantity and pressure within 1e-9 after 120 steps of sheared LJ crystals (EAM, SNAP
+    /// and ML-IAP: `EamStageEmulationTest`, `SnapStageChecks`).
     @Test
     void theCudaBarostatGivesEverySystemTheCpuTrajectory() {
         dev.penstock.atoms.device.SubStage.Barostat[] runs = {
@@ -500,12 +500,6 @@ abstract class RelaxKernelsChecks {
                             .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
                 }
             }
-        }
-        try (CudaDevice d = openDevice()) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.penstock.stage.StageBatch<>(
-                    dev.penstock.atoms.device.DeviceStages.barostat(runs[0], eamForBarostat(), d, x -> new CudaRelaxKernels(d), 0.5),
-                    dev.penstock.atoms.stage.Systems.withListRadius(6), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE)))
-                    .hasMessageContaining("no barostat (npt, nph) under");
         }
     }
 
@@ -566,12 +560,14 @@ abstract class RelaxKernelsChecks {
         }
     }
 
-    /// `fire_cell` on CUDA (`relax_fire_cell`, `relax_cell_forces`) against the CPU's kernels: six
-    /// sheared LJ crystals relaxed at P 0.5 and, masked to the diagonal, at 0.3 — the same step
-    /// counts, energy, cell and pressure within 1e-9; `fire2_cell` refused on CUDA when the batch is made.
+    /// `fire_cell` and `fire2_cell` on CUDA (`relax_fire_cell`, `relax_cell_forces`) against the CPU's kernels: six
+    /// sheared LJ crystals relaxed by `fire_cell` and `fire2_cell` (`relax_fire_cell`'s FIRE 2.0
+    /// branch, `cf_fire2`) at P 0.5 and, masked to the diagonal, at 0.3 — the same step counts,
+    /// energy and cell within 1e-9.
     @Test
     void theCudaCellRelaxationGivesEverySystemTheCpuSteps() {
-        for (String call : new String[] {"fire_cell(fmax=0.002, P=%s, steps=3000)", "fire_cell(fmax=0.002, P=%s, mask=111000, steps=3000)"}) {
+        for (String call : new String[] {"fire_cell(fmax=0.002, P=%s, steps=3000)", "fire_cell(fmax=0.002, P=%s, mask=111000, steps=3000)",
+            "fire2_cell(fmax=0.002, P=%s, steps=3000)", "fire2_cell(fmax=0.002, P=%s, mask=111000, steps=3000)"}) {
             double p = call.contains("mask") ? 0.3 : 0.5;
             String text = call.formatted(p * dev.penstock.atoms.integrate.Units.BAR_PER_EV_PER_A3);
             java.util.Map<Long, String> cpu;
@@ -596,12 +592,6 @@ abstract class RelaxKernelsChecks {
                 }
             }
         }
-        try (CudaDevice d = openDevice()) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.penstock.stage.StageBatch<>(dev.penstock.atoms.device.DeviceStages
-                    .stage(dev.penstock.atoms.stage.PipelineSpec.parse("fire2_cell(fmax=0.01)").getFirst(), LJ, d, x -> new CudaRelaxKernels(d),
-                            0.5, 0), dev.penstock.atoms.stage.Systems.withListRadius(2.8), dev.penstock.stage.Capacity.of(8, 1000, Long.MAX_VALUE)))
-                    .hasMessageContaining("no variable-cell relaxation");
-        }
     }
 
     /// The crystals through a stage of `text` (LJ, its batch on `device`): each leaver's steps,
@@ -620,14 +610,6 @@ abstract class RelaxKernelsChecks {
         }, step -> { });
         batch.close();
         return out;
-    }
-
-    private static dev.penstock.atoms.potential.Model eamForBarostat() {
-        try {
-            return dev.penstock.atoms.potential.Eam.read(java.nio.file.Path.of("/usr/share/lammps/potentials/Cu_u3.eam"));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     @Test

@@ -131,6 +131,16 @@ abstract class SnapStageChecks {
         check(file("WBe_Wood_PRB2019.mliap"), List.of(crystal(70, BCC, 3, 3.165, 0, new int[] {74, 4}, 0.1, 13)));
     }
 
+    /// `npt` tri, `nph` aniso and `fire_cell` under SNAP (with ZBL) and ML-IAP on CUDA: the lists
+    /// follow the changing cells; the CPU's steps, and energy, positions, virial and cell to rounding.
+    @Test
+    void barostatsAndTheCellRelaxationUnderSnapAndMliapOnCudaTakeTheCpuSteps() {
+        sameAsTheCpu(this::openDevice, file("Ta06A.snap"), List.of(crystal(80, BCC, 3, 3.316, 0.6, new int[] {73, 73}, 0, 15)),
+                dev.penstock.cuda.StageEmulation.CELLS, dev.penstock.cuda.StageEmulation.CELL_STEPS);
+        sameAsTheCpu(this::openDevice, file("W.quadratic.mliap"), List.of(crystal(81, BCC, 3, 3.165, 0, new int[] {74, 74}, 0, 16)),
+                dev.penstock.cuda.StageEmulation.CELLS, dev.penstock.cuda.StageEmulation.CELL_STEPS);
+    }
+
     @Test
     void oneEvaluationOnCudaIsTheCpusToRoundingForEveryKindOfModel() throws Exception {
         List<Supplier<Model>> models = List.of(file("Ta06A.snap"), file("Cu_Zuo_JPCA2020.quadratic.snap"), file("Ta06A.nn.mliap"),

@@ -97,7 +97,7 @@ final class StageEmulation {
     }
 
     /// One delivered system: its stage history, energy and positions; or its diagnosis.
-    record Result(String stages, double energy, double[] positions, double[] forces, double[] virial, String diagnosis) {
+    record Result(String stages, double energy, double[] positions, double[] forces, double[] virial, double[] cell, String diagnosis) {
     }
 
     static Map<Long, Result> run(Device device, Function<Device, RelaxKernels> kernels, Model model, List<AtomicSystem> systems) {
@@ -134,10 +134,10 @@ final class StageEmulation {
         }
         Map<Long, Result> out = new TreeMap<>();
         for (AtomicSystem s : sink.samples()) {
-            out.put(s.id(), new Result(history.get(s.id()), s.energy(), s.positions(), s.forces(), s.virial(), null));
+            out.put(s.id(), new Result(history.get(s.id()), s.energy(), s.positions(), s.forces(), s.virial(), s.cell().vectors(), null));
         }
         for (Event<AtomicSystem> q : summary.quarantined()) {
-            out.put(q.sample().id(), new Result(null, Double.NaN, null, null, null, q.diagnosis()));
+            out.put(q.sample().id(), new Result(null, Double.NaN, null, null, null, null, q.diagnosis()));
         }
         return out;
     }
@@ -151,13 +151,25 @@ final class StageEmulation {
 
     /// As `sameAsTheCpu(model, systems)` on the CUDA device `device` opens.
     static void sameAsTheCpu(Supplier<CudaDevice> device, Supplier<Model> model, List<AtomicSystem> systems) {
+        sameAsTheCpu(device, model, systems, PIPELINE, "fire:\\d+,langevin:12,nve:15,nvt:10");
+    }
+
+    /// The pipeline of the barostats and the cell relaxation: cells sheared, squeezed, let go, relaxed.
+    static final String CELLS = "npt(T=500, P=20000, tdamp=50, pdamp=250, dt=2, steps=30, couple=tri) + nph(P=0, pdamp=250, dt=2, steps=20,"
+            + " couple=aniso) | fire_cell(fmax=0.05, P=5000, steps=300) | fire2_cell(fmax=0.02, P=0, steps=300)";
+    /// Each system's sub-stages' steps under `CELLS`.
+    static final String CELL_STEPS = "npt:30,nph:20,fire_cell:\\d+,fire2_cell:\\d+";
+
+    /// As above, through pipeline `spec`, each system's sub-stages and steps matching `steps`, and
+    /// the final cells held to 1e-9 Å too.
+    static void sameAsTheCpu(Supplier<CudaDevice> device, Supplier<Model> model, List<AtomicSystem> systems, String spec, String steps) {
         Map<Long, Result> cpu;
         try (CpuDevice d = new CpuDevice()) {
-            cpu = run(d, x -> new CpuRelaxKernels(1), model.get(), systems);
+            cpu = run(d, x -> new CpuRelaxKernels(1), model.get(), systems, spec);
         }
         Map<Long, Result> cuda;
         try (CudaDevice d = device.get()) {
-            cuda = run(d, x -> new CudaRelaxKernels(d), model.get(), systems);
+            cuda = run(d, x -> new CudaRelaxKernels(d), model.get(), systems, spec);
         }
         assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(systems.size());
         for (long id : cpu.keySet()) {
@@ -165,13 +177,16 @@ final class StageEmulation {
             Result g = cuda.get(id);
             assertThat(c.diagnosis()).as("system %d on the CPU", id).isNull();
             assertThat(g.diagnosis()).as("system %d on CUDA", id).isNull();
-            assertThat(g.stages()).as("system %d: steps per sub-stage", id).isEqualTo(c.stages()).matches("fire:\\d+,langevin:12,nve:15,nvt:10");
+            assertThat(g.stages()).as("system %d: steps per sub-stage", id).isEqualTo(c.stages()).matches(steps);
             assertThat(Math.abs(g.energy() - c.energy()) / Math.abs(c.energy())).as("system %d: energy", id).isLessThan(1e-10);
             double worst = 0;
             for (int i = 0; i < c.positions().length; i++) {
                 worst = Math.max(worst, Math.abs(g.positions()[i] - c.positions()[i]));
             }
             assertThat(worst).as("system %d: largest position difference (Å)", id).isLessThan(1e-9);
+            for (int x = 0; x < 9; x++) {
+                assertThat(Math.abs(g.cell()[x] - c.cell()[x])).as("system %d: cell component %d", id, x).isLessThan(1e-9);
+            }
             assertThat(c.virial()).as("system %d: the CPU's virial", id).isNotNull();
             assertThat(g.virial()).as("system %d: the CUDA virial", id).isNotNull();
             double scale = 0;

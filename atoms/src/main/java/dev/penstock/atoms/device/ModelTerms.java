@@ -179,6 +179,21 @@ public final class ModelTerms implements BatchTerms {
         }
     }
 
+    /// Gives row `k`'s view (after `views`) the cell of its `CELL` columns (host-readable `doubles`
+    /// of capacity `cap`) where a kernel has changed it; false, the reason kept for `diagnosis`
+    /// (`FLAG_MODEL`), if they hold no cell any more (non-finite, flat: a barostat that blew up).
+    public boolean followCell(int k, MemorySegment doubles, long cap) {
+        AtomicSystem view = rowViews[k];
+        try {
+            followCell(view, doubles, cap, k);
+            return true;
+        } catch (IllegalArgumentException e) {
+            failures.put(view.id(), "system " + view.id() + ": its cell is no longer one (" + e.getMessage() + "): the barostat or cell "
+                    + "relaxation blew up (a longer pdamp, a smaller dt or fmax's step helps)");
+            return false;
+        }
+    }
+
     /// Whether row `k`'s system (after `views`) is large enough for the model to compute it in
     /// parts (`Model.parts`), which a crew can share out.
     public boolean inParts(int k) {
@@ -188,11 +203,7 @@ public final class ModelTerms implements BatchTerms {
     /// Computes `view` in row `k`'s cell (its parts on `crew`, if given); false if the model refused
     /// it, or a barostat left it a cell that is none (non-finite, flat: why is kept for the diagnosis).
     private boolean compute(AtomicSystem view, MemorySegment doubles, long cap, int k, Crew crew, boolean virial) {
-        try {
-            followCell(view, doubles, cap, k);
-        } catch (IllegalArgumentException e) {
-            failures.put(view.id(), "system " + view.id() + ": its cell is no longer one (" + e.getMessage() + "): the barostat or cell "
-                    + "relaxation blew up (a longer pdamp, a smaller dt or fmax's step helps)");
+        if (!followCell(k, doubles, cap)) {
             return false;
         }
         try {
