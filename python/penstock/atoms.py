@@ -19,7 +19,7 @@ except ImportError as e:  # pragma: no cover - ASE is a dependency of this modul
 
 #: The info keys a run writes on each system (docs/cli.md, "Outcomes and exit codes").
 KEYS = ("stages", "outcome", "fmax", "temperature", "quarantined", "conserved_energy", "conserved_energy_drift", "pressure",
-        "volume")
+        "pressure_tensor", "volume")
 _NUMBERS = ("fmax", "temperature", "conserved_energy", "conserved_energy_drift", "pressure", "volume")
 
 
@@ -168,7 +168,10 @@ def _atoms(atoms, s, sid):
     for key in KEYS:
         if info.containsKey(key):
             value = str(info.get(key))
-            a.info[key] = float(value) if key in _NUMBERS else value
+            if key == "pressure_tensor":  # 3×3, eV/Å³, the kinetic part included (LAMMPS's pxx, pxy, …)
+                a.info[key] = np.array([float(x) for x in value.split()]).reshape(3, 3)
+            else:
+                a.info[key] = float(value) if key in _NUMBERS else value
     a.info["id"] = sid
     stress = _stress(a, None if s.virial() is None else np.array(s.virial()))
     results = {"energy": float(s.energy()), "forces": np.array(s.forces()).reshape(-1, 3)}

@@ -213,6 +213,14 @@ def test_an_npt_run_from_python_returns_each_crystal_in_its_new_cell_at_the_pres
     # (Σ m v² + tr W) / 3V with W = −σV: ASE's stress is the virial's part
     kinetic = (out.get_momenta() ** 2 / out.get_masses()[:, None]).sum() / (3 * out.get_volume())
     assert out.info["pressure"] == pytest.approx(kinetic - out.get_stress()[:3].mean(), rel=1e-9)
+    # the tensor: Σ m v_a v_b / V − ASE's stress (3×3), its trace over 3 the pressure
+    p = out.get_momenta()
+    kinetic_tensor = (p[:, :, None] * p[:, None, :] / out.get_masses()[:, None, None]).sum(axis=0) / out.get_volume()
+    tensor = out.info["pressure_tensor"]
+    assert tensor.shape == (3, 3)
+    scale = abs(tensor).max()
+    assert np.abs(tensor - (kinetic_tensor - out.get_stress(voigt=False))).max() < 1e-9 * scale
+    assert np.trace(tensor) / 3 == pytest.approx(out.info["pressure"], rel=1e-12)
     assert abs(out.info["conserved_energy_drift"]) < 1e-3 * abs(out.info["conserved_energy"])
 
 

@@ -104,7 +104,13 @@ class SimulateEnsembleTest {
             assertThat(Math.abs(s.cell().volume() / v0 - 1)).as("system %d: the barostat changed the cell", id).isGreaterThan(1e-3);
             assertThat(s.cell()).as("system %d: nvt keeps the cell npt left", id).isEqualTo(equilibrated.get(id).cell());
             assertThat(Double.parseDouble(s.info().get("volume"))).isEqualTo(s.cell().volume());
-            assertThat(Double.parseDouble(s.info().get("pressure"))).as("system %d: a pressure written", id).isNotZero();
+            double pressure = Double.parseDouble(s.info().get("pressure"));
+            assertThat(pressure).as("system %d: a pressure written", id).isNotZero();
+            double[] tensor = java.util.Arrays.stream(s.info().get("pressure_tensor").split(" ")).mapToDouble(Double::parseDouble).toArray();
+            assertThat(tensor).as("system %d: the pressure tensor, row-major", id).hasSize(9);
+            assertThat((tensor[0] + tensor[4] + tensor[8]) / 3).as("system %d: its trace over 3 is the pressure", id)
+                    .isCloseTo(pressure, org.assertj.core.data.Offset.offset(1e-12 * Math.abs(tensor[0]) + 1e-15));
+            assertThat(tensor[1]).as("system %d: symmetric", id).isCloseTo(tensor[3], org.assertj.core.data.Offset.offset(1e-9 * Math.abs(tensor[0])));
         }
         Path free = dir.resolve("free.xyz");
         Files.writeString(free, "2\nProperties=species:S:1:pos:R:3\nSi 0 0 0\nSi 2.35 0 0\n");

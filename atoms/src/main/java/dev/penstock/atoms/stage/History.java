@@ -21,12 +21,14 @@ import java.util.function.IntConsumer;
 ///   `conserved_energy` (eV) and `conserved_energy_drift` (eV, its change since the sub-stage
 ///   began), which the stage writes;
 /// - after dynamics, for a system periodic along every axis whose model gave a virial: `volume`
-///   (Å³) and `pressure` (eV/Å³, (Σ m v² + tr W) / 3V: the kinetic part included, as LAMMPS's
-///   `press`; ASE's `stress` is the virial's part alone, −W/V).
+///   (Å³), `pressure` (eV/Å³, (Σ m v² + tr W) / 3V: the kinetic part included, as LAMMPS's
+///   `press`; ASE's `stress` is the virial's part alone, −W/V) and `pressure_tensor` (eV/Å³, its
+///   nine components row-major, P_ab = (Σ m v_a v_b + W_ab) / V: LAMMPS's `pxx pxy …`; its trace
+///   over 3 is `pressure`).
 public final class History {
     /// The info keys `History` writes.
     public static final Set<String> KEYS = Set.of("stages", "outcome", "quarantined", "fmax", "temperature", "conserved_energy",
-            "conserved_energy_drift", "pressure", "volume");
+            "conserved_energy_drift", "pressure", "pressure_tensor", "volume");
     private static final Set<String> DYNAMICS = Set.of("langevin", "nve", "nvt", "npt", "nph");
     private static final Set<String> CONSERVING = Set.of("nvt", "npt", "nph");
 
@@ -76,9 +78,15 @@ public final class History {
             double p = DYNAMICS.contains(e.method()) ? pressure(s) : Double.NaN;
             if (Double.isNaN(p)) {
                 s.info().remove("pressure");
+                s.info().remove("pressure_tensor");
                 s.info().remove("volume");
             } else {
                 s.info().put("pressure", Double.toString(p));
+                StringBuilder tensor = new StringBuilder();
+                for (double x : pressureTensor(s)) {
+                    tensor.append(tensor.isEmpty() ? "" : " ").append(x);
+                }
+                s.info().put("pressure_tensor", tensor.toString());
                 s.info().put("volume", Double.toString(s.cell().volume()));
             }
             if (!CONSERVING.contains(e.method())) { // the stage it leaves kept no conserved quantity
@@ -97,6 +105,30 @@ public final class History {
             return Double.NaN;
         }
         return (dev.penstock.atoms.integrate.Mtk.mv2(s.velocities(), s.masses(), s.atoms()) + w[0] + w[4] + w[8]) / 3.0 * (1 / volume);
+    }
+
+    /// The pressure tensor (eV/Å³, row-major) of a system periodic along every axis with a virial:
+    /// P_ab = (Σ m v_a v_b + W_ab) / V; null otherwise.
+    public static double[] pressureTensor(AtomicSystem s) {
+        double[] w = s.virial();
+        double volume = s.cell().volume();
+        if (w == null || !(volume > 0)) {
+            return null;
+        }
+        double[] v = s.velocities();
+        double[] m = s.masses();
+        double[] p = new double[9];
+        for (int i = 0; i < s.atoms(); i++) {
+            for (int a = 0; a < 3; a++) {
+                for (int b = 0; b < 3; b++) {
+                    p[3 * a + b] += m[i] * v[3 * i + a] * v[3 * i + b];
+                }
+            }
+        }
+        for (int x = 0; x < 9; x++) {
+            p[x] = (p[x] + w[x]) / volume;
+        }
+        return p;
     }
 
     /// Kinetic temperature (K) with 3N degrees of freedom.

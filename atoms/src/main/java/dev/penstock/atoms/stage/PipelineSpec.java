@@ -289,7 +289,8 @@ public final class PipelineSpec {
                                                                drag 0, dilate all); couple=iso (one volume), aniso (each
                                                                axis), tri (axes and tilts; aniso/tri need LAMMPS's cell
                                                                orientation); periodic systems only; the cell changes;
-                                                               info: pressure (eV/Å³), volume (Å³), conserved_energy
+                                                               info: pressure, pressure_tensor (eV/Å³), volume (Å³),
+                                                               conserved_energy
                   nph(P=BAR, pdamp=FS, dt=FS, steps=N, couple=iso, pchain=3, ptemp=K)
                                                                the barostat alone: LAMMPS's fix nph; its masses take
                                                                each system's starting temperature, or ptemp (K)
