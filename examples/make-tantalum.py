@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Writes examples/tantalum.xyz: the systems of the README's machine-learned potential example. 6
+# Writes examples/tantalum.xyz: the systems of docs/atomistics.md's machine-learned potential example. 6
 # periodic bcc tantalum boxes of 54 atoms (3 of them with a vacancy, 53 atoms) at lattice constants
 # around 3.31 Å, every atom displaced by up to 0.1 Å, and 2 free clusters of 15 atoms (fixed seed).
 # Run: /usr/bin/python3 examples/make-tantalum.py (Debian python3-ase)

@@ -84,7 +84,7 @@ class SimulateMaterialsTest {
         }
     }
 
-    /// The README's machine-learned potential: SNAP with its ZBL overlay (`Ta06A.snap`, read whole)
+    /// docs/atomistics.md's machine-learned potential: SNAP with its ZBL overlay (`Ta06A.snap`, read whole)
     /// over periodic tantalum boxes and free clusters.
     @Test
     void snapTantalumRunsOnTheDeviceAsOnThePerSystemStagesAndOnFlink() throws Exception {
