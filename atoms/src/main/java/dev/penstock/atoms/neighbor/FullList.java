@@ -11,16 +11,20 @@ import java.util.Arrays;
 /// sentinel far from everything), and each atom's partners are padded with the sentinel to a
 /// multiple of `LANES`, so a loop takes them `LANES` at a time without a tail.
 ///
-/// An atom's partners come in the half list's order: its own pairs first, as listed, then those
-/// listed under other atoms, in row order. The partners' coordinates are a function of the half
-/// list and the positions alone, whatever the derivation's split over threads (by atom ranges,
-/// each writing its atoms' rows; the ghosts numbered first, by image code then owner).
+/// An atom's partners come the system's atoms first, then its ghosts (`localEnd()`: where they
+/// begin), each part in the half list's order: its own pairs first, as listed, then those listed
+/// under other atoms, in row order. (A pair loop that needs the virial then sums r ⊗ f over
+/// the atoms for their pairs with each other and d ⊗ f only over the ghosts' pairs: `LjLanes`.)
+/// The partners' coordinates are a function of the half list and the positions alone, whatever
+/// the derivation's split over threads (by atom ranges, each writing its atoms' rows; the ghosts
+/// numbered first, by image code then owner).
 public final class FullList {
     /// Partners an atom's run is padded to a multiple of.
     public static final int LANES = 4;
 
     private int atoms;
     private int[] start = new int[1];
+    private int[] localEnd = new int[0];
     private int[] partner = new int[0];
     private int ghosts;
     private int[] ghostOwner = new int[0];
@@ -77,19 +81,29 @@ public final class FullList {
         if (start.length < n + 1) {
             start = new int[n + 1];
         }
+        if (localEnd.length < n) {
+            localEnd = new int[n];
+        }
         markGhosts(hs, he, b, code, none, codes, n);
-        // each range counts its atoms' partners: their own pairs, and every pair naming them
+        // each range counts its atoms' partners (and, in localEnd, those that are atoms): their
+        // own pairs, and every pair naming them
         run(crew, parts, q -> {
             int lo = from(n, q, parts);
             int hi = from(n, q + 1, parts);
             for (int i = lo; i < hi; i++) {
                 count[i] = he[i] - hs[i];
+                int locals = 0;
+                for (int p = hs[i]; p < he[i]; p++) {
+                    locals += code[p] == none ? 1 : 0;
+                }
+                localEnd[i] = locals;
             }
             for (int k = 0; k < n; k++) {
                 for (int p = hs[k]; p < he[k]; p++) {
                     int j = b[p];
                     if (j >= lo && j < hi) {
                         count[j]++;
+                        localEnd[j] += code[p] == none ? 1 : 0;
                     }
                 }
             }
@@ -103,23 +117,34 @@ public final class FullList {
             partner = new int[total + total / 8];
         }
         int sentinel = n + ghosts;
-        // each range writes its atoms' rows: own pairs, then the pairs naming them in row order
+        // each range writes its atoms' rows: own pairs, then the pairs naming them in row order,
+        // the atoms from the row's start (cursor: localEnd) and the ghosts from after them (count)
         run(crew, parts, q -> {
             int lo = from(n, q, parts);
             int hi = from(n, q + 1, parts);
             for (int i = lo; i < hi; i++) {
-                int own = start[i];
+                int atom = start[i];
+                int ghost = atom + localEnd[i];
                 for (int p = hs[i]; p < he[i]; p++) {
-                    partner[own++] = code[p] == none ? b[p] : ghost(b[p], code[p], n);
+                    if (code[p] == none) {
+                        partner[atom++] = b[p];
+                    } else {
+                        partner[ghost++] = ghost(b[p], code[p], n);
+                    }
                 }
-                count[i] = own; // the row's cursor for the pairs naming it
+                localEnd[i] = atom; // the rows' cursors for the pairs naming it
+                count[i] = ghost;
             }
             for (int k = 0; k < n; k++) {
                 for (int p = hs[k]; p < he[k]; p++) {
                     int j = b[p];
                     if (j >= lo && j < hi) {
                         int c = code[p];
-                        partner[count[j]++] = c == none ? k : ghost(k, codes - 1 - c, n); // the opposite image: (a, b, c) → (−a, −b, −c)
+                        if (c == none) {
+                            partner[localEnd[j]++] = k;
+                        } else {
+                            partner[count[j]++] = ghost(k, codes - 1 - c, n); // the opposite image: (a, b, c) → (−a, −b, −c)
+                        }
                     }
                 }
             }
@@ -235,6 +260,17 @@ public final class FullList {
     /// of `LANES` long, padded with `sentinel()`.
     public int[] start() {
         return start;
+    }
+
+    /// Where atom i's ghosts (and its padding) begin among its partners: `[start()[i],
+    /// localEnd()[i])` are atoms of the system.
+    public int[] localEnd() {
+        return localEnd;
+    }
+
+    /// The atoms of the last derivation (partner indices below it are atoms, the rest ghosts or the sentinel).
+    public int atoms() {
+        return atoms;
     }
 
     /// The partners: indices into `x()`, `y()`, `z()` (an atom, a ghost, or the sentinel).

@@ -23,6 +23,11 @@ class LjLanesTest {
 
     /// Energy and forces by every pair and periodic image within the cutoff, term by term.
     private static double bruteForce(AtomicSystem s, double eps, double sigma, double rc, double[] f) {
+        return bruteForce(s, eps, sigma, rc, f, new double[9]);
+    }
+
+    /// As above, and the virial W = Σ_pairs −g·d⊗d (row-major) into `w`.
+    private static double bruteForce(AtomicSystem s, double eps, double sigma, double rc, double[] f, double[] w) {
         double[] r = s.positions();
         Cell cell = s.cell();
         int[] reach = new int[3];
@@ -52,6 +57,10 @@ class LjLanesTest {
                             f[3 * i] += g * dx;
                             f[3 * i + 1] += g * dy;
                             f[3 * i + 2] += g * dz;
+                            double[] d = {dx, dy, dz};
+                            for (int u = 0; u < 9; u++) {
+                                w[u] -= 0.5 * g * d[u / 3] * d[u % 3];
+                            }
                         }
                     }
                 }
@@ -75,6 +84,33 @@ class LjLanesTest {
             assertThat(Math.abs(s.energy() - e)).as("system %d energy", s.id()).isLessThan(1e-12 * Math.abs(e));
             for (int q = 0; q < f.length; q++) {
                 assertThat(Math.abs(s.forces()[q] - f[q])).as("system %d force %d", s.id(), q).isLessThan(1e-12);
+            }
+        }
+    }
+
+    /// The virial the lanes sum — Σ (F_i − F_i^ghosts) ⊗ r_i over the atoms plus the ghosts' pairs
+    /// term by term — is every image pair's −g·d⊗d summed directly: a box of cell lists, a triclinic
+    /// box whose atoms meet their own images, a slab and a free cluster (no ghosts: Σ F ⊗ r alone;
+    /// a large box in parts: `CellChangeTest`'s strain derivative).
+    @Test
+    void theVirialIsEveryPairsSummedDirectly() {
+        List<AtomicSystem> systems = List.of(
+                Lattices.fcc(1, 4, 5.26, 0, true, AR, 0, 1),
+                Lattices.fcc(2, 3, 5.26, 1.7, true, AR, 0, 2),
+                Lattices.fcc(3, 3, 5.26, 0, false, AR, 0, 3),
+                Lattices.cluster(4, 147, 3.8, AR, 0, 4));
+        for (AtomicSystem s : systems) {
+            new LennardJones(0.0104, 3.4, 8.5, false).virial(true).compute(s);
+            double[] f = new double[3 * s.atoms()];
+            double[] w = new double[9];
+            bruteForce(s, 0.0104, 3.4, 8.5, f, w);
+            double scale = 0;
+            for (double x : w) {
+                scale = Math.max(scale, Math.abs(x));
+            }
+            for (int u = 0; u < 9; u++) {
+                assertThat(Math.abs(s.virial()[u] - w[u])).as("system %d, virial %d: %s against %s", s.id(), u, s.virial()[u], w[u])
+                        .isLessThan(1e-12 * scale);
             }
         }
     }
