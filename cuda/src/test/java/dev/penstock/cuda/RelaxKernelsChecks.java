@@ -466,6 +466,24 @@ abstract class RelaxKernelsChecks {
         return out;
     }
 
+    /// The barostat's leavers on CUDA (`cuda`) as on the CPU (`cpu`): `systems` of them, each after
+    /// `steps` steps, its energy, the cell's nine, conserved quantity and pressure within 1e-9.
+    private static void sameTrajectories(String name, java.util.Map<Long, String> cpu, java.util.Map<Long, String> cuda, int systems,
+                                         int steps) {
+        assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(systems);
+        for (long id : cpu.keySet()) {
+            String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+            String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
+            assertThat(c[0]).as("%s, system %d steps", name, id).isEqualTo(h[0]).isEqualTo(Integer.toString(steps));
+            for (int q = 1; q < 13; q++) { // energy, the cell's nine, conserved quantity, pressure
+                double x = Double.parseDouble(c[q]);
+                double y = Double.parseDouble(h[q]);
+                assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", name, id, q, x, y)
+                        .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
+            }
+        }
+    }
+
     /// `npt` (iso, tri) and `nph` on CUDA (`relax_mtk`, the pair kernels' virial and images from
     /// the rewritten cell columns) against the CPU's kernels: every system's steps, energy, cell,
     /// conserved quantity and pressure within 1e-9 after 120 steps of sheared LJ crystals (EAM, SNAP
@@ -488,18 +506,7 @@ abstract class RelaxKernelsChecks {
             try (CudaDevice d = openDevice()) {
                 cuda = barostat(d, b, dev.penstock.atoms.device.BarostatDeviceStageTest.crystals(6, 21), x -> new CudaRelaxKernels(d));
             }
-            assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(6);
-            for (long id : cpu.keySet()) {
-                String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
-                String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
-                assertThat(c[0]).as("%s, system %d steps", b.name(), id).isEqualTo(h[0]).isEqualTo("120");
-                for (int q = 1; q < 13; q++) { // energy, the cell's nine, conserved quantity, pressure
-                    double x = Double.parseDouble(c[q]);
-                    double y = Double.parseDouble(h[q]);
-                    assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", b.name(), id, q, x, y)
-                            .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
-                }
-            }
+            sameTrajectories(b.name(), cpu, cuda, 6, 120);
         }
     }
 
@@ -542,21 +549,10 @@ abstract class RelaxKernelsChecks {
                 });
             }
             assertThat(listing).as("%s: every evaluation summed over lists", b.name()).hasSize(150).containsOnly(true);
-            assertThat(cuda.keySet()).isEqualTo(cpu.keySet()).hasSize(3);
             String[] large = cpu.get(300L).replace("[", "").replace("]", "").replace(",", "").split(" ");
             assertThat(Double.parseDouble(large[2]) / (7 * 1.6) - 1).as("%s: the large box strained by percents", b.name())
                     .satisfies(e -> assertThat(Math.abs(e)).isGreaterThan(0.01));
-            for (long id : cpu.keySet()) {
-                String[] c = cuda.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
-                String[] h = cpu.get(id).replace("[", "").replace("]", "").replace(",", "").split(" ");
-                assertThat(c[0]).as("%s, system %d steps", b.name(), id).isEqualTo(h[0]).isEqualTo("150");
-                for (int q = 1; q < 13; q++) { // energy, the cell's nine, conserved quantity, pressure
-                    double x = Double.parseDouble(c[q]);
-                    double y = Double.parseDouble(h[q]);
-                    assertThat(Math.abs(x - y)).as("%s, system %d, value %d: %s against the CPU's %s", b.name(), id, q, x, y)
-                            .isLessThanOrEqualTo(1e-9 * Math.max(1, Math.abs(y)));
-                }
-            }
+            sameTrajectories(b.name(), cpu, cuda, 3, 150);
         }
     }
 

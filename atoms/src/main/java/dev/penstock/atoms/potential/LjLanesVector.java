@@ -56,6 +56,8 @@ final class LjLanesVector {
             int end = start[i + 1];
             // the virial's groups: from the one holding the first ghost (none without a virial)
             int from = virial ? Math.min(end, start[i] + (le - start[i]) / lanes * lanes) : end;
+            // two loops, not one with a branch for the virial: its nine vectors would then live
+            // across every group (and spill), where here only the groups from the first ghost carry them
             for (int p = start[i]; p < from; p += lanes) { // as the loop below, without the virial
                 DoubleVector dx = DoubleVector.fromArray(S, x, 0, nb, p).sub(xi);
                 DoubleVector dy = DoubleVector.fromArray(S, y, 0, nb, p).sub(yi);
