@@ -115,10 +115,10 @@ final class BatchLists implements AutoCloseable {
             }
             if (terms.followCell(k, hostDoubles.segment(), cap)) { // a barostat's cell: the list follows it
                 rebuilt |= list.update(view, reverse);
-            } else { // its list as it was; the kernels' flag says why it leaves
-                long flag = (long) RelaxColumns.FLAG * cap + k;
-                ints.setAtIndex(I32, flag, RelaxColumns.FLAG_MODEL);
-                s.copy(hostInts.slice(flag, 1), c.ints().slice(flag, 1));
+            } else { // its list as it was; the kernels' flag says why it leaves (the FLAG column
+                // as read back, this row's flag set: nothing has written it since)
+                ints.setAtIndex(I32, (long) RelaxColumns.FLAG * cap + k, RelaxColumns.FLAG_MODEL);
+                s.copy(hostInts.slice(RelaxColumns.FLAG, RelaxColumns.FLAG + 1), c.ints().slice(RelaxColumns.FLAG, RelaxColumns.FLAG + 1));
             }
             list.used = evaluations;
             count += list.entries();

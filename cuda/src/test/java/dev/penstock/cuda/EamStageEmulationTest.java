@@ -69,6 +69,25 @@ class EamStageEmulationTest {
                 crystal(32, 3, 3.56, 1.3, new int[] {29, 28}, 0.4, 11)), StageEmulation.CELLS, StageEmulation.CELL_STEPS);
     }
 
+    /// A barostat driven to blow up under EAM on CUDA (a million kbar through a 10 fs pdamp):
+    /// every system it wrecks is quarantined with a one-line diagnosis naming it (an atom flung, a
+    /// cell that is none — `BatchLists` then keeps its old list and flags it —, or a non-finite
+    /// result), and nothing throws.
+    @Test
+    void aBarostatThatBlowsUpUnderEamOnCudaQuarantinesItsSystems() throws Exception {
+        Eam cu = Eam.read(potential("Cu_u3.eam"));
+        List<AtomicSystem> systems = List.of(crystal(40, 3, 3.615, 0, new int[] {29, 29}, 0, 12), crystal(41, 3, 3.615, 0.7,
+                new int[] {29, 29}, 0, 13));
+        for (String p : new String[] {"1e9", "-1e9"}) {
+            try (CudaDevice d = CudaDevice.open(HostDriver.probe(), 0)) {
+                Map<Long, Result> out = run(d, x -> new CudaRelaxKernels(d), cu.fresh(), systems,
+                        "npt(T=500, P=" + p + ", tdamp=20, pdamp=10, dt=2, steps=300)");
+                assertThat(out).as("P %s bar", p).hasSize(2).allSatisfy((id, r) -> assertThat(r.diagnosis()).as("P %s bar, system %d", p, id)
+                        .startsWith("system " + id).containsAnyOf("its cell is no longer one", "moved more than", "non-finite"));
+            }
+        }
+    }
+
     @Test
     void aSystemOnCudaEndsWithTheSameBitsAloneAsInABatch() throws Exception {
         Eam cu = Eam.read(potential("Cu_u3.eam"));
