@@ -31,7 +31,7 @@ echo "runtime modules: $modules,java.logging,jdk.unsupported"
 "$JAVA_HOME/bin/jlink" --add-modules "$modules,java.logging,jdk.unsupported" \
   --strip-debug --no-header-files --no-man-pages --compress zip-6 --output "$out/runtime"
 cp scripts/gpu-check.sh benchmarks/peers/encode_torch_gpu.py "$out/"
-# LAMMPS's model files SnapStageGpuTest reads (gpu-check.sh points PENSTOCK_LAMMPS_POTENTIALS here)
+# LAMMPS's model files SnapStageGpuTest and EamStageGpuTest read (gpu-check.sh points PENSTOCK_LAMMPS_POTENTIALS here)
 mkdir -p "$out/lammps-potentials"
 for f in Ta06A W_2940_2017_2 Mo_Chen_PRM2017 Cu_Zuo_JPCA2020.quadratic InP_JCPA2020; do
   cp /usr/share/lammps/potentials/$f.snap* "$out/lammps-potentials/"
@@ -39,5 +39,6 @@ done
 for f in Ta06A W.quadratic WBe_Wood_PRB2019; do cp /usr/share/lammps/potentials/$f.mliap* "$out/lammps-potentials/"; done
 cp /usr/share/lammps/potentials/Ta06A.nn.mliap* /usr/share/lammps/potentials/Cu.nn.mliap.model /usr/share/lammps/potentials/Cu.snap.mliap.descriptor \
   "$out/lammps-potentials/"
+for f in Cu_u3.eam CuNi.eam.alloy CuZr_mm.eam.fs Si.tersoff; do cp /usr/share/lammps/potentials/$f "$out/lammps-potentials/"; done
 du -sh "$out" "$out/runtime" "$out/lib"
 tar -C "$root/target" -czf "$root/target/gpu-bundle.tar.gz" gpu-bundle && du -h "$root/target/gpu-bundle.tar.gz"

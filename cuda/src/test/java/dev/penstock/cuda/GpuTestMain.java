@@ -23,7 +23,8 @@ public final class GpuTestMain {
         System.out.println("cuda_probe: " + (p.usable() ? p.devices() + " device(s)" : "not usable: " + p.reason()));
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(CudaDeviceContractTest.class), selectClass(CudaDeviceGpuTest.class),
-                        selectClass(RelaxKernelsGpuTest.class), selectClass(SnapStageGpuTest.class)).filters(TagFilter.includeTags("cuda")).build();
+                        selectClass(RelaxKernelsGpuTest.class), selectClass(SnapStageGpuTest.class), selectClass(EamStageGpuTest.class))
+                .filters(TagFilter.includeTags("cuda")).build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         launcher.execute(request, listener);

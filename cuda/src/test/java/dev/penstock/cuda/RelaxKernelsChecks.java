@@ -487,7 +487,7 @@ abstract class RelaxKernelsChecks {
     /// `npt` (iso, tri) and `nph` on CUDA (`relax_mtk`, the pair kernels' virial and images from
     /// the rewritten cell columns) against the CPU's kernels: every system's steps, energy, cell,
     /// conserved quantity and pressure within 1e-9 after 120 steps of sheared LJ crystals (EAM, SNAP
-    /// and ML-IAP: `EamStageEmulationTest`, `SnapStageChecks`).
+    /// and ML-IAP: `EamStageChecks`, `SnapStageChecks`).
     @Test
     void theCudaBarostatGivesEverySystemTheCpuTrajectory() {
         dev.penstock.atoms.device.SubStage.Barostat[] runs = {

@@ -31,7 +31,7 @@ import java.util.function.Supplier;
 
 /// A model's stage pipeline on CUDA through the host emulation of the driver against the same
 /// pipeline on `CpuDevice` (the model over each system's rows), for the tests of the models the
-/// CUDA kernels run (`EamStageEmulationTest`, `SnapStageEmulationTest`), and the systems they
+/// CUDA kernels run (`EamStageChecks`, `SnapStageChecks`), and the systems they
 /// run it on.
 final class StageEmulation {
     static final String PIPELINE = "fire(fmax=0.05, steps=150) + langevin(T=500, dt=2, steps=12) | nve(dt=2, steps=15) + nvt(T=500, tdamp=50, dt=2, steps=10)";
