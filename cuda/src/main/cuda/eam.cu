@@ -8,8 +8,8 @@
 //   eam_force     f_i = sum_j -(F'_i rho'_{j->i} + F'_j rho'_{i->j} + phi'(r)) (r_i - r_j) / r,
 //                 e_i = F_i + 1/2 sum_j phi_ij(r),
 //                 w_i = 1/2 sum_j d (x) d fpair (xx yy zz xy xz yz; d = r_i - r_j's image)  (pass 3)
-//   eam_virial    one thread per system: the sum of its atoms' w_i in atom order, into the
-//                 batch's VIRIAL columns (RelaxColumns: the system's start and count, virial[9])
+//   (then relax.cu's relax_virial: per system, the sum of its atoms' w_i in atom order, into the
+//    batch's VIRIAL columns)
 //
 // Layout: positions x[3i..3i+2]; the full list in CSR: atom i's neighbours are q in
 // [start[i], start[i+1]), atom nbr[q] at x[nbr[q]] + shift[3q..3q+2] (its periodic image).
@@ -127,23 +127,4 @@ extern "C" __global__ void eam_force(int n, const double* x, const int* type, co
     virial[6 * i + 3] = 0.5 * wxy;
     virial[6 * i + 4] = 0.5 * wxz;
     virial[6 * i + 5] = 0.5 * wyz;
-}
-
-// RelaxColumns' layout (relax.cu has the same): int columns START 0, COUNT 1; double columns
-// VIRIAL 23 … 31 (row-major xx xy xz yx yy yz zx zy zz), each of `cap` rows.
-#define EAM_START 0
-#define EAM_COUNT 1
-#define EAM_VIRIAL 23
-
-extern "C" __global__ void eam_virial(int systems, const int* ints, int cap, const double* virial, double* doubles) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= systems) return;
-    int start = ints[EAM_START * cap + k];
-    int n = ints[EAM_COUNT * cap + k];
-    double w[6] = {0, 0, 0, 0, 0, 0};
-    for (int i = start; i < start + n; i++) {
-        for (int c = 0; c < 6; c++) w[c] += virial[6 * i + c];
-    }
-    const int at[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // xx xy xz yx yy yz zx zy zz from xx yy zz xy xz yz
-    for (int x = 0; x < 9; x++) doubles[(EAM_VIRIAL + x) * cap + k] = w[at[x]];
 }

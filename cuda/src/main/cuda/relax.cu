@@ -645,8 +645,8 @@ extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const d
     if (ints[RELAX_FLAG * cap + k] == 0 && !finite) ints[RELAX_FLAG * cap + k] = RELAX_FLAG_NON_FINITE;
 }
 
-// RelaxColumns.VIRIAL: each system's pair virial, its atoms' halves summed in atom order (the
-// CPU's models give the same to rounding: each pair once).
+// RelaxColumns.VIRIAL: each system's virial, its atoms' halves (the pair kernels', eam.cu's)
+// summed in atom order (the CPU's models give the same to rounding: each pair once).
 #define RELAX_VIRIAL 23
 extern "C" __global__ void relax_virial(int systems, const int* ints, int cap, const double* atomVirial, double* doubles) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;

@@ -237,7 +237,6 @@ const std::map<std::string, Kernel>& host_kernels() {
         m.emplace("eam_density", kernel(&eam_density, false));
         m.emplace("eam_embed", kernel(&eam_embed, false));
         m.emplace("eam_force", kernel(&eam_force, false));
-        m.emplace("eam_virial", kernel(&eam_virial, false));
         m.emplace("snap_ui", kernel(&snap_ui, false));
         m.emplace("snap_bi", kernel(&snap_bi, false));
         m.emplace("snap_linear", kernel(&snap_linear, false));

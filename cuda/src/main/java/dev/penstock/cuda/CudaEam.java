@@ -21,7 +21,7 @@ import java.lang.foreign.ValueLayout;
 ///            ─▶ BatchLists: per system its neighbour list by id (rebuilt when an atom moved half
 ///               the skin) as full, sorted rows (partner, image): the batch's CSR, uploaded when
 ///               a list was rebuilt or the rows moved
-///            ─▶ eam_density ─▶ eam_embed ─▶ eam_force ─▶ relax_reduce ─▶ eam_virial  (the stream)
+///            ─▶ eam_density ─▶ eam_embed ─▶ eam_force ─▶ relax_reduce ─▶ relax_virial  (the stream)
 /// ```
 ///
 /// Each atom's entries are sorted by partner and image, and an entry beyond the cutoff adds
@@ -43,7 +43,6 @@ final class CudaEam implements AutoCloseable {
     private final CudaFunction density;
     private final CudaFunction embed;
     private final CudaFunction force;
-    private final CudaFunction virialSums;
     private final BlockArena tableArena;
     private final Block frho;
     private final Block rhor;
@@ -67,7 +66,6 @@ final class CudaEam implements AutoCloseable {
         this.density = module.function("eam_density");
         this.embed = module.function("eam_embed");
         this.force = module.function("eam_force");
-        this.virialSums = module.function("eam_virial");
         this.host = Memory.newSharedArena("eam staging");
         this.lists = new BatchLists(device, "eam", t.cutoff(), t.numbers(), eam, false);
         this.tableArena = device.newArena("eam tables");
@@ -103,8 +101,8 @@ final class CudaEam implements AutoCloseable {
 
     /// Energies, forces, max |F_i| and flags of systems `[0, systems)` (atoms `[0, atoms)`) of
     /// `c`, enqueued on `s` after a read-back of the positions (`terms`: the batch's views by row;
-    /// `reduce`: `relax_reduce`).
-    void evaluate(CudaStream s, RelaxColumns c, int systems, int atoms, ModelTerms terms, CudaFunction reduce) {
+    /// `reduce`, `virialSums`: `relax.cu`'s `relax_reduce` and `relax_virial`).
+    void evaluate(CudaStream s, RelaxColumns c, int systems, int atoms, ModelTerms terms, CudaFunction reduce, CudaFunction virialSums) {
         if (systems == 0) {
             return;
         }

@@ -179,7 +179,7 @@ public final class CudaRelaxKernels implements RelaxKernels {
             }
             eam = new CudaEam(device, eamModule, model);
         }
-        eam.evaluate(cuda(stream), c, systems, atoms, terms, module.function("relax_reduce"));
+        eam.evaluate(cuda(stream), c, systems, atoms, terms, module.function("relax_reduce"), module.function("relax_virial"));
     }
 
     /// (Re)makes the lists' device memory for `c`'s capacities (the rows' keys cleared: every
