@@ -625,6 +625,14 @@ __device__ __forceinline__ bool relax_moves(const int* ints, int cap, int k, int
            && ints[RELAX_DONE * cap + k] == 0;
 }
 
+// Whether system k takes a half of a two-half step in sub-stage `sub`: the first half (`before`)
+// as relax_moves; the second the systems the first moved (neither fresh nor flagged: `done` is
+// the check's, after), as CpuRelaxKernels' movedBefore.
+__device__ __forceinline__ bool relax_half(const int* ints, int cap, int k, int sub, int before) {
+    return before ? relax_moves(ints, cap, k, sub)
+                  : ints[RELAX_SUB * cap + k] == sub && ints[RELAX_FRESH * cap + k] == 0 && ints[RELAX_FLAG * cap + k] == 0;
+}
+
 extern "C" __global__ void relax_reduce(int systems, int* ints, int cap, const double* force, const double* atomEnergy, double* doubles) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
@@ -892,8 +900,7 @@ extern "C" __global__ void relax_nh_chain(int systems, int before, int* ints, in
                                           int chain, int tloop, double kT, double tfreq, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0) return;
-    if (before && ints[RELAX_DONE * cap + k] != 0) return;
+    if (!relax_half(ints, cap, k, sub, before)) return;
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double eta[RELAX_NH_MAX_CHAIN], etaDot[RELAX_NH_MAX_CHAIN + 1], etaDotDot[RELAX_NH_MAX_CHAIN];
@@ -1383,8 +1390,7 @@ extern "C" __global__ void relax_mtk(int systems, int before, int* ints, int cap
                                      double maxStep2, int sub) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= systems) return;
-    if (ints[RELAX_SUB * cap + k] != sub || ints[RELAX_FRESH * cap + k] != 0 || ints[RELAX_FLAG * cap + k] != 0) return;
-    if (before && ints[RELAX_DONE * cap + k] != 0) return;
+    if (!relax_half(ints, cap, k, sub, before)) return;
     int start = ints[RELAX_START * cap + k];
     int n = ints[RELAX_COUNT * cap + k];
     double w[9], cell[9], st[MTK_STATE];
