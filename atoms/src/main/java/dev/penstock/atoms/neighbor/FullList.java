@@ -268,11 +268,6 @@ public final class FullList {
         return localEnd;
     }
 
-    /// The atoms of the last derivation (partner indices below it are atoms, the rest ghosts or the sentinel).
-    public int atoms() {
-        return atoms;
-    }
-
     /// The partners: indices into `x()`, `y()`, `z()` (an atom, a ghost, or the sentinel).
     public int[] partners() {
         return partner;
